@@ -1,0 +1,3 @@
+"""annotator: blind double labeling, agreement, adjudication and frozen gold releases for RAG claims."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,74 @@
+"""One exception class per failure. Services raise them; the command line prints them and
+exits non-zero; pages show them with `st.error`."""
+
+from __future__ import annotations
+
+
+class AnnotatorError(Exception):
+    """Base class: a failure the user can act on, with a message that says what to do."""
+
+
+class ImportRowError(AnnotatorError):
+    """A line of an input file cannot be imported."""
+
+    def __init__(self, path: str, line: int | None, field: str | None, problem: str, fix: str):
+        self.path, self.line, self.field, self.problem, self.fix = path, line, field, problem, fix
+        where = str(path) + (f", line {line}" if line is not None else "")
+        where += f", field '{field}'" if field else ""
+        super().__init__(f"{where}: {problem}. {fix}")
+
+
+class ImportFileError(AnnotatorError):
+    """An input file as a whole cannot be read (missing, wrong encoding, unknown format)."""
+
+
+class NotFoundError(AnnotatorError):
+    """A named thing (claim, case, user, dataset, release) does not exist."""
+
+
+class AmbiguousIdError(AnnotatorError):
+    """An id exists in more than one dataset; the user must name the dataset."""
+
+
+class PermissionDeniedError(AnnotatorError):
+    """The user's role or relation to the claim does not allow this action."""
+
+
+class StaleWriteError(AnnotatorError):
+    """Someone changed the record after it was read; the write was refused, nothing changed."""
+
+
+class LabelLockedError(AnnotatorError):
+    """A label can no longer be revised: the claim's second label has landed."""
+
+
+class NotDisputedError(AnnotatorError):
+    """Only a disputed (or stale) claim can be adjudicated."""
+
+
+class OnHoldError(AnnotatorError):
+    """The claim's case is on hold; it cannot be labeled until the hold is lifted."""
+
+
+class InvalidValueError(AnnotatorError):
+    """A value (label, severity, hold reason, role, category) is not one of the allowed ones."""
+
+
+class LoginError(AnnotatorError):
+    """The user name or password is wrong, or the user cannot log in."""
+
+
+class ReleaseBlockedError(AnnotatorError):
+    """A release cannot be created: claims in scope are not final."""
+
+
+class ReleaseExistsError(AnnotatorError):
+    """A release (or its folder) with that name already exists; releases are immutable."""
+
+
+class ReleaseVerifyError(AnnotatorError):
+    """A release folder does not match its manifest (missing, altered or extra files)."""
+
+
+class UndefinedCategoryError(AnnotatorError):
+    """A label outside the declared category set was found in agreement input."""

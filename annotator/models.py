@@ -1,0 +1,216 @@
+"""The database tables. Tables are defined here and only here (Streamlit re-executes pages;
+a table defined twice raises "Table already defined").
+
+Primary keys are integers (`id`); the ids users give in files (`case_id`, `claim_id`,
+`passage_id`) are strings unique within a dataset. Every datetime is timezone-aware UTC.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, DateTime, Index, UniqueConstraint
+from sqlalchemy.types import TypeDecorator
+from sqlmodel import Field, SQLModel
+
+
+class UTCDateTime(TypeDecorator):
+    """A datetime stored as naive UTC and always returned timezone-aware (SQLite keeps no zone)."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("datetimes must be timezone-aware")
+        return value.astimezone(UTC).replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        return None if value is None else value.replace(tzinfo=UTC)
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+def _time(nullable: bool = False, index: bool = False) -> Any:
+    column = Column(UTCDateTime(), nullable=nullable, index=index)
+    if nullable:
+        return Field(default=None, sa_column=column)
+    return Field(default_factory=utcnow, sa_column=column)
+
+
+def _json(nullable: bool = True) -> Any:
+    return Field(default=None, sa_column=Column(JSON, nullable=nullable))
+
+
+class Dataset(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, index=True)
+    source_format: str = ""
+    created_at: datetime = _time()
+
+
+class Case(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("dataset_id", "case_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    dataset_id: int = Field(foreign_key="dataset.id", index=True)
+    case_id: str
+    position: int = 0  # order of the case in its import, for stable queues
+    question: str = ""
+    answer: str = ""
+    slice: str = ""
+    split: str = ""
+    meta: dict | None = _json()
+    created_at: datetime = _time()
+    updated_at: datetime = _time()
+
+
+class Passage(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("dataset_id", "passage_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    dataset_id: int = Field(foreign_key="dataset.id", index=True)
+    passage_id: str
+    doc_id: str = ""
+    version: str = ""
+    title: str = ""
+    text: str = ""
+
+
+class Claim(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("dataset_id", "claim_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    dataset_id: int = Field(foreign_key="dataset.id", index=True)
+    case_pk: int = Field(foreign_key="case.id", index=True)
+    claim_id: str = Field(index=True)
+    position: int = 0  # order within its case
+    text: str = ""
+    created_at: datetime = _time()
+    updated_at: datetime = _time()  # content changed: marks an adjudication stale
+
+
+class ClaimPassage(SQLModel, table=True):
+    claim_pk: int = Field(foreign_key="claim.id", primary_key=True)
+    passage_pk: int = Field(foreign_key="passage.id", primary_key=True, index=True)
+    position: int = 0
+
+
+class User(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, index=True)
+    roles: str = ""  # comma-separated names from vocabulary.ROLES
+    password_hash: str | None = None  # None: cannot log in until a password is set
+    active: bool = True
+    failed_logins: int = 0
+    created_at: datetime = _time()
+
+
+class Assignment(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("case_pk", "labeler_pk"),)
+    id: int | None = Field(default=None, primary_key=True)
+    case_pk: int = Field(foreign_key="case.id", index=True)
+    labeler_pk: int = Field(foreign_key="user.id", index=True)
+    created_at: datetime = _time()
+
+
+class Label(SQLModel, table=True):
+    """One labeler's current label of one claim; its history is in LabelEvent."""
+
+    __table_args__ = (
+        UniqueConstraint("claim_pk", "labeler_pk"),
+        Index("ix_label_labeler_claim", "labeler_pk", "claim_pk"),
+    )
+    id: int | None = Field(default=None, primary_key=True)
+    claim_pk: int = Field(foreign_key="claim.id", index=True)
+    labeler_pk: int = Field(foreign_key="user.id")
+    value: str
+    passage_ids: list | None = _json()  # cited passage ids (the user's string ids)
+    rationale: str = ""
+    severity: str | None = None
+    guideline_version: str = ""
+    source: str = "app"  # app | import
+    revision: int = 1
+    created_at: datetime = _time()
+    updated_at: datetime = _time()
+
+
+class LabelEvent(SQLModel, table=True):
+    """Append-only audit trail of every write (labels, adjudications, holds, assignments, users,
+    releases): who, when, what, before and after."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    at: datetime = _time(index=True)
+    actor_pk: int | None = Field(default=None, foreign_key="user.id")
+    entity: str  # label | adjudication | hold | assignment | user | release | claim
+    entity_pk: int | None = None
+    claim_pk: int | None = Field(default=None, index=True)
+    action: str  # create | update | delete
+    before: dict | None = _json()
+    after: dict | None = _json()
+
+
+class Hold(SQLModel, table=True):
+    """A case put on hold; a hold with `lifted_at` set no longer applies."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    case_pk: int = Field(foreign_key="case.id", index=True)
+    reason: str
+    note: str = ""
+    created_by: int | None = Field(default=None, foreign_key="user.id")
+    created_at: datetime = _time()
+    lifted_at: datetime | None = _time(nullable=True)
+
+
+class Adjudication(SQLModel, table=True):
+    """The adjudicator's decision on a disputed claim (one current row per claim)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    claim_pk: int = Field(foreign_key="claim.id", unique=True, index=True)
+    adjudicator_pk: int = Field(foreign_key="user.id")
+    value: str
+    rationale: str = ""
+    severity: str | None = None
+    revision: int = 1
+    decided_at: datetime = _time()
+
+
+class GoldRelease(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, index=True)
+    created_at: datetime = _time()
+    creator: str = ""
+    path: str = ""
+    manifest_sha256: str = ""
+    scope: dict | None = _json()
+    counts: dict | None = _json()
+
+
+class GoldLabel(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("release_pk", "claim_pk"),)
+    id: int | None = Field(default=None, primary_key=True)
+    release_pk: int = Field(foreign_key="goldrelease.id", index=True)
+    claim_pk: int = Field(foreign_key="claim.id", index=True)
+    gold_label: str
+    resolution: str  # agreed | adjudicated
+
+
+class JudgeRun(SQLModel, table=True):
+    """An automatic (LLM) judge's run, whose labels are calibrated against a gold release."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True)
+    model: str = ""
+    prompt_version: str = ""
+    created_at: datetime = _time()
+
+
+class JudgeLabel(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("run_pk", "claim_pk"),)
+    id: int | None = Field(default=None, primary_key=True)
+    run_pk: int = Field(foreign_key="judgerun.id", index=True)
+    claim_pk: int = Field(foreign_key="claim.id")
+    value: str

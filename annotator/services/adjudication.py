@@ -1,0 +1,180 @@
+"""Adjudication: the queue of disputed claims, the anonymized view of their labels, the decision."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from sqlmodel import Session, select
+
+from annotator.errors import InvalidValueError, NotDisputedError, NotFoundError, PermissionDeniedError, StaleWriteError
+from annotator.models import Adjudication, Case, Claim, Label, User, utcnow
+from annotator.services.audit import record_event
+from annotator.services.labeling import PassageView, claim_passages
+from annotator.services.states import claim_facts
+from annotator.services.users import has_role
+from annotator.vocabulary import LABELS, SEVERITIES
+from annotator.workflow import State, may_adjudicate
+
+
+@dataclass(frozen=True)
+class QueueItem:
+    """One claim waiting for a decision."""
+
+    claim_pk: int
+    claim_id: str
+    case_id: str
+    dataset_id: int
+    slice: str
+    split: str
+    state: str  # disputed | stale
+    labels: tuple[str, ...]  # the label values, sorted: no names, no order that identifies anyone
+
+    def to_json(self) -> dict:
+        return {"claim_id": self.claim_id, "case_id": self.case_id, "slice": self.slice, "split": self.split,
+                "state": self.state, "labels": list(self.labels)}
+
+
+@dataclass(frozen=True)
+class BlindLabel:
+    """A label as the adjudicator sees it: "Labeler 1" / "Labeler 2", no name, id or time."""
+
+    display_name: str
+    value: str
+    passage_ids: tuple[str, ...]
+    rationale: str
+    severity: str | None
+
+
+@dataclass(frozen=True)
+class AdjudicationView:
+    claim_pk: int
+    claim_id: str
+    text: str
+    case_id: str
+    question: str
+    answer: str
+    slice: str
+    split: str
+    metadata: dict
+    passages: tuple[PassageView, ...]
+    labels: tuple[BlindLabel, ...]
+    state: str
+    decision: Adjudication | None
+
+
+def adjudication_queue(session: Session, user: User | None = None, dataset_pk: int | None = None) -> list[QueueItem]:
+    """Disputed and stale claims waiting for a decision, in case order.
+
+    With `user`, claims that user labeled are left out (they may not adjudicate them).
+    """
+    facts = claim_facts(session, dataset_pk)
+    waiting = [pk for pk, f in facts.items() if f.state in (State.DISPUTED, State.STALE)]
+    if not waiting:
+        return []
+    mine: set[int] = set()
+    if user is not None:
+        mine = set(session.exec(select(Label.claim_pk).where(Label.labeler_pk == user.id, Label.claim_pk.in_(waiting))))
+    rows = session.exec(
+        select(Claim.id, Claim.claim_id, Case.case_id, Claim.dataset_id, Case.slice, Case.split)
+        .join(Case, Case.id == Claim.case_pk)
+        .where(Claim.id.in_(waiting))
+        .order_by(Claim.dataset_id, Case.position, Claim.position, Claim.id)
+    ).all()
+    return [
+        QueueItem(pk, claim_id, case_id, dataset_id, slice_, split, facts[pk].state.value, tuple(sorted(facts[pk].labels)))
+        for pk, claim_id, case_id, dataset_id, slice_, split in rows
+        if pk not in mine
+    ]
+
+
+def _stable_order(claim_pk: int, label: Label) -> str:
+    """A random-looking but stable order of a claim's labels (no name or time leaks through it)."""
+    return hashlib.sha256(f"{claim_pk}:{label.labeler_pk}".encode()).hexdigest()
+
+
+def blind_labels(session: Session, claim_pk: int) -> tuple[BlindLabel, ...]:
+    """The claim's labels as "Labeler 1", "Labeler 2", ... in a stable random order per claim."""
+    labels = sorted(session.exec(select(Label).where(Label.claim_pk == claim_pk)).all(), key=lambda l: _stable_order(claim_pk, l))
+    return tuple(
+        BlindLabel(f"Labeler {i}", l.value, tuple(l.passage_ids or ()), l.rationale, l.severity)
+        for i, l in enumerate(labels, start=1)
+    )
+
+
+def _check_may_adjudicate(session: Session, user: User, claim_pk: int) -> State:
+    facts = claim_facts(session, claim_pks=[claim_pk]).get(claim_pk)
+    if facts is None:
+        raise NotFoundError(f"no claim with key {claim_pk}")
+    labeled_it = session.exec(select(Label.id).where(Label.claim_pk == claim_pk, Label.labeler_pk == user.id)).first() is not None
+    if not has_role(user, "adjudicator"):
+        raise PermissionDeniedError("only an adjudicator may decide disputed claims")
+    if labeled_it:
+        raise PermissionDeniedError("you labeled this claim, so another adjudicator must decide it")
+    if not may_adjudicate(is_adjudicator=True, labeled_it=False, state=facts.state):
+        raise NotDisputedError(f"this claim is {facts.state.value}, not disputed: there is nothing to decide")
+    return facts.state
+
+
+def view_for_adjudicator(session: Session, user: User, claim_pk: int) -> AdjudicationView:
+    """A disputed (or stale) claim as its adjudicator sees it. Raises PermissionDeniedError
+    (not an adjudicator, or labeled the claim), NotDisputedError, NotFoundError."""
+    state = _check_may_adjudicate(session, user, claim_pk)
+    claim = session.get(Claim, claim_pk)
+    case = session.get(Case, claim.case_pk)
+    decision = session.exec(select(Adjudication).where(Adjudication.claim_pk == claim_pk)).first()
+    return AdjudicationView(
+        claim_pk=claim.id, claim_id=claim.claim_id, text=claim.text, case_id=case.case_id,
+        question=case.question, answer=case.answer, slice=case.slice, split=case.split,
+        metadata=dict(case.meta or {}), passages=claim_passages(session, claim_pk),
+        labels=blind_labels(session, claim_pk), state=state.value, decision=decision,
+    )
+
+
+def _decision_dict(decision: Adjudication, adjudicator_name: str) -> dict:
+    return {"adjudicator": adjudicator_name, "value": decision.value, "rationale": decision.rationale,
+            "severity": decision.severity, "revision": decision.revision}
+
+
+def adjudicate(
+    session: Session,
+    user: User,
+    claim_pk: int,
+    value: str,
+    *,
+    rationale: str = "",
+    severity: str | None = None,
+    expected_revision: int | None = None,
+) -> Adjudication:
+    """Decide a disputed (or re-decide a stale) claim, with optimistic locking.
+
+    expected_revision: None when the adjudicator saw no decision, else the revision they saw.
+    Raises InvalidValueError, PermissionDeniedError, NotDisputedError, StaleWriteError. The
+    labels stay as they are: the pre-adjudication disagreement is never overwritten.
+    """
+    if value not in LABELS:
+        raise InvalidValueError(f"unknown label '{value}'; use one of {', '.join(LABELS)}")
+    if severity is not None and severity not in SEVERITIES:
+        raise InvalidValueError(f"unknown severity '{severity}'; use one of {', '.join(SEVERITIES)}")
+    _check_may_adjudicate(session, user, claim_pk)
+    decision = session.exec(select(Adjudication).where(Adjudication.claim_pk == claim_pk)).first()
+    current_revision = None if decision is None else decision.revision
+    if expected_revision != current_revision:
+        raise StaleWriteError("this claim was decided by someone else meanwhile; your input is kept: reload to see it")
+    if decision is None:
+        decision = Adjudication(claim_pk=claim_pk, adjudicator_pk=user.id, value=value, rationale=rationale.strip(),
+                                severity=severity, revision=1, decided_at=utcnow())
+        session.add(decision)
+        session.flush()
+        record_event(session, actor_pk=user.id, entity="adjudication", entity_pk=decision.id, claim_pk=claim_pk,
+                     action="create", after=_decision_dict(decision, user.name))
+        return decision
+    adjudicator = session.get(User, decision.adjudicator_pk)
+    before = _decision_dict(decision, adjudicator.name if adjudicator else "")
+    decision.adjudicator_pk, decision.value, decision.rationale, decision.severity = user.id, value, rationale.strip(), severity
+    decision.revision += 1
+    decision.decided_at = utcnow()
+    session.add(decision)
+    record_event(session, actor_pk=user.id, entity="adjudication", entity_pk=decision.id, claim_pk=claim_pk,
+                 action="update", before=before, after=_decision_dict(decision, user.name))
+    return decision

@@ -1,0 +1,35 @@
+"""Project counts: cases, claims, labels, claims by state, holds and releases."""
+
+from __future__ import annotations
+
+from sqlmodel import Session, func, select
+
+from annotator.models import Adjudication, Case, Claim, GoldRelease, Hold, Label
+from annotator.services.states import claim_states, count_by_state
+
+
+def project_status(session: Session, dataset_pk: int | None = None) -> dict:
+    """Counts for one dataset or all, as a JSON-ready dict with keys cases, claims, labels,
+    adjudications, claims_by_state (every state name, zero when none), holds (active, by reason)
+    and releases (all releases: a release may span datasets)."""
+
+    def count(model, *where):  # noqa: ANN001, ANN202
+        query = select(func.count()).select_from(model)
+        for condition in where:
+            query = query.where(condition)
+        return session.exec(query).one()
+
+    in_dataset_claims = select(Claim.id) if dataset_pk is None else select(Claim.id).where(Claim.dataset_id == dataset_pk)
+    in_dataset_cases = select(Case.id) if dataset_pk is None else select(Case.id).where(Case.dataset_id == dataset_pk)
+    holds = session.exec(
+        select(Hold.reason, func.count()).where(Hold.lifted_at.is_(None), Hold.case_pk.in_(in_dataset_cases)).group_by(Hold.reason)
+    ).all()
+    return {
+        "cases": count(Case, Case.id.in_(in_dataset_cases)),
+        "claims": count(Claim, Claim.id.in_(in_dataset_claims)),
+        "labels": count(Label, Label.claim_pk.in_(in_dataset_claims)),
+        "adjudications": count(Adjudication, Adjudication.claim_pk.in_(in_dataset_claims)),
+        "claims_by_state": count_by_state(claim_states(session, dataset_pk)),
+        "holds": {"active": sum(n for _, n in holds), "by_reason": dict(sorted(holds))},
+        "releases": count(GoldRelease),
+    }

@@ -1,0 +1,156 @@
+"""Local users: create, find, authenticate, change roles and passwords.
+
+Passwords are hashed with Argon2id (argon2-cffi); a hash is never logged or shown. A user
+without a password (created by a labels import) cannot log in until an admin sets one.
+"""
+
+from __future__ import annotations
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from annotator.errors import InvalidValueError, LoginError, NotFoundError
+from annotator.models import User
+from annotator.services.audit import record_event
+from annotator.vocabulary import ROLES
+
+_hasher = PasswordHasher()
+
+
+def roles_of(user: User) -> frozenset[str]:
+    """The user's roles as a set of names from `vocabulary.ROLES`."""
+    return frozenset(role for role in user.roles.split(",") if role)
+
+
+def has_role(user: User, role: str) -> bool:
+    """Whether the user holds `role`; admins hold every role's rights only where a service says so."""
+    return role in roles_of(user)
+
+
+def _check_roles(roles: list[str] | tuple[str, ...]) -> str:
+    unknown = [role for role in roles if role not in ROLES]
+    if unknown or not roles:
+        raise InvalidValueError(f"unknown role {unknown or roles!r}; use one of {', '.join(ROLES)}")
+    return ",".join(role for role in ROLES if role in roles)
+
+
+def _public(user: User) -> dict:
+    return {"name": user.name, "roles": user.roles, "active": user.active, "has_password": user.password_hash is not None}
+
+
+def get_user(session: Session, name: str) -> User:
+    """The user called `name`. Raises NotFoundError."""
+    user = session.exec(select(User).where(User.name == name)).first()
+    if user is None:
+        raise NotFoundError(f"no user named '{name}'; add one with `annotator users add {name} --role labeler`")
+    return user
+
+
+def add_user(
+    session: Session, name: str, roles: list[str], password: str | None = None, actor_pk: int | None = None
+) -> User:
+    """Create a user with `roles` (names from ROLES) and an optional password.
+
+    Raises InvalidValueError for an empty name, an unknown role, a password under 8 characters,
+    and when the name is taken.
+    """
+    name = name.strip()
+    if not name:
+        raise InvalidValueError("a user needs a name")
+    if session.exec(select(User).where(User.name == name)).first() is not None:
+        raise InvalidValueError(f"a user named '{name}' exists already")
+    if password is not None:
+        _check_password(password)
+    user = User(name=name, roles=_check_roles(roles), password_hash=_hash(password) if password else None)
+    session.add(user)
+    session.flush()
+    record_event(session, actor_pk=actor_pk, entity="user", entity_pk=user.id, action="create", after=_public(user))
+    return user
+
+
+def ensure_user(session: Session, name: str, role: str) -> tuple[User, bool]:
+    """The user `name`, created without a password and with `role` when unknown.
+
+    Safe when several imports run at once: a concurrent insert of the same name is caught in a
+    savepoint and the other transaction's row is used. A known user lacking `role` gains it.
+    Returns (user, created).
+    """
+    _check_roles([role])
+    user = session.exec(select(User).where(User.name == name)).first()
+    if user is None:
+        try:
+            with session.begin_nested():
+                user = User(name=name, roles=role)
+                session.add(user)
+            record_event(session, actor_pk=None, entity="user", entity_pk=user.id, action="create", after=_public(user))
+            return user, True
+        except IntegrityError:
+            user = get_user(session, name)
+    if role not in roles_of(user):
+        set_roles(session, user, [*roles_of(user), role])
+    return user, False
+
+
+def set_roles(session: Session, user: User, roles: list[str], actor_pk: int | None = None) -> User:
+    """Replace the user's roles. Raises InvalidValueError for an unknown role."""
+    before = _public(user)
+    user.roles = _check_roles(roles)
+    session.add(user)
+    record_event(session, actor_pk=actor_pk, entity="user", entity_pk=user.id, action="update", before=before, after=_public(user))
+    return user
+
+
+def set_password(session: Session, user: User, password: str, actor_pk: int | None = None) -> None:
+    """Set (or reset) the user's password. Raises InvalidValueError for one under 8 characters."""
+    _check_password(password)
+    before = _public(user)
+    user.password_hash = _hash(password)
+    user.failed_logins = 0
+    session.add(user)
+    record_event(session, actor_pk=actor_pk, entity="user", entity_pk=user.id, action="update", before=before, after=_public(user))
+
+
+def set_active(session: Session, user: User, active: bool, actor_pk: int | None = None) -> None:
+    """Enable or disable a user; a disabled user cannot log in."""
+    before = _public(user)
+    user.active = active
+    session.add(user)
+    record_event(session, actor_pk=actor_pk, entity="user", entity_pk=user.id, action="update", before=before, after=_public(user))
+
+
+def authenticate(session: Session, name: str, password: str) -> User:
+    """The user whose name and password match. Raises LoginError (the same message whether the
+    name or the password is wrong). A failed attempt on a known user is counted and committed."""
+    user = session.exec(select(User).where(User.name == name.strip())).first()
+    if user is None or not user.active or user.password_hash is None:
+        raise LoginError("unknown user name or wrong password (or the account has no password yet)")
+    try:
+        _hasher.verify(user.password_hash, password)
+    except (VerificationError, InvalidHashError):
+        user.failed_logins += 1
+        session.add(user)
+        session.commit()  # the failed attempt is kept although the caller's transaction rolls back
+        raise LoginError("unknown user name or wrong password (or the account has no password yet)") from None
+    if user.failed_logins:
+        user.failed_logins = 0
+        session.add(user)
+    return user
+
+
+def list_users(session: Session) -> list[User]:
+    """All users by name."""
+    return list(session.exec(select(User).order_by(User.name)))
+
+
+MIN_PASSWORD_LENGTH = 8
+
+
+def _check_password(password: str) -> None:
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise InvalidValueError(f"a password needs at least {MIN_PASSWORD_LENGTH} characters")
+
+
+def _hash(password: str) -> str:
+    return _hasher.hash(password)

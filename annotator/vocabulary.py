@@ -1,0 +1,58 @@
+"""The fixed vocabularies of the domain: label categories, severities, hold reasons, roles,
+slices and splits. Each set is defined here and only here; everything else imports it.
+
+Source: FEVER / SciFact / CLIMATE-FEVER categories (SUPPORTS / REFUTES / NOT ENOUGH INFO)
+under their RAG names; see DOMAIN.md.
+"""
+
+from __future__ import annotations
+
+LABELS: tuple[str, ...] = ("support", "contradict", "insufficient")
+"""The declared label categories, in display and keyboard-shortcut order (1, 2, 3)."""
+
+SEVERITIES: tuple[str, ...] = ("leak", "legal", "amount_or_deadline", "other")
+"""Severity of a claim that is not supported; a single `leak` blocks a release."""
+
+HOLD_REASONS: tuple[str, ...] = ("gold_undetermined", "missing_logs", "permission_unknown")
+"""Why a case cannot be labeled yet."""
+
+ROLES: tuple[str, ...] = ("labeler", "adjudicator", "admin")
+
+SLICES: tuple[str, ...] = (
+    "normal",
+    "paraphrase",
+    "insufficient_evidence",
+    "updated_document",
+    "permission",
+)
+"""The pilot mix of slices. Imports accept other slice names too (a team's own groups)."""
+
+SPLITS: tuple[str, ...] = ("dev", "holdout")
+
+CLIMATE_FEVER_LABELS: dict[str, str] = {
+    "SUPPORTS": "support",
+    "REFUTES": "contradict",
+    "NOT_ENOUGH_INFO": "insufficient",
+}
+"""CLIMATE-FEVER vote names to our label names (Diggelmann et al., 2020, arXiv:2012.00614)."""
+
+INDICATIVE_BELOW = 10
+"""A slice with fewer items than this is reported as indicative only."""
+
+
+def declared_categories(categories: str | None = None) -> tuple[str, ...]:
+    """The category set agreement and validation run over.
+
+    categories: None for the three labels, or a comma-separated list ("a,b,c") declared by the
+        user; blanks around names are dropped.
+    Returns the categories as a tuple in the given order.
+    Raises ValueError when the list is empty or names a category twice.
+    """
+    if categories is None:
+        return LABELS
+    names = tuple(name.strip() for name in categories.split(",") if name.strip())
+    if len(names) < 2:
+        raise ValueError(f"declare at least two categories, got {categories!r}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"a category is declared twice in {categories!r}")
+    return names

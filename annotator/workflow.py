@@ -1,0 +1,70 @@
+"""The labeling workflow's rules as pure functions: a claim's state, who may see whose label,
+who may revise or adjudicate. Each rule lives here once; services and pages call these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import StrEnum
+
+
+class State(StrEnum):
+    """A claim's workflow state, derived from its labels, adjudication and holds."""
+
+    UNLABELED = "unlabeled"
+    SINGLE = "single"
+    AGREED = "agreed"
+    DISPUTED = "disputed"
+    ADJUDICATED = "adjudicated"
+    STALE = "stale"
+    ON_HOLD = "on_hold"
+
+
+FINAL_STATES: frozenset[State] = frozenset({State.AGREED, State.ADJUDICATED})
+"""States whose claims go into a gold release."""
+
+
+def claim_state(labels: Sequence[str], adjudicated: bool, changed_after: bool, on_hold: bool) -> State:
+    """The workflow state of one claim.
+
+    labels: the current label values of the claim, one per labeler (any order, any count).
+    adjudicated: an adjudication exists for the claim.
+    changed_after: a label or the claim itself changed after that adjudication.
+    on_hold: the claim's case has a hold that has not been lifted.
+    Precedence: on hold, then adjudication (stale when changed after it), then the labels:
+    none -> unlabeled, one -> single, two or more all equal -> agreed, else disputed.
+    """
+    if on_hold:
+        return State.ON_HOLD
+    if adjudicated:
+        return State.STALE if changed_after else State.ADJUDICATED
+    if not labels:
+        return State.UNLABELED
+    if len(labels) == 1:
+        return State.SINGLE
+    return State.AGREED if len(set(labels)) == 1 else State.DISPUTED
+
+
+def may_see_other_labels(*, is_admin: bool, labeled_it: bool, is_adjudicator: bool) -> bool:
+    """The blind rule: may this person see other people's labels on a claim?
+
+    A labeler sees nothing of another label on a claim before submitting their own label on it.
+    An adjudicator who did not label the claim sees the labels (anonymized by the service).
+    Admins see them. Everyone else sees none.
+    """
+    if is_admin:
+        return True
+    if labeled_it:
+        return True
+    return is_adjudicator
+
+
+def may_revise(*, has_own_label: bool, n_labels: int) -> bool:
+    """A labeler may revise their own label until the claim's second label lands."""
+    return has_own_label and n_labels < 2
+
+
+def may_adjudicate(*, is_adjudicator: bool, labeled_it: bool, state: State) -> bool:
+    """An adjudicator may decide a disputed or stale claim they did not label, and revise a
+    decision on an adjudicated one."""
+    return is_adjudicator and not labeled_it and state in (State.DISPUTED, State.STALE, State.ADJUDICATED)

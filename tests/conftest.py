@@ -1,0 +1,97 @@
+"""Shared fixtures: fresh databases on SQLite and (where reachable) PostgreSQL, paths to the
+shared real data, and small helpers to seed users and data."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from annotator.db import init_db
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+CLIMATE_FEVER = SHARED / "data" / "climate-fever.jsonl"
+AGREEMENT_CASES = SHARED / "reference" / "agreement_cases.json"
+DEMO = REPO / "data" / "demo.jsonl"
+TEST_DATA = Path(__file__).parent / "data"
+
+POSTGRES_ADMIN_URL = os.environ.get("ANNOTATOR_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+
+
+def _postgres_reachable() -> str | None:
+    try:
+        engine = create_engine(POSTGRES_ADMIN_URL, connect_args={"connect_timeout": 3})
+        with engine.connect():
+            pass
+        engine.dispose()
+        return None
+    except Exception as error:  # noqa: BLE001 - any failure to connect means "not here"
+        return f"{type(error).__name__}: {str(error).splitlines()[0]}"
+
+
+_PG_PROBLEM = _postgres_reachable()
+
+
+def require_postgres() -> None:
+    """Skip with a clear message when no PostgreSQL server is reachable; in CI, fail instead."""
+    if _PG_PROBLEM is None:
+        return
+    message = f"no PostgreSQL server at {POSTGRES_ADMIN_URL} ({_PG_PROBLEM}); set ANNOTATOR_TEST_POSTGRES or start one"
+    if os.environ.get("CI"):
+        pytest.fail("CI must run the PostgreSQL tests: " + message)
+    pytest.skip(message)
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'annotator.db'}"
+
+
+@pytest.fixture
+def postgres_url():
+    """A fresh, empty PostgreSQL database, dropped after the test."""
+    require_postgres()
+    name = f"annotator_test_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    url = POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+    yield url
+    with admin.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def any_db_url(request):
+    """A fresh database URL on each backend: the test runs once on SQLite, once on PostgreSQL."""
+    if request.param == "sqlite":
+        return request.getfixturevalue("sqlite_url")
+    return request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture
+def engine(sqlite_url):
+    """A migrated, empty SQLite database's engine."""
+    engine = init_db(sqlite_url)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def any_engine(any_db_url):
+    """A migrated, empty database's engine, on SQLite and on PostgreSQL."""
+    engine = init_db(any_db_url)
+    yield engine
+    engine.dispose()
+
+
+def need(path: Path) -> Path:
+    """Skip the test with a clear message when a shared data file is missing."""
+    if not path.exists():
+        pytest.skip(f"{path} is not here; it lives in shared/ beside the project")
+    return path

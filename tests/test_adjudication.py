@@ -1,0 +1,94 @@
+"""Adjudication in the service layer: the queue, the anonymized view, the decision, staleness."""
+
+import pytest
+from sqlmodel import select
+
+from annotator.db import session_scope
+from annotator.errors import NotDisputedError, PermissionDeniedError, StaleWriteError
+from annotator.models import Claim, Label
+from annotator.services.adjudication import adjudicate, adjudication_queue, view_for_adjudicator
+from annotator.services.labeling import assigned_claims, save_label
+from annotator.services.states import claim_states
+from annotator.services.users import get_user, set_roles
+from annotator.workflow import State
+from tests.factories import pilot
+
+
+@pytest.fixture
+def disputed_db(any_engine):
+    """Claim 1 disputed (alice support, bob contradict), claim 2 agreed, the rest unlabeled."""
+    with session_scope(any_engine) as s:
+        pilot(s)
+        alice, bob = get_user(s, "alice"), get_user(s, "bob")
+        first, second = assigned_claims(s, alice)[:2]
+        save_label(s, alice, first, "support", rationale="ALICE-SAYS")
+        save_label(s, bob, first, "contradict", rationale="BOB-SAYS", severity="amount_or_deadline")
+        save_label(s, alice, second, "insufficient")
+        save_label(s, bob, second, "insufficient")
+    return any_engine, first, second
+
+
+def test_the_queue_holds_exactly_the_disputed_claims(disputed_db):
+    engine, first, _ = disputed_db
+    with session_scope(engine) as s:
+        queue = adjudication_queue(s, get_user(s, "carol"))
+        assert [item.claim_pk for item in queue] == [first]
+        assert queue[0].to_json() == {"claim_id": "case-1-c1", "case_id": "case-1", "slice": "normal", "split": "dev",
+                                      "state": "disputed", "labels": ["contradict", "support"]}
+
+
+def test_the_adjudicator_sees_labeler_1_and_2_without_names_in_a_stable_order(disputed_db):
+    engine, first, _ = disputed_db
+    with session_scope(engine) as s:
+        view = view_for_adjudicator(s, get_user(s, "carol"), first)
+        again = view_for_adjudicator(s, get_user(s, "carol"), first)
+    assert [l.display_name for l in view.labels] == ["Labeler 1", "Labeler 2"]
+    assert {l.rationale for l in view.labels} == {"ALICE-SAYS", "BOB-SAYS"}
+    assert view.labels == again.labels
+    assert "alice" not in repr(view.labels) and "bob" not in repr(view.labels)
+
+
+def test_a_labeler_of_the_claim_can_neither_see_it_in_the_queue_nor_adjudicate_it(disputed_db):
+    engine, first, _ = disputed_db
+    with session_scope(engine) as s:
+        alice = get_user(s, "alice")
+        set_roles(s, alice, ["labeler", "adjudicator"])
+        assert adjudication_queue(s, alice) == []
+        with pytest.raises(PermissionDeniedError):
+            view_for_adjudicator(s, alice, first)
+        with pytest.raises(PermissionDeniedError):
+            adjudicate(s, alice, first, "support")
+        with pytest.raises(PermissionDeniedError):
+            adjudicate(s, get_user(s, "bob"), first, "support")  # not an adjudicator
+
+
+def test_an_agreed_claim_cannot_be_adjudicated(disputed_db):
+    engine, _, second = disputed_db
+    with session_scope(engine) as s:
+        with pytest.raises(NotDisputedError):
+            adjudicate(s, get_user(s, "carol"), second, "support")
+
+
+def test_a_decision_keeps_the_labels_and_a_later_change_makes_it_stale(disputed_db):
+    engine, first, _ = disputed_db
+    with session_scope(engine) as s:
+        adjudicate(s, get_user(s, "carol"), first, "contradict", rationale="table 2 says 5 days")
+    with session_scope(engine) as s:
+        assert claim_states(s, claim_pks=[first])[first] is State.ADJUDICATED
+        assert sorted(s.exec(select(Label.value).where(Label.claim_pk == first)).all()) == ["contradict", "support"]
+        assert adjudication_queue(s) == []
+        with pytest.raises(StaleWriteError):  # saw no decision, but there is one now
+            adjudicate(s, get_user(s, "carol"), first, "support")
+        claim = s.get(Claim, first)
+        from annotator.models import utcnow
+
+        claim.text = claim.text + " (corrected)"
+        claim.updated_at = utcnow()
+        s.add(claim)
+    with session_scope(engine) as s:
+        assert claim_states(s, claim_pks=[first])[first] is State.STALE
+        assert [item.state for item in adjudication_queue(s)] == ["stale"]
+        decision = adjudicate(s, get_user(s, "carol"), first, "support", expected_revision=1)
+        assert decision.revision == 2
+    with session_scope(engine) as s:
+        assert claim_states(s, claim_pks=[first])[first] is State.ADJUDICATED

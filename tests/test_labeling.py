@@ -1,0 +1,149 @@
+"""Labeling in the service layer: queues, the blind rule, optimistic locking, holds, audit."""
+
+import pytest
+from sqlmodel import select
+
+from annotator.db import session_scope
+from annotator.errors import LabelLockedError, OnHoldError, PermissionDeniedError, StaleWriteError, InvalidValueError
+from annotator.models import Label, LabelEvent
+from annotator.services.labeling import (
+    assigned_claims,
+    claim_for_labeler,
+    lift_hold,
+    next_claim_for,
+    progress_for,
+    put_on_hold,
+    save_label,
+)
+from annotator.services.states import claim_states
+from annotator.workflow import State
+from tests.factories import pilot
+
+
+@pytest.fixture
+def team_db(any_engine):
+    with session_scope(any_engine) as session:
+        pilot(session)
+    return any_engine
+
+
+def _user(session, name):
+    from annotator.services.users import get_user
+
+    return get_user(session, name)
+
+
+def test_queue_walks_claims_in_case_order_and_skips_labeled_ones(team_db):
+    with session_scope(team_db) as s:
+        alice = _user(s, "alice")
+        order = assigned_claims(s, alice)
+        assert len(order) == 6
+        first = next_claim_for(s, alice)
+        assert first == order[0]
+        save_label(s, alice, first, "support")
+    with session_scope(team_db) as s:
+        alice = _user(s, "alice")
+        assert next_claim_for(s, alice) == order[1]
+        assert progress_for(s, alice) == (1, 6)
+        assert progress_for(s, _user(s, "bob")) == (0, 6)
+
+
+def test_labeler_b_sees_nothing_of_labeler_a_before_submitting(team_db):
+    marker = "MARKER-rationale-of-alice"
+    with session_scope(team_db) as s:
+        alice = _user(s, "alice")
+        claim_pk = next_claim_for(s, alice)
+        save_label(s, alice, claim_pk, "contradict", rationale=marker, passage_ids=["pilot-p1-2"], severity="legal")
+    with session_scope(team_db) as s:
+        view = claim_for_labeler(s, _user(s, "bob"), claim_pk)
+        assert view.own_label is None
+        assert view.can_revise is True
+        text = repr(view)
+        assert marker not in text and "alice" not in text and "contradict" not in text and "legal" not in text
+
+
+def test_a_label_on_an_unassigned_claim_is_refused(team_db):
+    with session_scope(team_db) as s:
+        carol = _user(s, "carol")
+        claim_pk = next_claim_for(s, _user(s, "alice"))
+        with pytest.raises(PermissionDeniedError):
+            save_label(s, carol, claim_pk, "support")
+        with pytest.raises(PermissionDeniedError):
+            claim_for_labeler(s, carol, claim_pk)
+
+
+def test_a_double_click_writes_once_and_a_stale_tab_is_refused(team_db):
+    with session_scope(team_db) as s:
+        alice = _user(s, "alice")
+        claim_pk = next_claim_for(s, alice)
+        save_label(s, alice, claim_pk, "support")
+        save_label(s, alice, claim_pk, "support")  # the second click of a double click
+    with session_scope(team_db) as s:
+        alice = _user(s, "alice")
+        assert s.exec(select(Label).where(Label.claim_pk == claim_pk)).one().revision == 1
+        assert len(s.exec(select(LabelEvent).where(LabelEvent.claim_pk == claim_pk)).all()) == 1
+        # tab 1 revises from revision 1; tab 2, still showing "no label", tries to create one
+        save_label(s, alice, claim_pk, "insufficient", expected_revision=1)
+        with pytest.raises(StaleWriteError):
+            save_label(s, alice, claim_pk, "contradict", expected_revision=None)
+        with pytest.raises(StaleWriteError):
+            save_label(s, alice, claim_pk, "contradict", expected_revision=1)
+    with session_scope(team_db) as s:
+        label = s.exec(select(Label).where(Label.claim_pk == claim_pk)).one()
+        assert (label.value, label.revision) == ("insufficient", 2)
+        events = s.exec(select(LabelEvent).where(LabelEvent.claim_pk == claim_pk).order_by(LabelEvent.id)).all()
+        assert [(e.action, (e.before or {}).get("value"), e.after["value"]) for e in events] == [
+            ("create", None, "support"), ("update", "support", "insufficient")]
+
+
+def test_a_label_is_locked_once_the_second_label_lands(team_db):
+    with session_scope(team_db) as s:
+        alice, bob = _user(s, "alice"), _user(s, "bob")
+        claim_pk = next_claim_for(s, alice)
+        save_label(s, alice, claim_pk, "support")
+        save_label(s, bob, claim_pk, "contradict")
+    with session_scope(team_db) as s:
+        alice = _user(s, "alice")
+        assert claim_for_labeler(s, alice, claim_pk).can_revise is False
+        with pytest.raises(LabelLockedError):
+            save_label(s, alice, claim_pk, "contradict", expected_revision=1)
+        assert claim_states(s, claim_pks=[claim_pk])[claim_pk] is State.DISPUTED
+
+
+@pytest.mark.parametrize("value, severity, passages", [
+    ("maybe", None, []), ("support", "leak", []), ("contradict", "huge", []), ("support", None, ["not-shown"])])
+def test_invalid_label_input_is_refused_and_nothing_lands(team_db, value, severity, passages):
+    with session_scope(team_db) as s:
+        alice = _user(s, "alice")
+        claim_pk = next_claim_for(s, alice)
+        with pytest.raises(InvalidValueError):
+            save_label(s, alice, claim_pk, value, severity=severity, passage_ids=passages)
+    with session_scope(team_db) as s:
+        assert s.exec(select(Label)).all() == []
+
+
+def test_a_held_case_leaves_the_queue_and_cannot_be_labeled_until_lifted(team_db):
+    with session_scope(team_db) as s:
+        alice = _user(s, "alice")
+        claim_pk = next_claim_for(s, alice)
+        case_pk = claim_for_labeler(s, alice, claim_pk).case_pk
+        put_on_hold(s, alice, case_pk, "missing_logs", "no retrieval log")
+    with session_scope(team_db) as s:
+        alice = _user(s, "alice")
+        assert next_claim_for(s, alice) != claim_pk
+        with pytest.raises(OnHoldError):
+            save_label(s, alice, claim_pk, "support")
+        assert claim_states(s, claim_pks=[claim_pk])[claim_pk] is State.ON_HOLD
+        with pytest.raises(PermissionDeniedError):
+            lift_hold(s, _user(s, "bob"), case_pk)
+        assert lift_hold(s, alice, case_pk) is True
+    with session_scope(team_db) as s:
+        assert next_claim_for(s, _user(s, "alice")) == claim_pk
+
+
+def test_an_unknown_hold_reason_is_refused(team_db):
+    with session_scope(team_db) as s:
+        alice = _user(s, "alice")
+        case_pk = claim_for_labeler(s, alice, next_claim_for(s, alice)).case_pk
+        with pytest.raises(InvalidValueError):
+            put_on_hold(s, alice, case_pk, "tired")

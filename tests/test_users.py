@@ -1,0 +1,83 @@
+"""Users: password hashing, login, roles, users created by imports."""
+
+import threading
+
+import pytest
+from sqlmodel import select
+
+from annotator.db import session_scope
+from annotator.errors import InvalidValueError, LoginError
+from annotator.models import LabelEvent, User
+from annotator.services.users import add_user, authenticate, ensure_user, get_user, roles_of, set_active, set_password
+
+
+def test_a_password_is_stored_hashed_and_checked(engine):
+    with session_scope(engine) as s:
+        add_user(s, "alice", ["labeler"], "s3cret-pass")
+    with session_scope(engine) as s:
+        stored = get_user(s, "alice").password_hash
+        assert stored.startswith("$argon2id$") and "s3cret-pass" not in stored
+        assert authenticate(s, "alice", "s3cret-pass").name == "alice"
+        assert all("s3cret-pass" not in repr(e.after) for e in s.exec(select(LabelEvent)))
+
+
+def test_a_wrong_password_is_refused_and_counted(engine):
+    with session_scope(engine) as s:
+        add_user(s, "alice", ["labeler"], "s3cret-pass")
+    with pytest.raises(LoginError):
+        with session_scope(engine) as s:
+            authenticate(s, "alice", "wrong-pass")
+    with session_scope(engine) as s:
+        assert get_user(s, "alice").failed_logins == 1
+        authenticate(s, "alice", "s3cret-pass")
+    with session_scope(engine) as s:
+        assert get_user(s, "alice").failed_logins == 0
+
+
+def test_users_without_password_or_disabled_cannot_log_in(engine):
+    with session_scope(engine) as s:
+        ensure_user(s, "imported", "labeler")
+        add_user(s, "gone", ["labeler"], "s3cret-pass")
+        set_active(s, get_user(s, "gone"), False)
+    with session_scope(engine) as s:
+        for name, password in (("imported", ""), ("gone", "s3cret-pass"), ("nobody", "x")):
+            with pytest.raises(LoginError):
+                authenticate(s, name, password)
+        set_password(s, get_user(s, "imported"), "now-i-can-log-in")
+    with session_scope(engine) as s:
+        assert authenticate(s, "imported", "now-i-can-log-in").name == "imported"
+
+
+@pytest.mark.parametrize("name, roles, password", [("", ["labeler"], None), ("x", ["boss"], None), ("x", [], None), ("x", ["labeler"], "short")])
+def test_bad_user_input_is_refused(engine, name, roles, password):
+    with session_scope(engine) as s:
+        with pytest.raises(InvalidValueError):
+            add_user(s, name, roles, password)
+
+
+def test_ensure_user_adds_a_missing_role_and_creates_once(engine):
+    with session_scope(engine) as s:
+        user, created = ensure_user(s, "dana", "labeler")
+        assert created
+        user, created = ensure_user(s, "dana", "adjudicator")
+        assert not created and roles_of(user) == {"labeler", "adjudicator"}
+
+
+def test_concurrent_imports_create_one_user(any_engine):
+    errors = []
+
+    def create():
+        try:
+            with session_scope(any_engine) as s:
+                ensure_user(s, "same-person", "labeler")
+        except Exception as error:  # noqa: BLE001 - collected and asserted below
+            errors.append(error)
+
+    threads = [threading.Thread(target=create) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    with session_scope(any_engine) as s:
+        assert len(s.exec(select(User).where(User.name == "same-person")).all()) == 1
