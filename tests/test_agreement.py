@@ -1,0 +1,569 @@
+"""Tests of annotator.agreement: published worked examples, cross-checks against scikit-learn,
+invariances, undefined cases, bootstrap intervals, groups, label-table reading, and
+CLIMATE-FEVER (Diggelmann et al., 2020, arXiv:2012.00614) agreement figures.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import cohen_kappa_score
+
+from annotator.agreement import (
+    METRICS,
+    _csv_rows,
+    _plain_csv_frame,
+    compute_agreement,
+    read_label_frame,
+    read_label_table,
+)
+from annotator.errors import ImportFileError, ImportRowError, UndefinedCategoryError
+from annotator.vocabulary import CLIMATE_FEVER_LABELS, INDICATIVE_BELOW, LABELS
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+CASES_FILE = SHARED / "reference" / "agreement_cases.json"
+CLIMATE_FEVER = SHARED / "data" / "climate-fever.jsonl"
+
+
+def long_rows(matrix, raters=None):
+    """(item, rater, label) rows of an items x raters matrix, None = no rating."""
+    raters = raters or [f"r{j}" for j in range(max((len(r) for r in matrix), default=0))]
+    return [(f"i{i}", raters[j], v) for i, row in enumerate(matrix) for j, v in enumerate(row) if v is not None]
+
+
+def two_rater_rows(a, b):
+    """(item, rater, label) rows of two equally long label lists, raters 'a' and 'b'."""
+    return long_rows([[x, y] for x, y in zip(a, b)], ["a", "b"])
+
+
+def random_two_raters(n, seed, agree=0.6, q=3):
+    """Two label lists over LABELS that agree on about `agree` of n items beyond chance."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, q, n)
+    b = np.where(rng.random(n) < agree, a, rng.integers(0, q, n))
+    cats = np.array(LABELS[:q])
+    return list(cats[a]), list(cats[b])
+
+
+# ---------------------------------------------------------------------------------------------
+# Published worked examples
+
+
+def _reference_cases():
+    if not CASES_FILE.exists():
+        return [pytest.param(None, id="reference-file-missing")]
+    cases = json.loads(CASES_FILE.read_text(encoding="utf-8"))
+    return [pytest.param(c, id=c["name"]) for c in cases
+            if c["level_of_measurement"] == "nominal" and c["metric"] in METRICS]
+
+
+@pytest.mark.parametrize("case", _reference_cases())
+def test_published_example_gives_its_value(case):
+    if case is None:
+        pytest.skip(f"reference cases not found at {CASES_FILE} (the shared/ folder beside the repo)")
+    report = compute_agreement(long_rows(case["data"]), case["categories"], n_bootstrap=0)
+    coefficient = report.coefficient(case["metric"])
+    if case["expected"] is None:
+        assert coefficient.value is None
+        assert coefficient.undefined_reason and report.undefined[case["metric"]] == coefficient.undefined_reason
+    else:
+        assert coefficient.value is not None
+        assert abs(coefficient.value - case["expected"]) <= case["tolerance"] + 1e-12
+
+
+def test_reference_file_has_every_metric_we_compute():
+    if not CASES_FILE.exists():
+        pytest.skip(f"reference cases not found at {CASES_FILE}")
+    covered = {c["metric"] for c in json.loads(CASES_FILE.read_text(encoding="utf-8"))
+               if c["level_of_measurement"] == "nominal"}
+    assert set(METRICS) <= covered
+
+
+# ---------------------------------------------------------------------------------------------
+# Cohen's kappa against scikit-learn
+
+
+def sklearn_kappa(a, b, labels=LABELS):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        value = cohen_kappa_score(a, b, labels=list(labels))
+    return None if np.isnan(value) else value
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(LABELS), st.sampled_from(LABELS)), min_size=1, max_size=40))
+def test_cohen_kappa_equals_sklearn_with_declared_labels(pairs):
+    a, b = zip(*pairs)
+    report = compute_agreement(two_rater_rows(a, b), n_bootstrap=0)
+    expected = sklearn_kappa(a, b)
+    if expected is None:
+        assert report.cohen_kappa.value is None and "cohen_kappa" in report.undefined
+    else:
+        assert report.cohen_kappa.value == pytest.approx(expected, abs=1e-12)
+    assert report.percent_agreement.value == pytest.approx(np.mean(np.array(a) == np.array(b)), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_cohen_kappa_uses_only_items_both_rated(seed):
+    a, b = random_two_raters(500, seed)
+    rng = np.random.default_rng(100 + seed)
+    a = [None if drop else x for x, drop in zip(a, rng.random(500) < 0.2)]
+    b = [None if drop else y for y, drop in zip(b, rng.random(500) < 0.2)]
+    both = [(x, y) for x, y in zip(a, b) if x is not None and y is not None]
+    report = compute_agreement(two_rater_rows(a, b), n_bootstrap=0)
+    assert report.cohen_kappa.n_used == len(both)
+    assert report.cohen_kappa.value == pytest.approx(sklearn_kappa(*zip(*both)), abs=1e-12)
+    assert report.n_in_scope == sum(x is not None or y is not None for x, y in zip(a, b))
+
+
+def test_each_pair_of_three_raters_gets_sklearn_kappa_and_its_confusion():
+    rng = np.random.default_rng(7)
+    matrix = [[LABELS[k] if rng.random() > 0.15 else None for k in rng.integers(0, 3, 3)] for _ in range(300)]
+    report = compute_agreement(long_rows(matrix, ["ann", "bea", "cy"]), n_bootstrap=0)
+    assert report.cohen_kappa.value is None
+    assert "exactly two raters" in report.undefined["cohen_kappa"]
+    assert report.confusion is None
+    assert [(p.rater_a, p.rater_b) for p in report.by_pair] == [("ann", "bea"), ("ann", "cy"), ("bea", "cy")]
+    for pair, (ja, jb) in zip(report.by_pair, [(0, 1), (0, 2), (1, 2)]):
+        shared = [(row[ja], row[jb]) for row in matrix if row[ja] is not None and row[jb] is not None]
+        a, b = zip(*shared)
+        assert pair.n_items == len(shared)
+        assert pair.cohen_kappa.value == pytest.approx(sklearn_kappa(a, b), abs=1e-12)
+        expected = [[sum(x == ra and y == rb for x, y in shared) for rb in LABELS] for ra in LABELS]
+        assert pair.confusion == expected
+
+
+# ---------------------------------------------------------------------------------------------
+# Invariances
+
+
+def test_coefficients_do_not_depend_on_category_order():
+    a, b = random_two_raters(200, 3)
+    rows = two_rater_rows(a, b)
+    plain = compute_agreement(rows, LABELS, n_bootstrap=0)
+    order = (2, 0, 1)
+    permuted = compute_agreement(rows, tuple(LABELS[k] for k in order), n_bootstrap=0)
+    for metric in METRICS:
+        assert permuted.coefficient(metric).value == pytest.approx(plain.coefficient(metric).value, abs=1e-12)
+    assert permuted.confusion == [[plain.confusion[i][j] for j in order] for i in order]
+
+
+def test_swapping_the_raters_keeps_kappa_and_transposes_the_confusion():
+    a, b = random_two_raters(200, 4)
+    ab = compute_agreement(two_rater_rows(a, b), n_bootstrap=0)
+    ba = compute_agreement(two_rater_rows(b, a), n_bootstrap=0)
+    for metric in METRICS:
+        assert ba.coefficient(metric).value == pytest.approx(ab.coefficient(metric).value, abs=1e-12)
+    assert ba.confusion == np.array(ab.confusion).T.tolist()
+
+
+def test_unused_declared_categories_change_only_the_coefficients_that_count_them():
+    """62 declared categories (too many for one integer key per item pattern) against 3."""
+    rng = np.random.default_rng(18)
+    matrix = [[LABELS[k] if rng.random() > 0.2 else None for k in rng.integers(0, 3, 3)] for _ in range(100)]
+    many = LABELS + tuple(f"unused{k}" for k in range(59))
+    few_report = compute_agreement(long_rows(matrix), LABELS, n_bootstrap=0)
+    many_report = compute_agreement(long_rows(matrix), many, n_bootstrap=0)
+    for metric in ("percent_agreement", "scott_pi", "fleiss_kappa", "krippendorff_alpha"):
+        assert many_report.coefficient(metric).value == pytest.approx(few_report.coefficient(metric).value, abs=1e-12)
+    pa = few_report.percent_agreement.value
+    assert many_report.brennan_prediger.value == pytest.approx((pa - 1 / 62) / (1 - 1 / 62), abs=1e-12)
+    assert many_report.gwet_ac1.value != pytest.approx(few_report.gwet_ac1.value, abs=1e-6)
+
+
+def test_row_order_changes_nothing_in_the_report():
+    rng = np.random.default_rng(5)
+    matrix = [[LABELS[k] if rng.random() > 0.2 else None for k in rng.integers(0, 3, 4)] for _ in range(150)]
+    rows = long_rows(matrix)
+    shuffled = [rows[k] for k in rng.permutation(len(rows))]
+    assert compute_agreement(shuffled, n_bootstrap=200).to_json() == compute_agreement(rows, n_bootstrap=200).to_json()
+
+
+def test_dataframe_and_tuples_give_the_same_report():
+    a, b = random_two_raters(120, 6)
+    rows = two_rater_rows(a, b)
+    frame = pd.DataFrame(rows, columns=["item_id", "rater", "label"])
+    assert compute_agreement(frame, n_bootstrap=100).to_json() == compute_agreement(rows, n_bootstrap=100).to_json()
+
+
+# ---------------------------------------------------------------------------------------------
+# Undefined cases
+
+
+def test_everyone_using_one_category_leaves_chance_corrected_coefficients_undefined():
+    report = compute_agreement(two_rater_rows(["support"] * 12, ["support"] * 12), n_bootstrap=100)
+    assert set(report.undefined) == {"cohen_kappa", "scott_pi", "fleiss_kappa", "krippendorff_alpha"}
+    for metric, reason in report.undefined.items():
+        assert report.coefficient(metric).value is None
+        assert "'support'" in reason and "0/0" in reason
+        assert report.ci95[metric] is None
+    assert report.percent_agreement.value == 1.0
+    assert report.gwet_ac1.value == 1.0
+    assert report.brennan_prediger.value == 1.0
+    data = json.loads(json.dumps(report.to_json(), allow_nan=False))
+    assert data["cohen_kappa"] is None and data["ci95"]["cohen_kappa"] is None
+    assert data["percent_agreement"] == 1.0
+
+
+def test_one_rater_using_a_single_category_gives_kappa_zero():
+    other = ["support", "contradict", "insufficient", "support", "contradict", "support"]
+    report = compute_agreement(two_rater_rows(["support"] * 6, other), n_bootstrap=0)
+    assert report.cohen_kappa.value == 0.0
+    assert "cohen_kappa" not in report.undefined
+
+
+def test_no_item_with_two_ratings_leaves_every_coefficient_undefined():
+    rows = [("i1", "a", "support"), ("i2", "b", "contradict"), ("i3", "a", "insufficient")]
+    report = compute_agreement(rows, n_bootstrap=50)
+    assert report.n_items == 0 and report.n_in_scope == 3 and report.n_raters == 2
+    assert set(report.undefined) == set(METRICS)
+    assert report.undefined["percent_agreement"] == "no item has two or more ratings (0/0)"
+    assert report.undefined["cohen_kappa"] == "no item was rated by both raters"
+    assert report.indicative
+    json.dumps(report.to_json(), allow_nan=False)
+
+
+def test_empty_input_is_a_report_of_nothing():
+    report = compute_agreement([], n_bootstrap=10)
+    assert (report.n_items, report.n_in_scope, report.n_raters) == (0, 0, 0)
+    assert set(report.undefined) == set(METRICS)
+    json.dumps(report.to_json(), allow_nan=False)
+
+
+def test_json_has_the_documented_keys_and_no_nan():
+    a, b = random_two_raters(80, 8)
+    report = compute_agreement(two_rater_rows(a, b), n_bootstrap=100)
+    data = json.loads(json.dumps(report.to_json(), allow_nan=False))
+    assert {"n_items", "n_in_scope", "n_raters", "categories", "n_used", "ci95", "undefined",
+            "label_counts", "by_pair", "confusion", *METRICS} <= set(data)
+    assert data["n_items"] == 80 and data["n_raters"] == 2 and data["categories"] == list(LABELS)
+    assert data["confusion"] == data["by_pair"][0]["confusion"] == report.confusion
+    assert sum(map(sum, data["confusion"])) == 80
+    assert data["label_counts"]["a"] == {c: a.count(c) for c in LABELS}
+    assert all(len(data["ci95"][m]) == 2 for m in METRICS)
+    assert all(0.0 <= data[m] <= 1.0 for m in METRICS)
+    assert "by_slice" not in data
+
+
+# ---------------------------------------------------------------------------------------------
+# Input errors
+
+
+def test_label_outside_the_declared_set_is_named():
+    with pytest.raises(UndefinedCategoryError, match=r"'maybe'"):
+        compute_agreement([("i1", "a", "support"), ("i1", "b", "maybe")], n_bootstrap=0)
+
+
+def test_label_outside_the_declared_set_is_named_with_its_line():
+    rows = [("i1", "a", "support", 2), ("i1", "b", "contradict", 3), ("i2", "a", "SUPPORTS", 7)]
+    with pytest.raises(UndefinedCategoryError, match=r"'SUPPORTS'.*line 7"):
+        compute_agreement(rows, n_bootstrap=0)
+    frame = pd.DataFrame(rows, columns=["item_id", "rater", "label", "line"])
+    with pytest.raises(UndefinedCategoryError, match=r"'SUPPORTS'.*line 7"):
+        compute_agreement(frame, n_bootstrap=0)
+
+
+def test_a_category_of_another_declared_set_is_refused():
+    with pytest.raises(UndefinedCategoryError, match=r"'insufficient'"):
+        compute_agreement([("i1", "a", "insufficient"), ("i1", "b", "support")], ("support", "contradict"))
+
+
+def test_the_same_item_and_rater_twice_is_refused():
+    rows = [("i1", "a", "support", 2), ("i1", "b", "support", 3), ("i1", "a", "contradict", 4)]
+    with pytest.raises(ValueError, match=r"'i1' is rated twice by 'a' \(lines 2 and 4\)"):
+        compute_agreement(rows, n_bootstrap=0)
+    with pytest.raises(ValueError, match=r"'i1' is rated twice by 'a'"):
+        compute_agreement([r[:3] for r in rows], n_bootstrap=0)
+
+
+@pytest.mark.parametrize("categories", [("support",), ("support", "support", "contradict")])
+def test_categories_must_be_two_or_more_and_distinct(categories):
+    with pytest.raises(ValueError):
+        compute_agreement([("i1", "a", "support")], categories)
+
+
+def test_rows_of_the_wrong_shape_are_refused():
+    with pytest.raises(ValueError, match="item_id, rater, label"):
+        compute_agreement([("i1", "a")], n_bootstrap=0)
+
+
+def test_a_missing_rater_in_a_frame_is_refused():
+    frame = pd.DataFrame({"item_id": ["i1", "i1"], "rater": ["a", None], "label": ["support"] * 2})
+    with pytest.raises(ValueError, match="rater is missing"):
+        compute_agreement(frame, n_bootstrap=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Bootstrap intervals
+
+
+def test_bootstrap_interval_is_reproducible_with_the_same_seed():
+    a, b = random_two_raters(200, 9)
+    rows = two_rater_rows(a, b)
+    first = compute_agreement(rows, n_bootstrap=300, seed=11).ci95
+    assert compute_agreement(rows, n_bootstrap=300, seed=11).ci95 == first
+    assert compute_agreement(rows, n_bootstrap=300, seed=12).ci95 != first
+
+
+def test_bootstrap_interval_contains_the_estimate():
+    rng = np.random.default_rng(10)
+    truth = rng.integers(0, 3, 400)
+    matrix = [[LABELS[t] if rng.random() < 0.75 else LABELS[rng.integers(0, 3)] for _ in range(3)] for t in truth]
+    report = compute_agreement(long_rows(matrix), n_bootstrap=1000, seed=0)
+    for metric in METRICS:
+        if metric == "cohen_kappa":
+            continue  # three raters: undefined
+        low, high = report.ci95[metric]
+        assert low < report.coefficient(metric).value < high
+        assert high - low < 0.2
+
+
+def test_no_bootstrap_no_intervals():
+    a, b = random_two_raters(50, 12)
+    report = compute_agreement(two_rater_rows(a, b), n_bootstrap=0)
+    assert report.ci95 == {m: None for m in METRICS}
+
+
+def test_bootstrap_matches_recomputing_on_index_resampled_items():
+    """The pattern-multinomial bootstrap has the distribution of resampling item indices:
+    its interval agrees with percentiles of coefficients recomputed on resampled data sets,
+    here with missing ratings (three raters, some items rated once)."""
+    rng = np.random.default_rng(13)
+    truth = rng.integers(0, 3, 120)
+    matrix = [[(LABELS[t] if rng.random() < 0.7 else LABELS[rng.integers(0, 3)]) if rng.random() > 0.3 else None
+               for _ in range(3)] for t in truth]
+    matrix = [row for row in matrix if any(v is not None for v in row)]
+    fast = compute_agreement(long_rows(matrix), n_bootstrap=4000, seed=1).ci95
+    picks = np.random.default_rng(2).integers(0, len(matrix), size=(600, len(matrix)))
+    naive = {m: [] for m in METRICS}
+    for pick in picks:
+        report = compute_agreement(long_rows([matrix[k] for k in pick]), n_bootstrap=0)
+        for m in METRICS:
+            naive[m].append(np.nan if report.coefficient(m).value is None else report.coefficient(m).value)
+    for metric in ("percent_agreement", "scott_pi", "fleiss_kappa", "krippendorff_alpha", "gwet_ac1"):
+        low, high = np.nanpercentile(naive[metric], [2.5, 97.5])
+        width = high - low
+        assert fast[metric][0] == pytest.approx(low, abs=0.12 * width)
+        assert fast[metric][1] == pytest.approx(high, abs=0.12 * width)
+
+
+def test_cohen_bootstrap_matches_recomputing_on_index_resampled_items():
+    a, b = random_two_raters(150, 14, agree=0.5)
+    fast = compute_agreement(two_rater_rows(a, b), n_bootstrap=4000, seed=3).ci95["cohen_kappa"]
+    code_a, code_b = (np.array([LABELS.index(x) for x in labels]) for labels in (a, b))
+    picks = np.random.default_rng(4).integers(0, len(a), size=(4000, len(a)))
+    p_o = (code_a[picks] == code_b[picks]).mean(axis=1)
+    margin_a, margin_b = ((codes[picks][:, :, None] == np.arange(3)).mean(axis=1) for codes in (code_a, code_b))
+    p_e = (margin_a * margin_b).sum(axis=1)
+    naive = (p_o - p_e) / (1 - p_e)  # Cohen (1960), per index-resampled data set
+    assert naive[0] == pytest.approx(sklearn_kappa(np.array(a)[picks[0]], np.array(b)[picks[0]]), abs=1e-12)
+    low, high = np.percentile(naive, [2.5, 97.5])
+    assert fast[0] == pytest.approx(low, abs=0.08 * (high - low))
+    assert fast[1] == pytest.approx(high, abs=0.08 * (high - low))
+
+
+# ---------------------------------------------------------------------------------------------
+# Groups (slices)
+
+
+def sliced_frame():
+    a, b = random_two_raters(15, 15)
+    frame = pd.DataFrame(two_rater_rows(a, b), columns=["item_id", "rater", "label"])
+    frame["slice"] = np.where(frame["item_id"].str[1:].astype(int) < 12, "normal", "permission")
+    return frame
+
+
+def test_a_slice_below_ten_items_is_indicative():
+    report = compute_agreement(sliced_frame(), n_bootstrap=100, by="slice")
+    assert list(report.by_group) == ["normal", "permission"]
+    assert report.by_group["normal"].n_items == 12 and not report.by_group["normal"].indicative
+    assert report.by_group["permission"].n_items == 3 and report.by_group["permission"].indicative
+    assert INDICATIVE_BELOW == 10
+    data = json.loads(json.dumps(report.to_json(), allow_nan=False))
+    assert set(data["by_slice"]) == {"normal", "permission"}
+    assert data["by_slice"]["permission"]["indicative"] is True
+    assert data["by_slice"]["permission"]["n_items"] == 3
+
+
+def test_a_slice_report_equals_the_report_of_its_items_alone():
+    frame = sliced_frame()
+    report = compute_agreement(frame, n_bootstrap=100, by="slice")
+    alone = compute_agreement(frame[frame["slice"] == "normal"].drop(columns="slice"), n_bootstrap=100)
+    assert report.by_group["normal"].to_json() == alone.to_json()
+
+
+def test_an_item_in_two_slices_is_refused():
+    frame = sliced_frame()
+    frame.loc[0, "slice"] = "paraphrase"
+    with pytest.raises(ValueError, match=r"'i0' has two values in column 'slice'"):
+        compute_agreement(frame, by="slice")
+
+
+def test_grouping_needs_a_frame_with_the_column():
+    with pytest.raises(ValueError, match="slice"):
+        compute_agreement([("i1", "a", "support")], by="slice")
+    with pytest.raises(ValueError, match="slice"):
+        compute_agreement(pd.DataFrame({"item_id": ["i1"], "rater": ["a"], "label": ["support"]}), by="slice")
+
+
+# ---------------------------------------------------------------------------------------------
+# Label tables from files
+
+
+def write(tmp_path, name, content, encoding="utf-8"):
+    path = tmp_path / name
+    path.write_bytes(content if isinstance(content, bytes) else content.encode(encoding))
+    return path
+
+
+def test_csv_with_bom_and_crlf_is_read_with_line_numbers(tmp_path):
+    path = write(tmp_path, "labels.csv", "\ufeffitem_id,rater,label\r\nc1,ann,support\r\nc1,bea,contradict\r\n")
+    assert read_label_table(path) == [("c1", "ann", "support", 2), ("c1", "bea", "contradict", 3)]
+
+
+def test_csv_columns_may_come_in_any_order_with_extra_columns(tmp_path):
+    path = write(tmp_path, "labels.csv", "label,note,rater,item_id\nsupport,x,ann,001\n")
+    assert read_label_table(path) == [("001", "ann", "support", 2)]
+
+
+def test_quoted_newline_keeps_the_line_where_each_record_starts(tmp_path):
+    path = write(tmp_path, "labels.csv",
+                 'item_id,rater,label\n"c1\nsecond line",ann,support\n\nc2,ann,maybe\n')
+    with pytest.raises(ImportRowError) as caught:
+        read_label_table(path)
+    assert caught.value.line == 5 and caught.value.field == "label"
+
+
+@pytest.mark.parametrize("content, expected", [
+    ("item_id,rater,label\nc1,ann,support\n\nc1,bea,support\n", [2, 4]),
+    ("item_id,rater,label\r\nc1,ann,support\r\n\r\nc1,bea,support", [2, 4]),
+    ("\n\nitem_id,rater,label\nc1,ann,support\n", None),
+])
+def test_blank_lines_do_not_shift_line_numbers(tmp_path, content, expected):
+    path = write(tmp_path, "labels.csv", content)
+    if expected is None:  # the header must be the first line
+        with pytest.raises(ImportRowError, match="line 1"):
+            read_label_table(path)
+    else:
+        assert [row[3] for row in read_label_table(path)] == expected
+
+
+def test_plain_and_careful_csv_readers_agree(tmp_path):
+    a, b = random_two_raters(50, 16)
+    text = "item_id,rater,label\n" + "".join(f"{i},{r},{lab}\n" for i, r, lab in two_rater_rows(a, b))
+    path = write(tmp_path, "labels.csv", text)
+    fast = _plain_csv_frame(path, text.encode("utf-8"), LABELS)
+    assert fast is not None
+    assert list(fast.itertuples(index=False, name=None)) == _csv_rows(path, text, LABELS)
+
+
+def test_jsonl_is_read_with_line_numbers_and_blank_lines_skipped(tmp_path):
+    path = write(tmp_path, "labels.jsonl",
+                 '{"item_id": "c1", "rater": "ann", "label": "support"}\n\n'
+                 '{"item_id": 7, "rater": "bea", "label": "insufficient"}\n')
+    assert read_label_table(path) == [("c1", "ann", "support", 1), ("7", "bea", "insufficient", 3)]
+
+
+def test_an_exact_repeat_is_kept_once(tmp_path):
+    path = write(tmp_path, "labels.csv", "item_id,rater,label\nc1,ann,support\nc1,bea,support\nc1,ann,support\n")
+    assert read_label_table(path) == [("c1", "ann", "support", 2), ("c1", "bea", "support", 3)]
+
+
+@pytest.mark.parametrize("name, content, line, field, words", [
+    ("l.csv", "item_id,rater,lable\nc1,ann,support\n", 1, "label", "no such column"),
+    ("l.csv", "item_id,rater,label,rater\nc1,ann,support,x\n", 1, "rater", "twice"),
+    ("l.csv", "item_id,rater,label\nc1,ann,support\nc1,,support\n", 3, "rater", "rater is empty"),
+    ("l.csv", "item_id,rater,label\nc1,ann,support\nc2,ann,support\nc3,ann,maybe\n", 4, "label", "'maybe'"),
+    ("l.csv", "item_id,rater,label\nc1,ann,support\nc1,bea,support,extra\n", 3, None, "4 fields"),
+    ("l.csv", "item_id,rater,label\nc1,ann\n", 2, None, "2 fields"),
+    ("l.csv", "item_id,rater,label\nc1,ann,support\nc2,ann,support\nc1,ann,contradict\n", 4, "label",
+     "line 2, 'contradict' on line 4"),
+    ("l.csv", b"item_id,rater,label\nc1,ann,support\nc\xe9,ann,support\n", 3, None, "UTF-8"),
+    ("l.jsonl", '{"item_id": "c1", "rater": "ann", "label": "support"}\n{"item_id": "c2", "rater": \n', 2, None,
+     "not valid JSON"),
+    ("l.jsonl", '{"item_id": "c1", "rater": "ann", "label": 1}\n', 1, "label", "not text"),
+    ("l.jsonl", '{"item_id": "c1", "label": "support"}\n', 1, "rater", "rater is missing"),
+    ("l.jsonl", '["c1", "ann", "support"]\n', 1, None, "not a JSON object"),
+    ("l.jsonl", '{"item_id": "c1", "rater": "ann", "label": "REFUTES"}\n', 1, "label", "'REFUTES'"),
+])
+def test_a_bad_label_table_names_file_line_and_field(tmp_path, name, content, line, field, words):
+    path = write(tmp_path, name, content)
+    with pytest.raises(ImportRowError) as caught:
+        read_label_table(path)
+    error = caught.value
+    assert (error.path, error.line, error.field) == (str(path), line, field)
+    message = str(error)
+    assert message.startswith(f"{path}, line {line}")
+    assert (f"field '{field}'" in message) == (field is not None)
+    assert words in message
+    assert error.fix
+
+
+def test_a_missing_or_unknown_file_is_a_file_error(tmp_path):
+    with pytest.raises(ImportFileError, match="not found"):
+        read_label_table(tmp_path / "absent.csv")
+    with pytest.raises(ImportFileError, match=r"'\.xlsx'"):
+        read_label_table(write(tmp_path, "labels.xlsx", "x"))
+    with pytest.raises(ImportFileError, match="empty"):
+        read_label_table(write(tmp_path, "labels.csv", ""))
+
+
+def test_a_label_table_feeds_compute_agreement(tmp_path):
+    a, b = random_two_raters(40, 17)
+    text = "item_id,rater,label\n" + "".join(f"{i},{r},{lab}\n" for i, r, lab in two_rater_rows(a, b))
+    path = write(tmp_path, "labels.csv", text)
+    from_rows = compute_agreement(two_rater_rows(a, b), n_bootstrap=100)
+    assert compute_agreement(read_label_table(path), n_bootstrap=100).to_json() == from_rows.to_json()
+    assert compute_agreement(read_label_frame(path), n_bootstrap=100).to_json() == from_rows.to_json()
+
+
+def test_declared_categories_apply_to_label_tables(tmp_path):
+    path = write(tmp_path, "labels.csv", "item_id,rater,label\nc1,ann,yes\nc1,bea,no\n")
+    assert read_label_table(path, ("yes", "no")) == [("c1", "ann", "yes", 2), ("c1", "bea", "no", 3)]
+    with pytest.raises(ImportRowError, match="'yes'"):
+        read_label_table(path)
+
+
+# ---------------------------------------------------------------------------------------------
+# CLIMATE-FEVER (Diggelmann et al., 2020, arXiv:2012.00614)
+
+
+@pytest.fixture(scope="module")
+def climate_fever_votes():
+    if not CLIMATE_FEVER.exists():
+        pytest.skip(f"CLIMATE-FEVER not found at {CLIMATE_FEVER} (the shared/ folder beside the repo)")
+    votes = {}
+    with CLIMATE_FEVER.open(encoding="utf-8") as lines:
+        for line in lines:
+            claim = json.loads(line)
+            for k, evidence in enumerate(claim["evidences"]):
+                votes[f"{claim['claim_id']}-{k}"] = [CLIMATE_FEVER_LABELS[v] if v else None for v in evidence["votes"]]
+    return votes
+
+
+def test_climate_fever_first_two_votes_agreement(climate_fever_votes):
+    rows = []
+    for item, slots in climate_fever_votes.items():
+        first, second = [v for v in slots if v is not None][:2]
+        rows += [(item, "v1", first), (item, "v2", second)]
+    report = compute_agreement(rows, n_bootstrap=200)
+    assert report.n_items == 7675
+    assert round(report.percent_agreement.value, 4) == 0.5445
+    assert round(report.cohen_kappa.value, 4) == 0.2961
+    low, high = report.ci95["cohen_kappa"]
+    assert low < report.cohen_kappa.value < high
+
+
+def test_climate_fever_krippendorff_alpha_over_all_votes(climate_fever_votes):
+    rows = [(item, f"slot{j + 1}", v) for item, slots in climate_fever_votes.items()
+            for j, v in enumerate(slots) if v is not None]
+    report = compute_agreement(rows, n_bootstrap=0)
+    assert report.n_raters == 5 and report.n_items == 7675
+    assert round(report.krippendorff_alpha.value, 3) == 0.334
