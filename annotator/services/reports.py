@@ -1,0 +1,71 @@
+"""Agreement reports on the labels in the database: gathers the long table
+(item_id, rater, label, slice, split) and hands it to `annotator.agreement`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+import pandas as pd
+from sqlmodel import Session, func, select
+
+from annotator.agreement import AgreementReport, compute_agreement
+from annotator.models import Case, Claim, Label, User
+from annotator.vocabulary import LABELS
+
+DEFAULT_BOOTSTRAP = 1000
+IN_CHUNK = 30_000
+
+
+def label_table(session: Session, dataset_pk: int | None = None, claim_pks: Iterable[int] | None = None) -> pd.DataFrame:
+    """Every stored (pre-adjudication) label in scope as a long table.
+
+    Returns a DataFrame with columns item_id (the claim's primary key, as a string), rater (the
+    labeler's name), label, slice, split; one row per label. Adjudications are not labels and
+    are never included: agreement is computed on the blind labels only.
+    """
+    query = (
+        select(Label.claim_pk, User.name, Label.value, Case.slice, Case.split)
+        .join(User, User.id == Label.labeler_pk)
+        .join(Claim, Claim.id == Label.claim_pk)
+        .join(Case, Case.id == Claim.case_pk)
+    )
+    if dataset_pk is not None:
+        query = query.where(Claim.dataset_id == dataset_pk)
+    if claim_pks is None:
+        rows = session.exec(query).all()
+    else:  # in chunks: PostgreSQL takes at most 65,535 parameters a statement
+        wanted = sorted(set(claim_pks))
+        rows = [row for start in range(0, len(wanted), IN_CHUNK)
+                for row in session.exec(query.where(Label.claim_pk.in_(wanted[start:start + IN_CHUNK]))).all()]
+    frame = pd.DataFrame(rows, columns=["item_id", "rater", "label", "slice", "split"])
+    frame["item_id"] = frame["item_id"].astype(str)
+    return frame
+
+
+def agreement_report(
+    session: Session,
+    dataset_pk: int | None = None,
+    claim_pks: Iterable[int] | None = None,
+    *,
+    by: str | None = None,
+    n_bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = 0,
+    categories: tuple[str, ...] = LABELS,
+) -> AgreementReport:
+    """The agreement report over the stored labels in scope (see `label_table`), optionally
+    broken down `by` "slice" or "split". Bootstrap intervals are seeded: the same labels give the
+    same report."""
+    wanted = None if claim_pks is None else list(claim_pks)
+    table = label_table(session, dataset_pk, wanted)
+    report = compute_agreement(table, categories, n_bootstrap=n_bootstrap, seed=seed, by=by)
+    return replace(report, n_in_scope=_count_claims(session, dataset_pk, wanted))
+
+
+def _count_claims(session: Session, dataset_pk: int | None, claim_pks: list[int] | None) -> int:
+    if claim_pks is not None:
+        return len(set(claim_pks))
+    query = select(func.count()).select_from(Claim)
+    if dataset_pk is not None:
+        query = query.where(Claim.dataset_id == dataset_pk)
+    return session.exec(query).one()

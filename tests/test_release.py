@@ -1,0 +1,376 @@
+"""The release folder without a database: layout, deterministic data files, spreadsheet-safe CSV,
+the manifest's hashes, atomic writing and verification."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+import annotator
+from annotator import release
+from annotator.errors import InvalidValueError, ReleaseExistsError, ReleaseVerifyError
+from annotator.release import (
+    FORMULA_PREFIXES,
+    SCHEMA_VERSION,
+    check_release,
+    check_release_name,
+    release_layout,
+    sha256_file,
+    spreadsheet_safe,
+    verify_release,
+    write_release,
+)
+
+FIELDS = {"created_at": "2025-01-02T03:04:05+00:00", "creator": "admin", "scope": {"dataset": "pilot"}}
+
+
+def _label(labeler: str, label: str, severity: str | None = None, passage_ids=("p1",), rationale="") -> dict:
+    return {"labeler": labeler, "label": label, "rationale": rationale, "passage_ids": list(passage_ids), "severity": severity}
+
+
+def _records() -> list[dict]:
+    return [
+        {
+            "dataset": "pilot",
+            "case_id": "q1",
+            "claim_id": "q1-a",
+            "claim": "返金は30日以内に可能です。",
+            "gold_label": "support",
+            "resolution": "agreed",
+            "severity": None,
+            "slice": "normal",
+            "split": "dev",
+            "passage_ids": ["p2", "p1"],
+            "labels": [_label("alice", "support", rationale="段落2に記載"), _label("bob", "support")],
+            "adjudication": None,
+        },
+        {
+            "dataset": "pilot",
+            "case_id": "q1",
+            "claim_id": "q1-b",
+            "claim": "=HYPERLINK(\"http://x\")",
+            "gold_label": "contradict",
+            "resolution": "adjudicated",
+            "severity": "legal",
+            "slice": "normal",
+            "split": "dev",
+            "passage_ids": ["p1"],
+            "labels": [_label("alice", "support"), _label("bob", "contradict", "legal", ("p1", "p3"), "+1 says no")],
+            "adjudication": {"adjudicator": "carol", "label": "contradict", "rationale": "-see p1", "severity": "legal"},
+        },
+    ]
+
+
+def _write(tmp_path: Path, name: str = "gold-v1", records=None, fields=FIELDS) -> Path:
+    return write_release(tmp_path, name, _records() if records is None else records, fields)
+
+
+def _csv_rows(path: Path) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(path.read_bytes().decode("utf-8-sig"), newline="")))
+
+
+# ------------------------------------------------------------------------------ layout, names
+
+
+def test_layout_names_the_four_release_files(tmp_path):
+    layout = release_layout(tmp_path / "v1")
+    assert list(layout.data_files) == ["gold.jsonl", "gold.csv", "gold.parquet"]
+    assert list(layout.all_files) == ["gold.jsonl", "gold.csv", "gold.parquet", "manifest.json"]
+    assert layout.manifest == tmp_path / "v1" / "manifest.json"
+
+
+@pytest.mark.parametrize("name", ["gold-v1", "v1.0", "pilot_2025-01", "A1"])
+def test_release_names_of_letters_digits_dot_underscore_dash_are_accepted(name):
+    assert check_release_name(name) == name
+
+
+@pytest.mark.parametrize("name", ["", ".", "..", ".hidden", "a/b", "../up", "v 1", "金", "a\\b", "x" * 101])
+def test_other_release_names_are_refused(name, tmp_path):
+    with pytest.raises(InvalidValueError, match="release name"):
+        write_release(tmp_path, name, _records(), FIELDS)
+    assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------------------------------------------ spreadsheet
+
+
+@pytest.mark.parametrize("prefix", ["=", "+", "-", "@", "\t", "\r", "＝", "＋", "－", "＠"])
+def test_a_cell_starting_like_a_formula_gets_a_quote_and_keeps_its_text(prefix):
+    assert spreadsheet_safe(prefix + "SUM(A1:A9)") == "'" + prefix + "SUM(A1:A9)"
+
+
+@pytest.mark.parametrize("cell", ["", "plain", "a=b", " =1", "'=already", "1+1", "返金"])
+def test_other_cells_are_unchanged(cell):
+    assert spreadsheet_safe(cell) == cell
+
+
+def test_the_listed_formula_prefixes_are_exactly_the_documented_ones():
+    assert set(FORMULA_PREFIXES) == {"=", "+", "-", "@", "\t", "\r", "＝", "＋", "－", "＠"}
+
+
+@pytest.mark.parametrize("prefix", ["=", "+", "-", "@", "\t", "\r", "＝", "＋", "－", "＠"])
+def test_gold_csv_escapes_every_prefix_while_jsonl_and_parquet_keep_the_raw_text(tmp_path, prefix):
+    records = _records()
+    text = prefix + "cmd|' /C calc'!A0"
+    records[0]["claim"] = text
+    records[0]["labels"][0]["rationale"] = text
+    folder = _write(tmp_path, records=records)
+    row = _csv_rows(folder / "gold.csv")[0]
+    assert row["claim"] == "'" + text
+    assert row["rationale_1"] == "'" + text
+    assert json.loads((folder / "gold.jsonl").read_text(encoding="utf-8").splitlines()[0])["claim"] == text
+    table = pq.read_table(folder / "gold.parquet").to_pylist()
+    assert table[0]["claim"] == text
+    assert table[0]["labels"][0]["rationale"] == text
+
+
+# ------------------------------------------------------------------------------ data files
+
+
+def test_gold_jsonl_has_one_claim_a_line_in_the_given_order_with_fixed_keys_and_raw_unicode(tmp_path):
+    folder = _write(tmp_path)
+    raw = (folder / "gold.jsonl").read_bytes()
+    assert b"\r" not in raw and raw.endswith(b"\n")
+    assert "返金は30日以内に可能です。".encode() in raw
+    lines = raw.decode("utf-8").splitlines()
+    assert [json.loads(line) for line in lines] == _records()
+    assert list(json.loads(lines[1])) == [
+        "dataset", "case_id", "claim_id", "claim", "gold_label", "resolution", "severity",
+        "slice", "split", "passage_ids", "labels", "adjudication",
+    ]
+    assert list(json.loads(lines[1])["labels"][1]) == ["labeler", "label", "rationale", "passage_ids", "severity"]
+    assert list(json.loads(lines[1])["adjudication"]) == ["adjudicator", "label", "rationale", "severity"]
+
+
+def test_record_keys_given_in_any_order_are_written_in_the_fixed_order(tmp_path):
+    records = [dict(reversed(list(record.items()))) for record in _records()]
+    folder = _write(tmp_path, records=records)
+    assert (folder / "gold.jsonl").read_bytes() == (_write(tmp_path, "other").joinpath("gold.jsonl")).read_bytes()
+
+
+def test_gold_csv_is_utf8_with_bom_crlf_and_flattens_labels_and_adjudication(tmp_path):
+    folder = _write(tmp_path)
+    raw = (folder / "gold.csv").read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")
+    assert raw.count(b"\r\n") == 3 and b"\n" not in raw.replace(b"\r\n", b"")
+    rows = _csv_rows(folder / "gold.csv")
+    assert list(rows[0]) == [
+        "dataset", "case_id", "claim_id", "claim", "gold_label", "resolution", "severity", "slice", "split", "passage_ids",
+        "labeler_1", "label_1", "rationale_1", "passage_ids_1", "severity_1",
+        "labeler_2", "label_2", "rationale_2", "passage_ids_2", "severity_2",
+        "adjudicator", "adjudication_label", "adjudication_rationale", "adjudication_severity",
+    ]
+    assert rows[0]["passage_ids"] == "p2;p1"
+    assert rows[0]["severity"] == "" and rows[0]["adjudicator"] == ""
+    assert rows[1] == {
+        "dataset": "pilot", "case_id": "q1", "claim_id": "q1-b", "claim": "'=HYPERLINK(\"http://x\")",
+        "gold_label": "contradict", "resolution": "adjudicated", "severity": "legal", "slice": "normal", "split": "dev",
+        "passage_ids": "p1",
+        "labeler_1": "alice", "label_1": "support", "rationale_1": "", "passage_ids_1": "p1", "severity_1": "",
+        "labeler_2": "bob", "label_2": "contradict", "rationale_2": "'+1 says no", "passage_ids_2": "p1;p3",
+        "severity_2": "legal",
+        "adjudicator": "carol", "adjudication_label": "contradict", "adjudication_rationale": "'-see p1",
+        "adjudication_severity": "legal",
+    }
+
+
+def test_gold_csv_grows_label_columns_for_claims_with_more_than_two_labels(tmp_path):
+    records = _records()
+    records[0]["labels"].append(_label("dave", "support"))
+    rows = _csv_rows(_write(tmp_path, records=records) / "gold.csv")
+    assert rows[0]["labeler_3"] == "dave" and rows[1]["labeler_3"] == ""
+
+
+def test_gold_parquet_has_the_fixed_schema_and_the_records(tmp_path):
+    folder = _write(tmp_path)
+    table = pq.read_table(folder / "gold.parquet")
+    assert table.schema.equals(release.PARQUET_SCHEMA)
+    assert table.to_pylist() == _records()
+    metadata = pq.ParquetFile(folder / "gold.parquet").metadata
+    assert metadata.row_group(0).column(0).compression == "ZSTD"
+
+
+def test_the_same_records_under_two_names_give_byte_identical_data_files(tmp_path):
+    first = _write(tmp_path, "v1")
+    second = _write(tmp_path, "v2", fields={**FIELDS, "created_at": "2030-01-01T00:00:00+00:00"})
+    for name in ("gold.jsonl", "gold.csv", "gold.parquet"):
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+        assert b"v1" not in (first / name).read_bytes() and b"2025-01-02" not in (first / name).read_bytes()
+    assert (first / "manifest.json").read_bytes() != (second / "manifest.json").read_bytes()
+
+
+def test_an_empty_record_list_still_gives_valid_files(tmp_path):
+    folder = _write(tmp_path, records=[])
+    assert (folder / "gold.jsonl").read_bytes() == b""
+    assert pq.read_table(folder / "gold.parquet").num_rows == 0
+    assert check_release(folder).ok
+
+
+def test_a_claim_twice_in_the_records_is_refused(tmp_path):
+    records = _records()
+    records[1]["claim_id"] = "q1-a"
+    with pytest.raises(ValueError, match="q1-a"):
+        _write(tmp_path, records=records)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_record_with_a_missing_key_is_refused(tmp_path):
+    records = _records()
+    del records[0]["split"]
+    with pytest.raises(ValueError, match="split"):
+        _write(tmp_path, records=records)
+
+
+def test_manifest_fields_may_not_override_what_write_release_computes(tmp_path):
+    with pytest.raises(ValueError, match="files"):
+        _write(tmp_path, fields={**FIELDS, "files": {}})
+
+
+# ------------------------------------------------------------------------------ manifest
+
+
+def test_manifest_is_sorted_pretty_json_with_counts_versions_and_file_hashes(tmp_path):
+    folder = _write(tmp_path)
+    text = (folder / "manifest.json").read_text(encoding="utf-8")
+    manifest = json.loads(text)
+    assert text == json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    assert manifest["name"] == "gold-v1"
+    assert manifest["created_at"] == "2025-01-02T03:04:05+00:00"
+    assert manifest["creator"] == "admin"
+    assert manifest["schema_version"] == SCHEMA_VERSION
+    assert manifest["software_version"] == annotator.__version__
+    assert manifest["counts"] == {
+        "claims": 2,
+        "by_label": {"support": 1, "contradict": 1, "insufficient": 0},
+        "by_slice": {"normal": 2},
+        "by_split": {"dev": 2},
+        "by_resolution": {"agreed": 1, "adjudicated": 1},
+        "by_severity": {"legal": 1},
+    }
+    assert set(manifest["files"]) == {"gold.jsonl", "gold.csv", "gold.parquet"}
+    for name, entry in manifest["files"].items():
+        assert entry == {"sha256": sha256_file(folder / name), "bytes": (folder / name).stat().st_size}
+
+
+# ------------------------------------------------------------------------------ writing
+
+
+def test_an_existing_release_folder_is_refused_and_left_alone(tmp_path):
+    folder = _write(tmp_path)
+    before = {path.name: path.read_bytes() for path in folder.iterdir()}
+    with pytest.raises(ReleaseExistsError, match="gold-v1"):
+        _write(tmp_path, fields={**FIELDS, "creator": "someone else"})
+    assert {path.name: path.read_bytes() for path in folder.iterdir()} == before
+
+
+def test_a_failure_mid_write_leaves_neither_the_release_nor_the_temporary_folder(tmp_path, monkeypatch):
+    def broken_parquet(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(release.pq, "write_table", broken_parquet)
+    with pytest.raises(OSError, match="disk full"):
+        _write(tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_folder_is_written_under_a_temporary_sibling_name_then_renamed(tmp_path, monkeypatch):
+    renames = []
+    real_rename = release.os.rename
+
+    def spy(source, target):
+        renames.append((Path(source), Path(target)))
+        assert sorted(path.name for path in Path(source).iterdir()) == ["gold.csv", "gold.jsonl", "gold.parquet", "manifest.json"]
+        real_rename(source, target)
+
+    monkeypatch.setattr(release.os, "rename", spy)
+    folder = _write(tmp_path)
+    [(source, target)] = renames
+    assert source.parent == tmp_path and source.name.startswith(".gold-v1.tmp-")
+    assert target == folder == tmp_path / "gold-v1"
+    assert [path.name for path in tmp_path.iterdir()] == ["gold-v1"]
+
+
+def test_out_dir_is_created_when_missing(tmp_path):
+    folder = write_release(tmp_path / "a" / "b", "v1", _records(), FIELDS)
+    assert folder == tmp_path / "a" / "b" / "v1" and check_release(folder).ok
+
+
+# ------------------------------------------------------------------------------ verify
+
+
+def test_verify_passes_on_a_fresh_release(tmp_path):
+    folder = _write(tmp_path)
+    result = verify_release(folder)
+    assert result.ok and result.problems == ()
+    assert sorted(result.files) == ["gold.csv", "gold.jsonl", "gold.parquet"]
+    assert check_release(folder) == result
+
+
+def test_verify_fails_naming_gold_csv_after_one_byte_changes(tmp_path):
+    folder = _write(tmp_path)
+    data = bytearray((folder / "gold.csv").read_bytes())
+    data[10] ^= 0x01
+    (folder / "gold.csv").write_bytes(bytes(data))
+    result = verify_release(folder)
+    assert not result.ok
+    assert len(result.problems) == 1 and result.problems[0].startswith("gold.csv: changed (sha256")
+    with pytest.raises(ReleaseVerifyError, match="gold.csv: changed"):
+        check_release(folder)
+
+
+def test_verify_fails_naming_a_deleted_file(tmp_path):
+    folder = _write(tmp_path)
+    (folder / "gold.parquet").unlink()
+    result = verify_release(folder)
+    assert not result.ok and result.problems == ("gold.parquet: missing",)
+    assert "gold.parquet" not in result.files
+    with pytest.raises(ReleaseVerifyError, match="gold.parquet: missing"):
+        check_release(folder)
+
+
+def test_verify_fails_naming_an_added_file(tmp_path):
+    folder = _write(tmp_path)
+    (folder / "notes.txt").write_text("hello", encoding="utf-8")
+    result = verify_release(folder)
+    assert not result.ok
+    assert result.problems == ("notes.txt: unexpected file (not listed in manifest.json)",)
+    with pytest.raises(ReleaseVerifyError, match="notes.txt"):
+        check_release(folder)
+
+
+def test_verify_fails_on_a_missing_or_unreadable_manifest(tmp_path):
+    folder = _write(tmp_path)
+    (folder / "manifest.json").write_text("{not json", encoding="utf-8")
+    assert verify_release(folder).problems[0].startswith("manifest.json: unreadable")
+    (folder / "manifest.json").unlink()
+    assert verify_release(folder).problems[0].startswith("manifest.json: missing")
+    with pytest.raises(ReleaseVerifyError, match="manifest.json: missing"):
+        check_release(folder)
+
+
+def test_verify_fails_on_a_folder_that_does_not_exist(tmp_path):
+    result = verify_release(tmp_path / "nope")
+    assert not result.ok and "not a release folder" in result.problems[0]
+
+
+def test_verify_refuses_a_manifest_that_lists_paths_outside_the_folder(tmp_path):
+    folder = _write(tmp_path)
+    (tmp_path / "secret").write_text("x", encoding="utf-8")
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest["files"]["../secret"] = {"sha256": sha256_file(tmp_path / "secret"), "bytes": 1}
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    result = verify_release(folder)
+    assert result.problems == ("../secret: listed in manifest.json but not a plain data file name",)
+
+
+def test_verify_fails_when_the_manifest_stops_listing_a_data_file(tmp_path):
+    folder = _write(tmp_path)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["files"]["gold.csv"]
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert verify_release(folder).problems == ("gold.csv: not listed in manifest.json",)
