@@ -1,0 +1,818 @@
+"""Readers for the input files: cases (native JSONL, flat CSV, CLIMATE-FEVER), labels and
+adjudications. Pure parsing: no database. Every reader streams plain records and raises
+`ImportRowError` naming the file, `line N`, the field, the problem and what to do.
+
+Text is NFC-normalized (never NFKC: ① and ㈱ stay as written). Ids with spaces around them are
+refused, not silently turned into new ids. The same id twice in one file is a harmless repeat
+when its content is identical, and refused (naming both lines) when it is not.
+
+CLIMATE-FEVER: Diggelmann, Boyd-Graber, Bulian, Ciaramita, Leippold (2020), "CLIMATE-FEVER: A
+Dataset for Verification of Real-World Climate Claims", arXiv:2012.00614.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from annotator.errors import ImportFileError, ImportRowError
+from annotator.vocabulary import CLIMATE_FEVER_LABELS, LABELS, SEVERITIES, SPLITS
+
+CASE_FORMATS: tuple[str, ...] = ("jsonl", "csv", "climate-fever")
+"""Formats of case files; "auto" detects one of them."""
+
+TABLE_FORMATS: tuple[str, ...] = ("jsonl", "csv")
+"""Formats of label and adjudication files."""
+
+CLIMATE_FEVER_SOURCE = "CLIMATE-FEVER (Diggelmann et al., 2020)"
+CLIMATE_FEVER_SLICE = "normal"  # the file's own group is not one of our slices
+CLIMATE_FEVER_SPLIT = "dev"
+VOTER_PREFIX = "cf-vote-"
+
+CSV_CASE_COLUMNS: tuple[str, ...] = (
+    "case_id", "question", "answer", "slice", "split", "claim_id", "claim",
+    "passage_id", "doc_id", "passage_version", "passage_title", "passage_text",
+)
+CSV_CASE_REQUIRED: tuple[str, ...] = ("case_id", "claim_id", "claim", "passage_id", "passage_text")
+LABEL_COLUMNS: tuple[str, ...] = ("claim_id", "labeler", "label", "rationale", "passage_ids", "severity")
+LABEL_REQUIRED: tuple[str, ...] = ("claim_id", "labeler", "label")
+ADJUDICATION_COLUMNS: tuple[str, ...] = ("claim_id", "adjudicator", "label", "rationale", "severity")
+ADJUDICATION_REQUIRED: tuple[str, ...] = ("claim_id", "adjudicator", "label")
+
+UTF8, UTF8_BOM, CP932 = "UTF-8", "UTF-8 with BOM", "CP932"
+
+T = TypeVar("T")
+
+
+# ---------------------------------------------------------------- records
+
+
+@dataclass(frozen=True)
+class PassageRecord:
+    """One evidence passage as read from a file."""
+
+    passage_id: str
+    doc_id: str
+    version: str
+    title: str
+    text: str
+    line: int
+
+    def content(self) -> dict[str, str]:
+        """The passage's fields that must match for a repeat of its id to be harmless."""
+        return {"doc_id": self.doc_id, "version": self.version, "title": self.title, "text": self.text}
+
+
+@dataclass(frozen=True)
+class ClaimRecord:
+    """One claim as read from a file: its passages (ids, in the order shown) and, for
+    CLIMATE-FEVER, its votes by slot (our label names; None = no vote)."""
+
+    claim_id: str
+    text: str
+    passage_ids: tuple[str, ...]
+    line: int
+    votes: tuple[str | None, ...] = ()
+
+
+@dataclass(frozen=True)
+class CaseRecord:
+    """One case as read from a file, with its passages and claims in file order."""
+
+    case_id: str
+    question: str
+    answer: str
+    slice: str
+    split: str
+    metadata: dict[str, Any]
+    passages: tuple[PassageRecord, ...]
+    claims: tuple[ClaimRecord, ...]
+    line: int
+
+    def content(self) -> dict[str, Any]:
+        """The case's own fields (not its claims or passages)."""
+        return {"question": self.question, "answer": self.answer, "slice": self.slice,
+                "split": self.split, "metadata": self.metadata}
+
+
+@dataclass(frozen=True)
+class LabelRecord:
+    """One row of a labels file."""
+
+    claim_id: str
+    labeler: str
+    label: str
+    rationale: str
+    passage_ids: tuple[str, ...]
+    severity: str | None
+    line: int
+
+
+@dataclass(frozen=True)
+class AdjudicationRecord:
+    """One row of an adjudications file."""
+
+    claim_id: str
+    adjudicator: str
+    label: str
+    rationale: str
+    severity: str | None
+    line: int
+
+
+@dataclass(frozen=True)
+class Source(Generic[T]):
+    """An opened input file: its format, the encoding used, and its records (an iterator, read
+    once). `warnings` fills up while the records are read (unknown columns and fields)."""
+
+    path: str
+    format: str
+    encoding: str
+    records: Iterator[T]
+    warnings: list[str] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------- public readers
+
+
+def detect_format(path: str | Path) -> str:
+    """The case format of `path`: "csv" for a .csv file, "climate-fever" for JSON lines whose
+    first record has `evidences`, else "jsonl". A file that is neither .csv nor JSON lines is
+    read as CSV. Raises ImportFileError when the file is missing."""
+    path = Path(path)
+    if path.suffix.lower() == ".csv":
+        return "csv"
+    first = _first_nonblank_line(path)
+    if not first.lstrip().startswith(b"{"):
+        return "csv" if path.suffix.lower() not in (".jsonl", ".ndjson", ".json") else "jsonl"
+    try:
+        record = json.loads(first.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return "jsonl"  # the native reader reports the broken line
+    return "climate-fever" if isinstance(record, dict) and "evidences" in record else "jsonl"
+
+
+def read_cases(path: str | Path, fmt: str = "auto") -> Source[CaseRecord]:
+    """Open a case file and stream its cases.
+
+    fmt: "auto" (see `detect_format`), "jsonl" (native), "csv" or "climate-fever".
+    Returns a Source whose records are CaseRecords in file order, repeats dropped.
+    Raises ImportFileError (missing file, unknown format) at once, and ImportRowError while the
+    records are read (bad JSON, missing or empty field, id with spaces around it, unknown
+    passage, same id with other content, undecodable bytes).
+    """
+    fmt = _resolve_format(path, fmt, CASE_FORMATS, detect_format)
+    readers: dict[str, Callable[[Path], Source[CaseRecord]]] = {
+        "jsonl": _read_native, "csv": _read_case_csv, "climate-fever": _read_climate_fever,
+    }
+    return readers[fmt](Path(path))
+
+
+def read_labels(path: str | Path, fmt: str = "auto") -> Source[LabelRecord]:
+    """Open a labels file (CSV or JSONL) with columns claim_id, labeler, label and optional
+    rationale, passage_ids (CSV: separated by ";"; JSONL: a list) and severity.
+
+    Raises ImportRowError for a missing column or field, an unknown label or severity (naming
+    the value and the allowed ones), an id with spaces around it, and the same claim and labeler
+    twice with other content.
+    """
+    fmt = _resolve_format(path, fmt, TABLE_FORMATS, _detect_table_format)
+    source = _open_table(Path(path), fmt, LABEL_COLUMNS, LABEL_REQUIRED)
+    records = _unique_rows(map(_label_record, source.records), _Seen(source.path, "label of claim"), _label_key, "labeler")
+    return Source(source.path, fmt, source.encoding, records, source.warnings)
+
+
+def read_adjudications(path: str | Path, fmt: str = "auto") -> Source[AdjudicationRecord]:
+    """Open an adjudications file (CSV or JSONL) with columns claim_id, adjudicator, label and
+    optional rationale and severity. Errors as `read_labels`; one adjudication per claim."""
+    fmt = _resolve_format(path, fmt, TABLE_FORMATS, _detect_table_format)
+    source = _open_table(Path(path), fmt, ADJUDICATION_COLUMNS, ADJUDICATION_REQUIRED)
+    records = _unique_rows(map(_adjudication_record, source.records), _Seen(source.path, "adjudication of claim"),
+                           _adjudication_key, "claim_id")
+    return Source(source.path, fmt, source.encoding, records, source.warnings)
+
+
+def voter_name(k: int) -> str:
+    """The labeler name of CLIMATE-FEVER vote k (1-based): "cf-vote-k"."""
+    return f"{VOTER_PREFIX}{k}"
+
+
+def slot_votes(votes: Iterable[str | None]) -> list[tuple[str, str]]:
+    """(labeler, label) for every non-null vote slot j, as labeler cf-vote-{j+1} (`--with-votes`)."""
+    return [(voter_name(j + 1), vote) for j, vote in enumerate(votes) if vote is not None]
+
+
+def first_votes(votes: Iterable[str | None], n: int) -> list[tuple[str, str]]:
+    """(labeler, label) for the first `n` non-null votes: the k-th as labeler cf-vote-{k}."""
+    cast = [vote for vote in votes if vote is not None][:n]
+    return [(voter_name(k), vote) for k, vote in enumerate(cast, start=1)]
+
+
+def nth_vote(votes: Iterable[str | None], k: int) -> str | None:
+    """The k-th (1-based) non-null vote, or None when there are fewer than k votes."""
+    cast = [vote for vote in votes if vote is not None]
+    return cast[k - 1] if 0 < k <= len(cast) else None
+
+
+# ---------------------------------------------------------------- one row of input
+
+
+@dataclass(frozen=True)
+class _Row:
+    """One record of input (a JSON object, a CSV row or a nested object) with its line, so that
+    each value read from it can be checked and reported with file, line and field."""
+
+    path: str
+    line: int
+    values: Mapping[str, Any]
+    prefix: str = ""
+
+    def error(self, key: str | None, problem: str, fix: str) -> ImportRowError:
+        name = None if key is None else self.prefix + key
+        return ImportRowError(self.path, self.line, name, problem, fix)
+
+    def child(self, key: str, index: int, values: Any) -> _Row:
+        name = f"{key}[{index}]"
+        if not isinstance(values, dict):
+            raise self.error(name, f"expected a JSON object, got {_json_type(values)}", "Write it as {...}")
+        return _Row(self.path, self.line, values, f"{self.prefix}{name}.")
+
+    def text(self, key: str, *, required: bool = False) -> str:
+        value = self.values.get(key)
+        if value is None or value == "" or (required and isinstance(value, str) and not value.strip()):
+            if required:
+                raise self.error(key, "missing or empty value", f"Give every record a non-empty '{key}'")
+            return ""
+        if not isinstance(value, str):
+            raise self.error(key, f"expected a string, got {_json_type(value)}", "Write it in double quotes")
+        return nfc(value)
+
+    def ident(self, key: str) -> str:
+        value = self.values.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
+        return self.check_ident(key, value)
+
+    def check_ident(self, key: str, value: Any) -> str:
+        if value is None or value == "":
+            raise self.error(key, "missing or empty value", f"Give every record a non-empty '{key}'")
+        if not isinstance(value, str):
+            raise self.error(key, f"expected a string id, got {_json_type(value)}", "Write the id in double quotes")
+        if value != value.strip():
+            raise self.error(key, f"id {value!r} has spaces around it", "Remove the leading and trailing spaces from the id")
+        return nfc(value)
+
+    def choice(self, key: str, allowed: tuple[str, ...], *, required: bool) -> str:
+        value = self.text(key, required=required)
+        if value and value not in allowed:
+            raise self.error(key, f"unknown value {value!r}", f"Use one of: {', '.join(allowed)}")
+        return value
+
+
+def nfc(text: str) -> str:
+    """`text` in Unicode NFC (never NFKC: compatibility characters such as ① and ㈱ are kept)."""
+    return unicodedata.normalize("NFC", text)
+
+
+def _nfc_json(value: Any) -> Any:
+    if isinstance(value, str):
+        return nfc(value)
+    if isinstance(value, list):
+        return [_nfc_json(item) for item in value]
+    if isinstance(value, dict):
+        return {nfc(key): _nfc_json(item) for key, item in value.items()}
+    return value
+
+
+def _json_type(value: Any) -> str:
+    names = {bool: "true/false", int: "a number", float: "a number", str: "a string",
+             list: "a list", dict: "an object", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+class _Seen:
+    """Remembers each id's content and line in one file: a repeat with the same content is
+    harmless (first_time returns False), one with other content is refused naming both lines."""
+
+    def __init__(self, path: str, kind: str):
+        self.path, self.kind = path, kind
+        self._seen: dict[Any, tuple[int, Any]] = {}
+
+    def first_time(self, key: Any, content: Any, line: int, field_name: str) -> bool:
+        if key not in self._seen:
+            self._seen[key] = (line, content)
+            return True
+        first_line, first = self._seen[key]
+        if first == content:
+            return False
+        shown = "', '".join(key) if isinstance(key, tuple) else key
+        raise ImportRowError(
+            self.path, line, field_name,
+            f"{self.kind} '{shown}' is also on line {first_line} with other content{_differing(first, content)}",
+            "Give one of them another id, or make both the same",
+        )
+
+
+def _differing(first: Any, second: Any) -> str:
+    if not (isinstance(first, dict) and isinstance(second, dict)):
+        return ""
+    keys = [key for key in {**first, **second} if first.get(key) != second.get(key)]
+    return f" ({', '.join(keys)} differ)" if keys else ""
+
+
+# ---------------------------------------------------------------- bytes, lines, encodings
+
+
+def _resolve_format(path: str | Path, fmt: str, allowed: tuple[str, ...], detect: Callable[[Path], str]) -> str:
+    if not Path(path).is_file():
+        raise ImportFileError(f"{path}: no such file")
+    if fmt == "auto":
+        return detect(Path(path))
+    if fmt not in allowed:
+        raise ImportFileError(f"{path}: unknown format '{fmt}'; use auto or one of {', '.join(allowed)}")
+    return fmt
+
+
+def _detect_table_format(path: Path) -> str:
+    if path.suffix.lower() == ".csv":
+        return "csv"
+    if path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
+        return "jsonl"
+    return "jsonl" if _first_nonblank_line(path).lstrip().startswith(b"{") else "csv"
+
+
+def _first_nonblank_line(path: Path) -> bytes:
+    with path.open("rb") as handle:
+        for raw in handle:
+            if raw.strip() and raw.strip() != b"\xef\xbb\xbf":
+                return raw.removeprefix(b"\xef\xbb\xbf")
+    return b""
+
+
+def _json_lines(path: Path) -> tuple[str, Iterator[_Row]]:
+    """The encoding and a stream of (line, object) of a JSON-lines file, blank lines skipped."""
+    with path.open("rb") as handle:
+        encoding = UTF8_BOM if handle.read(3) == b"\xef\xbb\xbf" else UTF8
+    return encoding, _json_rows(path)
+
+
+def _json_rows(path: Path) -> Iterator[_Row]:
+    offset = 0
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            text = _decode_line(path, raw, number, offset)
+            offset += len(raw)
+            if number == 1:
+                text = text.removeprefix("\ufeff")
+            if text.strip():
+                yield _Row(str(path), number, _parse_json_object(path, text, number))
+
+
+def _decode_line(path: Path, raw: bytes, number: int, offset: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ImportRowError(
+            str(path), number, None,
+            f"byte {offset + error.start} (0x{raw[error.start]:02x}, column {error.start + 1} of the line) is not UTF-8",
+            "JSON lines must be UTF-8: save the file as UTF-8 and import again",
+        ) from None
+
+
+def _parse_json_object(path: Path, text: str, number: int) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ImportRowError(
+            str(path), number, None,
+            f"not valid JSON: {error.msg} at column {error.colno}",
+            "Write each record as one JSON object on one line, e.g. {\"case_id\": \"c1\", ...}",
+        ) from None
+    if not isinstance(value, dict):
+        raise ImportRowError(str(path), number, None, f"expected a JSON object, got {_json_type(value)}",
+                             "Write each record as one JSON object {...} on its own line")
+    return value
+
+
+def decode_csv_bytes(path: str | Path, data: bytes) -> tuple[str, str]:
+    """Decode a CSV file's bytes: UTF-8 (with or without BOM) strictly, else CP932 strictly.
+
+    Returns (text, encoding name: "UTF-8", "UTF-8 with BOM" or "CP932").
+    Raises ImportRowError naming the byte offset, line and (where the header says) field of the
+    first byte neither encoding can read; the encoding that got further is the one reported.
+    """
+    try:
+        encoding = UTF8_BOM if data.startswith(b"\xef\xbb\xbf") else UTF8
+        return data.decode("utf-8-sig"), encoding
+    except UnicodeDecodeError as utf8_error:
+        try:
+            return data.decode("cp932"), CP932
+        except UnicodeDecodeError as cp932_error:
+            raise _undecodable(str(path), data, utf8_error, cp932_error) from None
+
+
+def _undecodable(path: str, data: bytes, utf8: UnicodeDecodeError, cp932: UnicodeDecodeError) -> ImportRowError:
+    codec, error = ("utf-8-sig", utf8) if utf8.start >= cp932.start else ("cp932", cp932)
+    prefix = data[: error.start].decode(codec)
+    line, field_name = _csv_position(prefix)
+    where = "" if utf8.start == cp932.start else f" (UTF-8 fails at byte {utf8.start}, CP932 at byte {cp932.start})"
+    return ImportRowError(
+        path, line, field_name,
+        f"byte {error.start} (0x{data[error.start]:02x}) is neither UTF-8 nor CP932{where}",
+        "Save the file as UTF-8 (Excel: 'CSV UTF-8') or as CP932 and import again",
+    )
+
+
+def _csv_position(prefix: str) -> tuple[int, str | None]:
+    """The starting line and column name of the CSV record in which `prefix` ends (the text before
+    an undecodable byte); the column is None on the header line or past the header's width."""
+    reader = csv.reader(io.StringIO(prefix, newline=""))
+    header: list[str] | None = None
+    start, last = 1, (1, [""])
+    for row in reader:
+        last, start = (start, row), reader.line_num + 1
+        header = header if header is not None else [name.strip() for name in row]
+    if not prefix or prefix.endswith(("\n", "\r")):
+        last = (start, [""])  # the bad byte opens a new record
+    line, row = last
+    if line == 1 or header is None:
+        return line, None
+    return line, header[len(row) - 1] if len(row) <= len(header) else None
+
+
+def _csv_rows(path: Path, columns: tuple[str, ...], required: tuple[str, ...], extra: str = "ignored") -> Source[_Row]:
+    """Decode a CSV file and stream its rows as _Row (values by column name, line = the record's
+    starting line); rows with only empty cells are skipped. Each unknown column gives a warning
+    saying what happens to it (`extra`)."""
+    text, encoding = decode_csv_bytes(path, path.read_bytes())
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = [name.strip() for name in next(reader, [])]
+    _check_header(str(path), header, required)
+    warnings = [f"{path}: column '{name}' is not one of {', '.join(columns)}; it is {extra}"
+                for name in header if name not in columns]
+    return Source(str(path), "csv", encoding, _csv_records(str(path), reader, header), warnings)
+
+
+def _check_header(path: str, header: list[str], required: tuple[str, ...]) -> None:
+    if not any(header):
+        raise ImportRowError(path, 1, None, "the file has no header row", f"Put the column names on line 1: {', '.join(required)}, ...")
+    missing = [name for name in required if name not in header]
+    if missing:
+        raise ImportRowError(path, 1, None, f"missing column(s) {', '.join(missing)}",
+                             f"Add them to the header row (required: {', '.join(required)})")
+    doubled = sorted({name for name in header if name and header.count(name) > 1})
+    if doubled:
+        raise ImportRowError(path, 1, None, f"column(s) {', '.join(doubled)} appear twice", "Keep one of each")
+
+
+def _csv_records(path: str, reader: Any, header: list[str]) -> Iterator[_Row]:
+    start = reader.line_num + 1
+    for cells in reader:
+        line, start = start, reader.line_num + 1
+        if not any(cell.strip() for cell in cells):
+            continue
+        if len(cells) > len(header):
+            raise ImportRowError(path, line, None, f"the row has {len(cells)} cells but the header has {len(header)}",
+                                 "Quote cells that contain commas, or remove the extra cells")
+        yield _Row(path, line, dict(zip(header, cells + [""] * (len(header) - len(cells)), strict=True)))
+
+
+def _open_table(path: Path, fmt: str, columns: tuple[str, ...], required: tuple[str, ...]) -> Source[_Row]:
+    if fmt == "csv":
+        return _csv_rows(path, columns, required)
+    encoding, rows = _json_lines(path)
+    warnings: list[str] = []
+    return Source(str(path), "jsonl", encoding, _warn_unknown_keys(rows, columns, warnings), warnings)
+
+
+def _warn_unknown_keys(rows: Iterator[_Row], known: tuple[str, ...], warnings: list[str]) -> Iterator[_Row]:
+    reported: set[str] = set()
+    for row in rows:
+        for key in row.values:
+            if key not in known and key not in reported:
+                reported.add(key)
+                warnings.append(f"{row.path}, line {row.line}: field '{key}' is not used; it is ignored")
+        yield row
+
+
+# ---------------------------------------------------------------- native JSON lines
+
+
+NATIVE_CASE_KEYS = ("case_id", "question", "answer", "slice", "split", "metadata", "passages", "claims")
+
+
+def _read_native(path: Path) -> Source[CaseRecord]:
+    encoding, rows = _json_lines(path)
+    warnings: list[str] = []
+    rows = _warn_unknown_keys(rows, NATIVE_CASE_KEYS, warnings)
+    return Source(str(path), "jsonl", encoding, _unique_cases(str(path), map(_native_case, rows)), warnings)
+
+
+def _native_case(row: _Row) -> CaseRecord:
+    case_id = row.ident("case_id")
+    passages = _distinct_passages(
+        row, "passages", [_native_passage(row.child("passages", i, value)) for i, value in enumerate(_list(row, "passages"))])
+    claims_raw = _list(row, "claims")
+    if not claims_raw:
+        raise row.error("claims", "the case has no claims", "Give the case a non-empty list of claims")
+    claims = tuple(_native_claim(row.child("claims", i, value), passages) for i, value in enumerate(claims_raw))
+    return CaseRecord(
+        case_id=case_id,
+        question=row.text("question"),
+        answer=row.text("answer"),
+        slice=row.text("slice"),
+        split=row.choice("split", SPLITS, required=False),
+        metadata=_metadata(row),
+        passages=passages,
+        claims=claims,
+        line=row.line,
+    )
+
+
+def _list(row: _Row, key: str) -> list[Any]:
+    value = row.values.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise row.error(key, f"expected a list, got {_json_type(value)}", f"Write '{key}' as a JSON list [...]")
+    return value
+
+
+def _metadata(row: _Row) -> dict[str, Any]:
+    value = row.values.get("metadata")
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise row.error("metadata", f"expected an object, got {_json_type(value)}", "Write metadata as a JSON object {...}")
+    return _nfc_json(value)
+
+
+def _native_passage(row: _Row) -> PassageRecord:
+    return PassageRecord(
+        passage_id=row.ident("passage_id"),
+        doc_id=row.text("doc_id"),
+        version=_version(row, "version"),
+        title=row.text("title"),
+        text=row.text("text", required=True),
+        line=row.line,
+    )
+
+
+def _version(row: _Row, key: str) -> str:
+    value = row.values.get(key)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    return row.text(key)
+
+
+def _native_claim(row: _Row, passages: tuple[PassageRecord, ...]) -> ClaimRecord:
+    claim_id = row.ident("claim_id")
+    text = row.text("text", required=True)
+    known = [passage.passage_id for passage in passages]
+    if "passage_ids" not in row.values or row.values["passage_ids"] is None:
+        if not known:
+            raise row.error("passage_ids", f"claim '{claim_id}' has no passages",
+                            "Give the case a list of passages, or the claim a list of passage_ids")
+        return ClaimRecord(claim_id, text, tuple(known), row.line)
+    ids = tuple(row.check_ident(f"passage_ids[{i}]", value) for i, value in enumerate(_list(row, "passage_ids")))
+    if not ids:
+        raise row.error("passage_ids", f"claim '{claim_id}' has no passages",
+                        "Name at least one passage of the case, or leave passage_ids out to show all of them")
+    for i, passage_id in enumerate(ids):
+        if passage_id not in known:
+            raise row.error(f"passage_ids[{i}]", f"passage '{passage_id}' is not one of this case's passages ({', '.join(known) or 'none'})",
+                            "Add the passage to the case's passages or fix the id")
+    if _first_duplicate(ids) is not None:
+        raise row.error("passage_ids", f"passage '{_first_duplicate(ids)}' is named twice", "Name each passage once")
+    return ClaimRecord(claim_id, text, ids, row.line)
+
+
+def _distinct_passages(row: _Row, key: str, passages: list[PassageRecord]) -> tuple[PassageRecord, ...]:
+    """The case's passages with identical repeats dropped; a repeat with other content is refused."""
+    by_id: dict[str, PassageRecord] = {}
+    for passage in passages:
+        first = by_id.setdefault(passage.passage_id, passage)
+        if first.content() != passage.content():
+            raise row.error(key, f"passage '{passage.passage_id}' is given twice in this record with other content"
+                            f"{_differing(first.content(), passage.content())}", "Give one of them another id")
+    return tuple(by_id.values())
+
+
+def _first_duplicate(values: Iterable[str]) -> str | None:
+    seen: set[str] = set()
+    for value in values:
+        if value in seen:
+            return value
+        seen.add(value)
+    return None
+
+
+def _unique_cases(path: str, cases: Iterable[CaseRecord], claim_field: str = "claims[{}].claim_id",
+                  passage_field: str = "passages[{}].passage_id") -> Iterator[CaseRecord]:
+    """Drop identical repeats of a case; refuse a case, claim or passage id given twice in the file
+    with other content (a passage shown in several cases is normal). The *_field templates name
+    the field in errors, formatted with the claim's or passage's index in its case."""
+    seen_cases, seen_claims, seen_passages = _Seen(path, "case"), _Seen(path, "claim"), _Seen(path, "passage")
+    for case in cases:
+        whole = (case.content(), [(p.passage_id, p.content()) for p in case.passages],
+                 [(c.claim_id, c.text, c.passage_ids, c.votes) for c in case.claims])
+        if not seen_cases.first_time(case.case_id, whole, case.line, "case_id"):
+            continue
+        for i, passage in enumerate(case.passages):
+            seen_passages.first_time(passage.passage_id, passage.content(), passage.line, passage_field.format(i))
+        claims = tuple(claim for i, claim in enumerate(case.claims) if seen_claims.first_time(
+            claim.claim_id, {"case_id": case.case_id, "text": claim.text, "passage_ids": claim.passage_ids},
+            claim.line, claim_field.format(i)))
+        yield case if len(claims) == len(case.claims) else _with_claims(case, claims)
+
+
+def _with_claims(case: CaseRecord, claims: tuple[ClaimRecord, ...]) -> CaseRecord:
+    return CaseRecord(case.case_id, case.question, case.answer, case.slice, case.split, case.metadata,
+                      case.passages, claims, case.line)
+
+
+# ---------------------------------------------------------------- flat CSV
+
+
+def _read_case_csv(path: Path) -> Source[CaseRecord]:
+    rows = _csv_rows(path, CSV_CASE_COLUMNS, CSV_CASE_REQUIRED, extra="kept as case metadata")
+    return Source(rows.path, "csv", rows.encoding, _group_csv(rows.path, rows.records), rows.warnings)
+
+
+@dataclass
+class _CsvCase:
+    """A case being assembled from CSV rows."""
+
+    row: dict[str, Any]
+    line: int
+    passages: dict[str, PassageRecord] = field(default_factory=dict)
+    claims: dict[str, tuple[str, int, list[str]]] = field(default_factory=dict)  # id -> text, line, passage ids
+
+
+def _group_csv(path: str, rows: Iterable[_Row]) -> Iterator[CaseRecord]:
+    """Group flat rows (one per claim and passage) into cases, in order of first appearance."""
+    cases: dict[str, _CsvCase] = {}
+    seen_cases, seen_claims, seen_passages = _Seen(path, "case"), _Seen(path, "claim"), _Seen(path, "passage")
+    for row in rows:
+        case_id, case_fields = row.ident("case_id"), _csv_case_fields(row)
+        claim_id, claim_text = row.ident("claim_id"), row.text("claim", required=True)
+        passage = _csv_passage(row)
+        seen_cases.first_time(case_id, case_fields, row.line, "case_id")
+        seen_claims.first_time(claim_id, {"case_id": case_id, "claim": claim_text}, row.line, "claim_id")
+        seen_passages.first_time(passage.passage_id, passage.content(), row.line, "passage_id")
+        case = cases.setdefault(case_id, _CsvCase(case_fields, row.line))
+        case.passages.setdefault(passage.passage_id, passage)
+        _text, _line, shown = case.claims.setdefault(claim_id, (claim_text, row.line, []))
+        if passage.passage_id not in shown:
+            shown.append(passage.passage_id)
+    for case_id, case in cases.items():
+        yield _csv_case(case_id, case)
+
+
+def _csv_case_fields(row: _Row) -> dict[str, Any]:
+    extra = {nfc(key): nfc(value) for key, value in row.values.items() if key not in CSV_CASE_COLUMNS}
+    return {"question": row.text("question"), "answer": row.text("answer"), "slice": row.text("slice"),
+            "split": row.choice("split", SPLITS, required=False), "metadata": extra}
+
+
+def _csv_passage(row: _Row) -> PassageRecord:
+    return PassageRecord(
+        passage_id=row.ident("passage_id"),
+        doc_id=row.text("doc_id"),
+        version=row.text("passage_version"),
+        title=row.text("passage_title"),
+        text=row.text("passage_text", required=True),
+        line=row.line,
+    )
+
+
+def _csv_case(case_id: str, case: _CsvCase) -> CaseRecord:
+    claims = tuple(ClaimRecord(claim_id, text, tuple(shown), line) for claim_id, (text, line, shown) in case.claims.items())
+    fields = case.row
+    return CaseRecord(
+        case_id=case_id, question=fields["question"], answer=fields["answer"], slice=fields["slice"],
+        split=fields["split"], metadata={key: value for key, value in fields["metadata"].items() if value},
+        passages=tuple(case.passages.values()), claims=claims, line=case.line,
+    )
+
+
+# ---------------------------------------------------------------- CLIMATE-FEVER
+
+
+CLIMATE_FEVER_VOTES = tuple(CLIMATE_FEVER_LABELS)
+
+
+def _read_climate_fever(path: Path) -> Source[CaseRecord]:
+    encoding, rows = _json_lines(path)
+    cases = _unique_cases(str(path), map(_climate_fever_case, rows), "evidences[{}]", "evidences")
+    return Source(str(path), "climate-fever", encoding, cases)
+
+
+def _climate_fever_case(row: _Row) -> CaseRecord:
+    """One CLIMATE-FEVER claim as one case: one claim per evidence, `{claim_id}-{k}`, shown with
+    that evidence sentence only; votes kept by slot, mapped to our label names."""
+    case_id = row.ident("claim_id")
+    text = row.text("claim", required=True)
+    evidences = _list(row, "evidences")
+    if not evidences:
+        raise row.error("evidences", "the claim has no evidences", "Give each claim its list of evidences")
+    passages, claims = [], []
+    for k, value in enumerate(evidences):
+        evidence = row.child("evidences", k, value)
+        passage = _climate_fever_passage(evidence)
+        passages.append(passage)
+        claims.append(ClaimRecord(f"{case_id}-{k}", text, (passage.passage_id,), row.line, _climate_fever_votes(evidence)))
+    return CaseRecord(
+        case_id=case_id, question=text, answer="", slice=CLIMATE_FEVER_SLICE, split=CLIMATE_FEVER_SPLIT,
+        metadata={"claim_label": row.text("claim_label"), "source": CLIMATE_FEVER_SOURCE},
+        passages=_distinct_passages(row, "evidences", passages), claims=tuple(claims), line=row.line,
+    )
+
+
+def _climate_fever_passage(evidence: _Row) -> PassageRecord:
+    article = evidence.text("article")
+    return PassageRecord(evidence.ident("evidence_id"), article, "", article, evidence.text("evidence", required=True), evidence.line)
+
+
+def _climate_fever_votes(evidence: _Row) -> tuple[str | None, ...]:
+    votes = _list(evidence, "votes")
+    mapped = []
+    for j, vote in enumerate(votes):
+        if vote is not None and vote not in CLIMATE_FEVER_LABELS:
+            raise evidence.error(f"votes[{j}]", f"unknown vote {vote!r}", f"Use null or one of: {', '.join(CLIMATE_FEVER_VOTES)}")
+        mapped.append(None if vote is None else CLIMATE_FEVER_LABELS[vote])
+    return tuple(mapped)
+
+
+# ---------------------------------------------------------------- labels and adjudications
+
+
+def _label_value(row: _Row) -> str:
+    value = row.values.get("label")
+    if value is None or value == "":
+        raise row.error("label", "missing or empty value", f"Give every row a label: one of {', '.join(LABELS)}")
+    if value not in LABELS:
+        raise row.error("label", f"unknown label {value!r}", f"Use one of: {', '.join(LABELS)}")
+    return value
+
+
+def _severity(row: _Row) -> str | None:
+    return row.choice("severity", SEVERITIES, required=False) or None
+
+
+def _passage_id_list(row: _Row) -> tuple[str, ...]:
+    value = row.values.get("passage_ids")
+    if value is None or value == "":
+        return ()
+    if isinstance(value, str):  # CSV: "p1;p2" (spaces around the separators are formatting)
+        return tuple(nfc(part.strip()) for part in value.split(";") if part.strip())
+    if not isinstance(value, list):
+        raise row.error("passage_ids", f"expected a list, got {_json_type(value)}", "Write passage_ids as a list of ids")
+    return tuple(row.check_ident(f"passage_ids[{i}]", item) for i, item in enumerate(value))
+
+
+def _label_record(row: _Row) -> LabelRecord:
+    return LabelRecord(
+        claim_id=row.ident("claim_id"),
+        labeler=row.ident("labeler"),
+        label=_label_value(row),
+        rationale=row.text("rationale"),
+        passage_ids=_passage_id_list(row),
+        severity=_severity(row),
+        line=row.line,
+    )
+
+
+def _unique_rows(records: Iterable[T], seen: _Seen, key: Callable[[T], tuple[Any, Any]], field_name: str) -> Iterator[T]:
+    for record in records:
+        if seen.first_time(*key(record), record.line, field_name):  # type: ignore[attr-defined]
+            yield record
+
+
+def _label_key(record: LabelRecord) -> tuple[tuple[str, str], dict[str, Any]]:
+    content = {"label": record.label, "rationale": record.rationale,
+               "passage_ids": record.passage_ids, "severity": record.severity}
+    return (record.claim_id, record.labeler), content
+
+
+def _adjudication_record(row: _Row) -> AdjudicationRecord:
+    return AdjudicationRecord(
+        claim_id=row.ident("claim_id"),
+        adjudicator=row.ident("adjudicator"),
+        label=_label_value(row),
+        rationale=row.text("rationale"),
+        severity=_severity(row),
+        line=row.line,
+    )
+
+
+def _adjudication_key(record: AdjudicationRecord) -> tuple[str, dict[str, Any]]:
+    content = {"adjudicator": record.adjudicator, "label": record.label,
+               "rationale": record.rationale, "severity": record.severity}
+    return record.claim_id, content

@@ -1,0 +1,896 @@
+"""Imports into the database: cases (native JSONL, flat CSV, CLIMATE-FEVER, optionally with its
+votes as labels), labels and adjudications.
+
+Every function works in the caller's session, whose `session_scope` makes the import ONE
+transaction. It reads and checks the whole file and compares it with the database first, and
+raises (`ImportRowError` naming file, line and field) before it writes anything; only then does
+it write, in bulk: one query per table loads what the dataset holds, rows go in with Core
+`insert` in batches, and generated keys are fetched back per table, never one row at a time.
+
+CLIMATE-FEVER: Diggelmann et al. (2020), arXiv:2012.00614.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sqlalchemy import delete, insert, update
+from sqlmodel import Session, select
+
+from annotator import formats
+from annotator.errors import ImportFileError, ImportRowError, InvalidValueError
+from annotator.formats import AdjudicationRecord, CaseRecord, ClaimRecord, LabelRecord, PassageRecord
+from annotator.models import (
+    Adjudication, Case, Claim, ClaimPassage, Dataset, Label, LabelEvent, Passage, User, utcnow,
+)
+from annotator.services.audit import record_event
+from annotator.services.lookup import get_dataset
+from annotator.services.states import claim_states
+from annotator.services.users import ensure_user
+from annotator.workflow import State
+
+BATCH = 500
+"""Rows per INSERT statement and ids per IN (...) list: well under SQLite's variable limit."""
+
+DEFAULT_DATASETS: dict[str, str] = {"jsonl": "default", "csv": "default", "climate-fever": "climate-fever"}
+"""The dataset an import goes to when none is named, by file format."""
+
+ADJUDICABLE: frozenset[State] = frozenset({State.DISPUTED, State.STALE})
+
+KINDS = ("new", "unchanged", "updated")
+T = TypeVar("T")
+
+
+# ---------------------------------------------------------------- the report
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import read and did.
+
+    counts: kind ("cases", "claims", "passages", "labels", "adjudications") -> {"new": n,
+        "unchanged": n, "updated": n}. created_users: names created by this import, all with
+    `created_role` and no password. skipped: reason -> how many records were skipped (vote-mode
+    adjudications only). warnings: lines to show (unknown columns, claims marked changed).
+    """
+
+    path: str
+    format: str
+    encoding: str
+    dataset: str | None
+    counts: dict[str, dict[str, int]]
+    created_users: tuple[str, ...] = ()
+    created_role: str | None = None
+    skipped: dict[str, int] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+    def total(self, kind: str) -> int:
+        """How many records of `kind` the file held (new + unchanged + updated)."""
+        return sum(self.counts.get(kind, {}).values())
+
+    def summary(self) -> str:
+        """The human lines the command line prints (`summary_lines`, joined by newlines)."""
+        return "\n".join(self.summary_lines())
+
+    def summary_lines(self) -> list[str]:
+        """The summary as lines, e.g. "Read climate-fever.jsonl as UTF-8 (climate-fever) into
+        dataset 'climate-fever': 1,535 cases, 7,675 claims, ...", one line of counts per kind
+        ("  claims: 0 new, 7,675 unchanged, 0 updated"), the users created, skips and warnings."""
+        where = f" into dataset '{self.dataset}'" if self.dataset else ""
+        totals = ", ".join(f"{self.total(kind):,} {kind}" for kind in self.counts)
+        lines = [f"Read {Path(self.path).name} as {self.encoding} ({self.format}){where}: {totals}"]
+        lines += [f"  {kind}: " + ", ".join(f"{counts.get(k, 0):,} {k}" for k in KINDS) for kind, counts in self.counts.items()]
+        if self.created_users:
+            people = "users " if len(self.created_users) > 1 else "user "
+            lines.append(f"Created {people}{', '.join(self.created_users)} (role {self.created_role}, no password: "
+                         "they cannot log in until an admin sets one)")
+        lines += [f"Skipped {count:,} claims: {reason}" for reason, count in sorted(self.skipped.items())]
+        lines += [f"Warning: {warning}" for warning in self.warnings]
+        return lines
+
+
+class _Tally:
+    """Counts new / unchanged / updated records per kind while an import is planned."""
+
+    def __init__(self, *kinds: str):
+        self.counts: dict[str, Counter[str]] = {kind: Counter() for kind in kinds}
+
+    def add(self, kind: str, outcome: str, n: int = 1) -> None:
+        self.counts[kind][outcome] += n
+
+    def as_dict(self) -> dict[str, dict[str, int]]:
+        return {kind: {k: counts[k] for k in KINDS} for kind, counts in self.counts.items()}
+
+
+# ---------------------------------------------------------------- import_cases
+
+
+def import_cases(
+    session: Session,
+    path: str | Path,
+    *,
+    fmt: str = "auto",
+    dataset: str | None = None,
+    with_votes: bool = False,
+    first_votes: int | None = None,
+    update: bool = False,
+) -> ImportReport:
+    """Import a case file into `dataset` (created when missing).
+
+    path: a native JSONL, flat CSV or CLIMATE-FEVER file (see `annotator.formats`); fmt: "auto",
+        "jsonl", "csv" or "climate-fever". dataset: default "default" (native, CSV) or
+        "climate-fever". with_votes: CLIMATE-FEVER vote slot j becomes a label by cf-vote-{j+1};
+        first_votes=N: the k-th non-null vote becomes a label by cf-vote-{k}, k = 1..N.
+    update: replace cases, claims, passages and vote labels whose content differs from the
+        database (claims get a new updated_at, so adjudicated ones become stale; every change is
+        recorded in the audit trail); without it such a difference is an error.
+    Re-importing the same file changes nothing ("0 new, N unchanged").
+    Raises ImportFileError (missing or empty file), ImportRowError (a bad line, or an id already
+    stored with other content), InvalidValueError (vote options on a non-CLIMATE-FEVER file).
+    """
+    source = formats.read_cases(path, fmt)
+    _check_vote_options(source.format, with_votes, first_votes)
+    cases = list(source.records)
+    if not cases:
+        raise ImportFileError(f"{source.path}: the file holds no cases")
+    name = dataset or DEFAULT_DATASETS[source.format]
+    found = session.exec(select(Dataset).where(Dataset.name == name)).first()
+    stored = _load_stored(session, found.id if found else None)
+    votes = _vote_labels(cases, with_votes, first_votes)
+    plan = _plan_cases(source.path, name, cases, stored, update, with_labels=bool(votes))
+    stored_labels = _stored_labels_by_claim_id(session, stored.dataset_pk) if votes else {}
+    _check_voters_did_not_adjudicate(source.path, votes, _adjudicators_by_claim_id(session, stored.dataset_pk) if votes else {})
+    label_plan = _plan_labels(source.path, votes, stored_labels, update, plan.tally)
+
+    now = utcnow()
+    dataset_pk = stored.dataset_pk or _create_dataset(session, name, source.format, now)
+    warnings = list(source.warnings) + _write_cases(session, dataset_pk, plan, stored, now)
+    users, created = _ensure_users(session, sorted({item.labeler for item in label_plan}), "labeler")
+    if label_plan:
+        claim_pks = _pk_map(session, Claim.claim_id, Claim.id, Claim.dataset_id, dataset_pk)
+        _write_labels(session, label_plan, lambda item: claim_pks[item.claim], users, now)
+    return ImportReport(source.path, source.format, source.encoding, name, plan.tally.as_dict(),
+                        tuple(created), "labeler" if created else None, {}, tuple(warnings))
+
+
+def _check_vote_options(fmt: str, with_votes: bool, first_votes: int | None) -> None:
+    if with_votes and first_votes is not None:
+        raise InvalidValueError("choose either --with-votes (all vote slots) or --first-votes N, not both")
+    if (with_votes or first_votes is not None) and fmt != "climate-fever":
+        raise InvalidValueError(f"votes can only be imported from a CLIMATE-FEVER file, not from a {fmt} file")
+    if first_votes is not None and not 1 <= first_votes <= 5:
+        raise InvalidValueError(f"--first-votes must be 1 to 5 (CLIMATE-FEVER has five vote slots), got {first_votes}")
+
+
+@dataclass(frozen=True)
+class _Stored:
+    """What a dataset holds already, loaded in bulk: id -> (primary key, content)."""
+
+    dataset_pk: int | None
+    cases: dict[str, tuple[int, dict[str, Any]]]
+    claims: dict[str, tuple[int, dict[str, Any]]]
+    passages: dict[str, tuple[int, dict[str, Any]]]
+    next_position: int
+
+
+def _load_stored(session: Session, dataset_pk: int | None) -> _Stored:
+    """One query per table: the cases, claims (with their passage ids in order) and passages."""
+    if dataset_pk is None:
+        return _Stored(None, {}, {}, {}, 0)
+    case_rows = session.exec(select(Case.case_id, Case.id, Case.question, Case.answer, Case.slice, Case.split,
+                                    Case.meta, Case.position).where(Case.dataset_id == dataset_pk)).all()
+    cases = {row[0]: (row[1], _case_content(*row[2:7])) for row in case_rows}
+    shown: dict[int, list[str]] = defaultdict(list)
+    for claim_pk, passage_id in session.exec(
+        select(ClaimPassage.claim_pk, Passage.passage_id).join(Passage, Passage.id == ClaimPassage.passage_pk)
+        .where(Passage.dataset_id == dataset_pk).order_by(ClaimPassage.claim_pk, ClaimPassage.position)
+    ):
+        shown[claim_pk].append(passage_id)
+    claims = {
+        claim_id: (pk, {"case_id": case_id, "text": text, "passage_ids": shown.get(pk, [])})
+        for claim_id, pk, case_id, text in session.exec(
+            select(Claim.claim_id, Claim.id, Case.case_id, Claim.text).join(Case, Case.id == Claim.case_pk)
+            .where(Claim.dataset_id == dataset_pk))
+    }
+    passages = {
+        row[0]: (row[1], _passage_content(*row[2:]))
+        for row in session.exec(select(Passage.passage_id, Passage.id, Passage.doc_id, Passage.version, Passage.title,
+                                       Passage.text).where(Passage.dataset_id == dataset_pk))
+    }
+    next_position = max((row[7] for row in case_rows), default=-1) + 1
+    return _Stored(dataset_pk, cases, claims, passages, next_position)
+
+
+def _case_content(question: str, answer: str, slice_: str, split: str, meta: dict | None) -> dict[str, Any]:
+    return {"question": question, "answer": answer, "slice": slice_, "split": split, "metadata": meta or {}}
+
+
+def _passage_content(doc_id: str, version: str, title: str, text: str) -> dict[str, str]:
+    return {"doc_id": doc_id, "version": version, "title": title, "text": text}
+
+
+def _claim_content(case_id: str, claim: ClaimRecord) -> dict[str, Any]:
+    return {"case_id": case_id, "text": claim.text, "passage_ids": list(claim.passage_ids)}
+
+
+@dataclass
+class _CasePlan:
+    """What an import of cases will write: new records, and changed ones with their stored pk and
+    content before the change."""
+
+    tally: _Tally
+    new_passages: list[PassageRecord] = field(default_factory=list)
+    changed_passages: list[tuple[int, dict[str, Any], PassageRecord]] = field(default_factory=list)
+    new_cases: list[CaseRecord] = field(default_factory=list)
+    changed_cases: list[tuple[int, dict[str, Any], CaseRecord]] = field(default_factory=list)
+    new_claims: list[tuple[str, int, ClaimRecord]] = field(default_factory=list)  # case_id, position, claim
+    changed_claims: list[tuple[int, dict[str, Any], str, int, ClaimRecord]] = field(default_factory=list)
+
+    def has_writes(self) -> bool:
+        return any((self.new_passages, self.changed_passages, self.new_cases, self.changed_cases,
+                    self.new_claims, self.changed_claims))
+
+
+def _plan_cases(path: str, dataset: str, cases: list[CaseRecord], stored: _Stored, update: bool,
+                *, with_labels: bool) -> _CasePlan:
+    """Compare every case, claim and passage of the file with the dataset. Raises ImportRowError
+    for an id stored with other content, unless `update`."""
+    plan = _CasePlan(_Tally("cases", "claims", "passages", *(("labels",) if with_labels else ())))
+    compare = _Comparer(path, dataset, update, plan.tally)
+    planned_passages: set[str] = set()
+    for case in cases:
+        for passage in case.passages:
+            if passage.passage_id not in planned_passages:
+                planned_passages.add(passage.passage_id)
+                _sort(compare("passages", "passage", passage.passage_id, passage.content(), passage.line, stored.passages),
+                      passage, plan.new_passages, plan.changed_passages)
+        _sort(compare("cases", "case", case.case_id, case.content(), case.line, stored.cases),
+              case, plan.new_cases, plan.changed_cases)
+        for position, claim in enumerate(case.claims):
+            found = compare("claims", "claim", claim.claim_id, _claim_content(case.case_id, claim), claim.line, stored.claims)
+            if found is None:
+                plan.new_claims.append((case.case_id, position, claim))
+            elif found is not _UNCHANGED:
+                plan.changed_claims.append((*found, case.case_id, position, claim))
+    return plan
+
+
+_UNCHANGED: Any = object()
+
+
+def _sort(found: Any, record: Any, new: list, changed: list) -> None:
+    if found is None:
+        new.append(record)
+    elif found is not _UNCHANGED:
+        changed.append((*found, record))
+
+
+@dataclass(frozen=True)
+class _Comparer:
+    """Compares one record with its stored version and counts the outcome."""
+
+    path: str
+    dataset: str
+    update: bool
+    tally: _Tally
+
+    def __call__(self, kind: str, noun: str, key: str, content: dict[str, Any], line: int,
+                 stored: dict[str, tuple[int, dict[str, Any]]]) -> Any:
+        """None when new, _UNCHANGED when the same, else (pk, stored content) for an update.
+        Raises ImportRowError naming the id, the line and the differing field without `update`."""
+        found = stored.get(key)
+        if found is None:
+            self.tally.add(kind, "new")
+            return None
+        if found[1] == content:
+            self.tally.add(kind, "unchanged")
+            return _UNCHANGED
+        differing = [name for name in content if content[name] != found[1].get(name)]
+        if not self.update:
+            raise ImportRowError(
+                self.path, line, differing[0],
+                f"{noun} '{key}' is already in dataset '{self.dataset}' with another {', '.join(differing)}",
+                f"Import with --update to replace it (an adjudicated {noun} then becomes stale), or give it another id",
+            )
+        self.tally.add(kind, "updated")
+        return found
+
+
+def _vote_labels(cases: list[CaseRecord], with_votes: bool, first_n: int | None) -> list[_LabelItem]:
+    """The CLIMATE-FEVER votes to import as labels, keyed by claim id."""
+    if not with_votes and first_n is None:
+        return []
+    pick: Callable[[tuple[str | None, ...]], list[tuple[str, str]]] = (
+        formats.slot_votes if with_votes else (lambda votes: formats.first_votes(votes, first_n or 0)))
+    return [_LabelItem(claim.claim_id, labeler, value, claim.line)
+            for case in cases for claim in case.claims for labeler, value in pick(claim.votes)]
+
+
+def _adjudicators_by_claim_id(session: Session, dataset_pk: int | None) -> dict[str, str]:
+    """claim id -> name of its adjudicator, for one dataset."""
+    if dataset_pk is None:
+        return {}
+    query = (select(Claim.claim_id, User.name).join(Adjudication, Adjudication.claim_pk == Claim.id)
+             .join(User, User.id == Adjudication.adjudicator_pk).where(Claim.dataset_id == dataset_pk))
+    return dict(session.exec(query).all())
+
+
+def _check_voters_did_not_adjudicate(path: str, votes: list[_LabelItem], adjudicators: dict[str, str]) -> None:
+    """Raises ImportRowError naming the line of a vote label whose voter adjudicated the claim."""
+    for item in votes:
+        if adjudicators.get(item.claim) == item.labeler:
+            raise ImportRowError(path, item.line, "votes",
+                                 f"{item.labeler} adjudicated claim '{item.claim}' and cannot also label it",
+                                 "An adjudicator never adjudicates a claim they labeled: import fewer votes")
+
+
+def _create_dataset(session: Session, name: str, fmt: str, now: datetime) -> int:
+    dataset = Dataset(name=name, source_format=fmt, created_at=now)
+    session.add(dataset)
+    session.flush()
+    return dataset.id
+
+
+def _write_cases(session: Session, dataset_pk: int, plan: _CasePlan, stored: _Stored, now: datetime) -> list[str]:
+    """Write the planned passages, cases, claims and claim passages; returns warnings."""
+    if not plan.has_writes():
+        return []
+    passage_pks = _write_passages(session, dataset_pk, plan)
+    case_pks = _write_case_rows(session, dataset_pk, plan, stored.next_position, now)
+    claim_pks = _write_claims(session, dataset_pk, plan, case_pks, now)
+    _insert(session, ClaimPassage, [
+        {"claim_pk": claim_pks[claim.claim_id], "passage_pk": passage_pks[passage_id], "position": position}
+        for _case_id, _position, claim in plan.new_claims for position, passage_id in enumerate(claim.passage_ids)
+    ])
+    _rewrite_claim_passages(session, plan, passage_pks)
+    return _touch_claims_of_changed_passages(session, plan, now)
+
+
+def _write_passages(session: Session, dataset_pk: int, plan: _CasePlan) -> dict[str, int]:
+    _insert(session, Passage, [{"dataset_id": dataset_pk, "passage_id": p.passage_id, **p.content()} for p in plan.new_passages])
+    for pk, _before, passage in plan.changed_passages:
+        session.exec(update(Passage).where(Passage.id == pk).values(**passage.content()))
+    return _pk_map(session, Passage.passage_id, Passage.id, Passage.dataset_id, dataset_pk)
+
+
+def _case_row(case: CaseRecord) -> dict[str, Any]:
+    return {"question": case.question, "answer": case.answer, "slice": case.slice, "split": case.split,
+            "meta": case.metadata}
+
+
+def _write_case_rows(session: Session, dataset_pk: int, plan: _CasePlan, first_position: int, now: datetime) -> dict[str, int]:
+    _insert(session, Case, [
+        {"dataset_id": dataset_pk, "case_id": case.case_id, "position": first_position + i, **_case_row(case),
+         "created_at": now, "updated_at": now}
+        for i, case in enumerate(plan.new_cases)
+    ])
+    for pk, before, case in plan.changed_cases:
+        session.exec(update(Case).where(Case.id == pk).values(**_case_row(case), updated_at=now))
+        record_event(session, actor_pk=None, entity="case", entity_pk=pk, action="update", before=before, after=case.content())
+    return _pk_map(session, Case.case_id, Case.id, Case.dataset_id, dataset_pk)
+
+
+def _write_claims(session: Session, dataset_pk: int, plan: _CasePlan, case_pks: dict[str, int], now: datetime) -> dict[str, int]:
+    _insert(session, Claim, [
+        {"dataset_id": dataset_pk, "case_pk": case_pks[case_id], "claim_id": claim.claim_id, "position": position,
+         "text": claim.text, "created_at": now, "updated_at": now}
+        for case_id, position, claim in plan.new_claims
+    ])
+    for pk, before, case_id, position, claim in plan.changed_claims:
+        session.exec(update(Claim).where(Claim.id == pk).values(
+            case_pk=case_pks[case_id], position=position, text=claim.text, updated_at=now))
+        record_event(session, actor_pk=None, entity="claim", entity_pk=pk, claim_pk=pk, action="update",
+                     before=before, after=_claim_content(case_id, claim))
+    return _pk_map(session, Claim.claim_id, Claim.id, Claim.dataset_id, dataset_pk)
+
+
+def _rewrite_claim_passages(session: Session, plan: _CasePlan, passage_pks: dict[str, int]) -> None:
+    for pk, before, _case_id, _position, claim in plan.changed_claims:
+        if before["passage_ids"] != list(claim.passage_ids):
+            session.exec(delete(ClaimPassage).where(ClaimPassage.claim_pk == pk))
+            _insert(session, ClaimPassage, [{"claim_pk": pk, "passage_pk": passage_pks[passage_id], "position": position}
+                                            for position, passage_id in enumerate(claim.passage_ids)])
+
+
+def _touch_claims_of_changed_passages(session: Session, plan: _CasePlan, now: datetime) -> list[str]:
+    """A changed passage changes every claim shown with it: their updated_at moves (adjudicated
+    ones become stale) and each gets an audit event. Returns a warning saying how many."""
+    touched: set[int] = set()
+    for pk, before, passage in plan.changed_passages:
+        claim_pks = list(session.exec(select(ClaimPassage.claim_pk).where(ClaimPassage.passage_pk == pk)))
+        for claim_pk in claim_pks:
+            record_event(session, actor_pk=None, entity="claim", entity_pk=claim_pk, claim_pk=claim_pk, action="update",
+                         before={"passage_id": passage.passage_id, **before},
+                         after={"passage_id": passage.passage_id, **passage.content()})
+        touched.update(claim_pks)
+    for batch in _batches(sorted(touched)):
+        session.exec(update(Claim).where(Claim.id.in_(batch)).values(updated_at=now))
+    if not touched:
+        return []
+    return [f"{len(touched):,} claims are shown with changed passages: they are marked changed "
+            "(adjudicated ones become stale)"]
+
+
+# ---------------------------------------------------------------- labels (shared)
+
+
+@dataclass(frozen=True)
+class _StoredLabel:
+    """A label as stored: its pk, content and revision."""
+
+    pk: int
+    value: str
+    rationale: str
+    passage_ids: tuple[str, ...]
+    severity: str | None
+    revision: int
+
+    def content(self) -> tuple[Any, ...]:
+        return (self.value, self.rationale, self.passage_ids, self.severity)
+
+
+@dataclass(frozen=True)
+class _LabelItem:
+    """A label to import. `claim` is the claim id (case imports) or the claim's pk (labels
+    imports); `stored` is the label it replaces, None for a new one."""
+
+    claim: Any
+    labeler: str
+    value: str
+    line: int
+    rationale: str = ""
+    passage_ids: tuple[str, ...] = ()
+    severity: str | None = None
+    stored: _StoredLabel | None = None
+
+    def content(self) -> tuple[Any, ...]:
+        return (self.value, self.rationale, self.passage_ids, self.severity)
+
+    def audit(self, revision: int) -> dict[str, Any]:
+        return {"labeler": self.labeler, "value": self.value, "rationale": self.rationale,
+                "passage_ids": list(self.passage_ids), "severity": self.severity, "revision": revision, "source": "import"}
+
+
+def _plan_labels(path: str, items: list[_LabelItem], stored: dict[tuple[Any, str], _StoredLabel], update: bool,
+                 tally: _Tally) -> list[_LabelItem]:
+    """The labels to write (new ones and, with `update`, changed ones with their stored row).
+    Raises ImportRowError naming the line for a stored label with other content without `update`."""
+    planned = []
+    for item in items:
+        found = stored.get((item.claim, item.labeler))
+        if found is None:
+            tally.add("labels", "new")
+            planned.append(item)
+        elif found.content() == item.content():
+            tally.add("labels", "unchanged")
+        elif not update:
+            raise ImportRowError(
+                path, item.line, "label",
+                f"{item.labeler} already labeled claim '{item.claim}' differently ({found.value!r}, not {item.value!r}, "
+                "or another rationale, passages or severity)",
+                "Import with --update to replace the label (revision + 1; an adjudicated claim then becomes stale)",
+            )
+        else:
+            tally.add("labels", "updated")
+            planned.append(_replace_stored(item, found))
+    return planned
+
+
+def _replace_stored(item: _LabelItem, found: _StoredLabel) -> _LabelItem:
+    return _LabelItem(item.claim, item.labeler, item.value, item.line, item.rationale, item.passage_ids, item.severity, found)
+
+
+def _stored_label(row: Sequence[Any]) -> _StoredLabel:
+    pk, value, rationale, passage_ids, severity, revision = row
+    return _StoredLabel(pk, value, rationale, tuple(passage_ids or ()), severity, revision)
+
+
+_LABEL_COLUMNS = (Label.id, Label.value, Label.rationale, Label.passage_ids, Label.severity, Label.revision)
+
+
+def _stored_labels_by_claim_id(session: Session, dataset_pk: int | None) -> dict[tuple[Any, str], _StoredLabel]:
+    """(claim id, labeler name) -> stored label, for one dataset, in one query."""
+    if dataset_pk is None:
+        return {}
+    query = (select(Claim.claim_id, User.name, *_LABEL_COLUMNS).join(Claim, Claim.id == Label.claim_pk)
+             .join(User, User.id == Label.labeler_pk).where(Claim.dataset_id == dataset_pk))
+    return {(row[0], row[1]): _stored_label(row[2:]) for row in session.exec(query)}
+
+
+def _stored_labels_by_claim_pk(session: Session, claim_pks: Iterable[int]) -> dict[tuple[Any, str], _StoredLabel]:
+    """(claim pk, labeler name) -> stored label, for the given claims."""
+    found = {}
+    for batch in _batches(sorted(set(claim_pks))):
+        query = (select(Label.claim_pk, User.name, *_LABEL_COLUMNS).join(User, User.id == Label.labeler_pk)
+                 .where(Label.claim_pk.in_(batch)))
+        found.update({(row[0], row[1]): _stored_label(row[2:]) for row in session.exec(query)})
+    return found
+
+
+def _write_labels(session: Session, items: list[_LabelItem], claim_pk_of: Callable[[_LabelItem], int],
+                  users: dict[str, int], now: datetime) -> None:
+    """Insert the new labels in bulk and update the changed ones (revision + 1); every one gets
+    an audit event."""
+    new = [item for item in items if item.stored is None]
+    _insert(session, Label, [
+        {"claim_pk": claim_pk_of(item), "labeler_pk": users[item.labeler], "value": item.value,
+         "passage_ids": list(item.passage_ids) or None, "rationale": item.rationale, "severity": item.severity,
+         "guideline_version": "", "source": "import", "revision": 1, "created_at": now, "updated_at": now}
+        for item in new
+    ])
+    label_pks = _label_pks(session, {claim_pk_of(item) for item in new})
+    _insert(session, LabelEvent, [
+        _event_row(now, "label", label_pks[claim_pk_of(item), users[item.labeler]], claim_pk_of(item), "create",
+                   None, item.audit(1))
+        for item in new
+    ])
+    for item in items:
+        if item.stored is not None:
+            _update_label(session, item, claim_pk_of(item), now)
+
+
+def _update_label(session: Session, item: _LabelItem, claim_pk: int, now: datetime) -> None:
+    old = item.stored
+    session.exec(update(Label).where(Label.id == old.pk).values(
+        value=item.value, rationale=item.rationale, passage_ids=list(item.passage_ids) or None,
+        severity=item.severity, source="import", revision=old.revision + 1, updated_at=now))
+    before = {"labeler": item.labeler, "value": old.value, "rationale": old.rationale,
+              "passage_ids": list(old.passage_ids), "severity": old.severity, "revision": old.revision}
+    record_event(session, actor_pk=None, entity="label", entity_pk=old.pk, claim_pk=claim_pk, action="update",
+                 before=before, after=item.audit(old.revision + 1))
+
+
+def _label_pks(session: Session, claim_pks: Iterable[int]) -> dict[tuple[int, int], int]:
+    """(claim pk, labeler pk) -> label pk for every label of the given claims."""
+    found = {}
+    for batch in _batches(sorted(claim_pks)):
+        rows = session.exec(select(Label.claim_pk, Label.labeler_pk, Label.id).where(Label.claim_pk.in_(batch)))
+        found.update({(claim_pk, labeler_pk): pk for claim_pk, labeler_pk, pk in rows})
+    return found
+
+
+# ---------------------------------------------------------------- import_labels
+
+
+def import_labels(session: Session, path: str | Path, *, dataset: str | None = None, update: bool = False) -> ImportReport:
+    """Import labels from a CSV or JSONL file (claim_id, labeler, label[, rationale, passage_ids,
+    severity]; see `formats.read_labels`).
+
+    Claim ids are looked up in `dataset`, or across all datasets. Unknown labelers are created
+    with role labeler and no password. A stored (claim, labeler) label with the same content is
+    unchanged; with other content it is refused unless `update` (then revision + 1). Every
+    created or changed label is recorded in the audit trail.
+    Raises ImportFileError (missing or empty file), NotFoundError (unknown dataset),
+    ImportRowError naming the line: bad row, unknown claim id, claim id in two datasets (name
+    --dataset), cited passage the claim is not shown with, labeler who adjudicated the claim,
+    stored label with other content.
+    """
+    source = formats.read_labels(path)
+    records = list(source.records)
+    if not records:
+        raise ImportFileError(f"{source.path}: the file holds no labels")
+    claims = _resolve_claims(session, source.path, [(r.claim_id, r.line) for r in records], dataset)
+    shown = _shown_passages(session, claims.values())
+    adjudicators = {pk: name for pk, (_, name, *_rest) in _stored_adjudications(session, claims.values()).items()}
+    items = [_checked_label(source.path, record, claims[record.claim_id], shown, adjudicators) for record in records]
+    tally = _Tally("labels")
+    planned = _plan_labels(source.path, items, _stored_labels_by_claim_pk(session, claims.values()), update, tally)
+
+    now = utcnow()
+    users, created = _ensure_users(session, sorted({record.labeler for record in records}), "labeler")
+    _write_labels(session, planned, lambda item: item.claim, users, now)
+    return ImportReport(source.path, source.format, source.encoding, dataset, tally.as_dict(), tuple(created),
+                        "labeler" if created else None, {}, tuple(source.warnings))
+
+
+def _checked_label(path: str, record: LabelRecord, claim_pk: int, shown: dict[int, list[str]],
+                   adjudicators: dict[int, str]) -> _LabelItem:
+    """The record as a label item for its claim. Raises ImportRowError for a cited passage the
+    claim is not shown with, or a labeler who adjudicated the claim."""
+    allowed = shown.get(claim_pk, [])
+    for passage_id in record.passage_ids:
+        if passage_id not in allowed:
+            raise ImportRowError(path, record.line, "passage_ids",
+                                 f"claim '{record.claim_id}' is not shown with passage '{passage_id}'",
+                                 f"Cite only passages the claim is shown with: {', '.join(allowed) or 'none'}")
+    if adjudicators.get(claim_pk) == record.labeler:
+        raise ImportRowError(path, record.line, "labeler",
+                             f"{record.labeler} adjudicated claim '{record.claim_id}' and cannot also label it",
+                             "An adjudicator never adjudicates a claim they labeled: give the label to someone else")
+    return _LabelItem(claim_pk, record.labeler, record.label, record.line, record.rationale, record.passage_ids,
+                      record.severity)
+
+
+# ---------------------------------------------------------------- import_adjudications
+
+
+@dataclass(frozen=True)
+class _AdjudicationItem:
+    """An adjudication to import: its claim (pk and id), the decision and the file line."""
+
+    claim_pk: int
+    claim_id: str
+    adjudicator: str
+    value: str
+    rationale: str
+    severity: str | None
+    line: int
+
+    def content(self) -> tuple[Any, ...]:
+        return (self.adjudicator, self.value, self.rationale, self.severity)
+
+    def audit(self, revision: int) -> dict[str, Any]:
+        return {"adjudicator": self.adjudicator, "value": self.value, "rationale": self.rationale,
+                "severity": self.severity, "revision": revision}
+
+
+def import_adjudications(
+    session: Session, path: str | Path, *, dataset: str | None = None, fmt: str = "auto", vote: int | None = None
+) -> ImportReport:
+    """Import adjudications: from a CSV or JSONL file (claim_id, adjudicator, label[, rationale,
+    severity]), or, with a CLIMATE-FEVER file and `vote=K`, the K-th non-null vote of every
+    evidence whose claim is disputed, as decided by cf-vote-K.
+
+    Unknown adjudicators are created with role adjudicator and no password. The claim must be
+    disputed or stale (a stale claim's adjudication is replaced, revision + 1); the same
+    adjudication imported again is unchanged. In vote mode, claims not disputed or without a
+    K-th vote are skipped and counted in the report.
+    Raises ImportFileError (missing or empty file, vote option with the wrong file),
+    NotFoundError (unknown dataset), ImportRowError naming the line: bad row, unknown or
+    ambiguous claim id, adjudicator who labeled the claim, claim in another state.
+    """
+    fmt = formats.detect_format(path) if fmt == "auto" and Path(path).is_file() else fmt
+    if fmt == "climate-fever":
+        if vote is None:
+            raise ImportFileError(f"{path}: a CLIMATE-FEVER file gives adjudications only with a vote number (--vote K)")
+        return _import_vote_adjudications(session, path, dataset, vote)
+    if vote is not None:
+        raise ImportFileError(f"{path}: --vote works only with a CLIMATE-FEVER file")
+    source = formats.read_adjudications(path, fmt)
+    records = list(source.records)
+    if not records:
+        raise ImportFileError(f"{source.path}: the file holds no adjudications")
+    claims = _resolve_claims(session, source.path, [(r.claim_id, r.line) for r in records], dataset)
+    items = [_adjudication_item(record, claims[record.claim_id]) for record in records]
+    tally, skipped = _Tally("adjudications"), Counter()
+    planned = _plan_adjudications(session, source.path, items, _states_of(session, claims.values()), tally, skipped,
+                                  vote_mode=False)
+    created = _write_adjudications(session, planned, sorted({record.adjudicator for record in records}))
+    return ImportReport(source.path, source.format, source.encoding, dataset, tally.as_dict(), tuple(created),
+                        "adjudicator" if created else None, dict(skipped), tuple(source.warnings))
+
+
+def _adjudication_item(record: AdjudicationRecord, claim_pk: int) -> _AdjudicationItem:
+    return _AdjudicationItem(claim_pk, record.claim_id, record.adjudicator, record.label, record.rationale,
+                             record.severity, record.line)
+
+
+def _import_vote_adjudications(session: Session, path: str | Path, dataset: str | None, vote: int) -> ImportReport:
+    """Vote mode: the K-th non-null vote of each disputed CLIMATE-FEVER claim, by cf-vote-K."""
+    if not 1 <= vote <= 5:
+        raise InvalidValueError(f"--vote must be 1 to 5 (CLIMATE-FEVER has five vote slots), got {vote}")
+    source = formats.read_cases(path, "climate-fever")
+    name = dataset or DEFAULT_DATASETS["climate-fever"]
+    dataset_pk = get_dataset(session, name).id
+    claim_pks = _pk_map(session, Claim.claim_id, Claim.id, Claim.dataset_id, dataset_pk)
+    states = claim_states(session, dataset_pk)
+    tally, skipped = _Tally("adjudications"), Counter()
+    items = []
+    for case in source.records:
+        for claim in case.claims:
+            item = _vote_item(source.path, name, claim, claim_pks, states, vote, skipped)
+            if item is not None:
+                items.append(item)
+    planned = _plan_adjudications(session, source.path, items, states, tally, skipped, vote_mode=True)
+    created = _write_adjudications(session, planned, [formats.voter_name(vote)] if planned else [])
+    return ImportReport(source.path, source.format, source.encoding, name, tally.as_dict(), tuple(created),
+                        "adjudicator" if created else None, dict(skipped), ())
+
+
+def _vote_item(path: str, dataset: str, claim: ClaimRecord, claim_pks: dict[str, int], states: dict[int, State],
+               vote: int, skipped: Counter) -> _AdjudicationItem | None:
+    """The adjudication vote K gives this claim, or None (counted in `skipped`) when the claim
+    is not disputed or has no K-th vote. An adjudicated claim is passed on (it may be unchanged)."""
+    claim_pk = claim_pks.get(claim.claim_id)
+    if claim_pk is None:
+        raise ImportRowError(path, claim.line, "claim_id", f"claim '{claim.claim_id}' is not in dataset '{dataset}'",
+                             "Import the file first (annotator import FILE), or name its dataset with --dataset")
+    state = states[claim_pk]
+    if state not in (State.DISPUTED, State.ADJUDICATED):
+        skipped[f"not disputed ({state.value})"] += 1
+        return None
+    value = formats.nth_vote(claim.votes, vote)
+    if value is None:
+        skipped[f"disputed but no vote {vote}"] += 1
+        return None
+    return _AdjudicationItem(claim_pk, claim.claim_id, formats.voter_name(vote), value,
+                             f"CLIMATE-FEVER vote {vote}", None, claim.line)
+
+
+@dataclass(frozen=True)
+class _PlannedAdjudication:
+    item: _AdjudicationItem
+    stored: tuple[Any, ...] | None  # (pk, adjudicator, value, rationale, severity, revision) replaced
+
+
+def _plan_adjudications(session: Session, path: str, items: list[_AdjudicationItem], states: dict[int, State],
+                        tally: _Tally, skipped: Counter, *, vote_mode: bool) -> list[_PlannedAdjudication]:
+    """Check every adjudication against the rules. Raises ImportRowError naming the line when
+    the adjudicator labeled the claim or the claim is neither disputed nor stale. The same
+    adjudication again is unchanged; in vote mode an adjudicated claim with another decision is
+    skipped (counted), not an error."""
+    pks = [item.claim_pk for item in items]
+    stored, labelers = _stored_adjudications(session, pks), _labelers(session, pks)
+    planned = []
+    for item in items:
+        found = stored.get(item.claim_pk)
+        if found is not None and tuple(found[1:5]) == item.content() and states[item.claim_pk] is State.ADJUDICATED:
+            tally.add("adjudications", "unchanged")
+            continue
+        if vote_mode and states[item.claim_pk] not in ADJUDICABLE:
+            skipped[f"not disputed ({states[item.claim_pk].value})"] += 1
+            continue
+        _check_adjudicable(path, item, states[item.claim_pk], labelers.get(item.claim_pk, set()))
+        tally.add("adjudications", "new" if found is None else "updated")
+        planned.append(_PlannedAdjudication(item, found))
+    return planned
+
+
+def _check_adjudicable(path: str, item: _AdjudicationItem, state: State, labelers: set[str]) -> None:
+    if item.adjudicator in labelers:
+        raise ImportRowError(path, item.line, "adjudicator",
+                             f"{item.adjudicator} labeled claim '{item.claim_id}' and cannot adjudicate it",
+                             "An adjudicator never adjudicates a claim they labeled: give the claim to someone else")
+    if state not in ADJUDICABLE:
+        raise ImportRowError(path, item.line, "claim_id",
+                             f"claim '{item.claim_id}' is {state.value}; only a disputed or stale claim can be adjudicated",
+                             "Remove the line, or check the claim id")
+
+
+def _write_adjudications(session: Session, planned: list[_PlannedAdjudication], names: list[str]) -> list[str]:
+    """Insert the new adjudications in bulk, replace the stale ones (revision + 1), and record an
+    audit event for each. Returns the names of the people created."""
+    now = utcnow()
+    users, created = _ensure_users(session, names, "adjudicator")
+    new = [plan.item for plan in planned if plan.stored is None]
+    _insert(session, Adjudication, [
+        {"claim_pk": item.claim_pk, "adjudicator_pk": users[item.adjudicator], "value": item.value,
+         "rationale": item.rationale, "severity": item.severity, "revision": 1, "decided_at": now}
+        for item in new
+    ])
+    adjudication_pks = _adjudication_pks(session, [item.claim_pk for item in new])
+    _insert(session, LabelEvent, [
+        _event_row(now, "adjudication", adjudication_pks[item.claim_pk], item.claim_pk, "create", None, item.audit(1))
+        for item in new
+    ])
+    for plan in planned:
+        if plan.stored is not None:
+            _replace_adjudication(session, plan, users, now)
+    return created
+
+
+def _replace_adjudication(session: Session, plan: _PlannedAdjudication, users: dict[str, int], now: datetime) -> None:
+    pk, adjudicator, value, rationale, severity, revision = plan.stored
+    item = plan.item
+    session.exec(update(Adjudication).where(Adjudication.id == pk).values(
+        adjudicator_pk=users[item.adjudicator], value=item.value, rationale=item.rationale, severity=item.severity,
+        revision=revision + 1, decided_at=now))
+    before = {"adjudicator": adjudicator, "value": value, "rationale": rationale, "severity": severity, "revision": revision}
+    record_event(session, actor_pk=None, entity="adjudication", entity_pk=pk, claim_pk=item.claim_pk, action="update",
+                 before=before, after=item.audit(revision + 1))
+
+
+def _adjudication_pks(session: Session, claim_pks: list[int]) -> dict[int, int]:
+    found = {}
+    for batch in _batches(sorted(claim_pks)):
+        found.update(dict(session.exec(select(Adjudication.claim_pk, Adjudication.id).where(Adjudication.claim_pk.in_(batch))).all()))
+    return found
+
+
+def _stored_adjudications(session: Session, claim_pks: Iterable[int]) -> dict[int, tuple[Any, ...]]:
+    """claim pk -> (pk, adjudicator name, value, rationale, severity, revision)."""
+    found = {}
+    for batch in _batches(sorted(set(claim_pks))):
+        query = (select(Adjudication.claim_pk, Adjudication.id, User.name, Adjudication.value, Adjudication.rationale,
+                        Adjudication.severity, Adjudication.revision)
+                 .join(User, User.id == Adjudication.adjudicator_pk).where(Adjudication.claim_pk.in_(batch)))
+        found.update({row[0]: tuple(row[1:]) for row in session.exec(query)})
+    return found
+
+
+def _labelers(session: Session, claim_pks: Iterable[int]) -> dict[int, set[str]]:
+    """claim pk -> names of the people who labeled it."""
+    found: dict[int, set[str]] = defaultdict(set)
+    for batch in _batches(sorted(set(claim_pks))):
+        query = select(Label.claim_pk, User.name).join(User, User.id == Label.labeler_pk).where(Label.claim_pk.in_(batch))
+        for claim_pk, name in session.exec(query):
+            found[claim_pk].add(name)
+    return found
+
+
+def _states_of(session: Session, claim_pks: Iterable[int]) -> dict[int, State]:
+    states: dict[int, State] = {}
+    for batch in _batches(sorted(set(claim_pks))):
+        states.update(claim_states(session, claim_pks=batch))
+    return states
+
+
+# ---------------------------------------------------------------- shared helpers
+
+
+def _resolve_claims(session: Session, path: str, wanted: list[tuple[str, int]], dataset: str | None) -> dict[str, int]:
+    """claim id -> claim pk for every (claim id, line) wanted, in `dataset` or across all.
+
+    Raises NotFoundError for an unknown dataset, ImportRowError naming the first line whose claim
+    id is unknown, or found in two datasets (asking for --dataset).
+    """
+    dataset_pk = None if dataset is None else get_dataset(session, dataset).id
+    found: dict[str, list[int]] = defaultdict(list)
+    for batch in _batches(sorted({claim_id for claim_id, _line in wanted})):
+        query = select(Claim.claim_id, Claim.id).where(Claim.claim_id.in_(batch))
+        if dataset_pk is not None:
+            query = query.where(Claim.dataset_id == dataset_pk)
+        for claim_id, pk in session.exec(query):
+            found[claim_id].append(pk)
+    for claim_id, line in wanted:
+        if not found.get(claim_id):
+            where = f" in dataset '{dataset}'" if dataset else ""
+            raise ImportRowError(path, line, "claim_id", f"no claim with id '{claim_id}'{where}",
+                                 "Import the claim's case first, or fix the id")
+        if len(found[claim_id]) > 1:
+            raise ImportRowError(path, line, "claim_id", f"claim id '{claim_id}' exists in more than one dataset",
+                                 "Name the dataset with --dataset")
+    return {claim_id: pks[0] for claim_id, pks in found.items()}
+
+
+def _shown_passages(session: Session, claim_pks: Iterable[int]) -> dict[int, list[str]]:
+    """claim pk -> ids of the passages it is shown with, in order."""
+    shown: dict[int, list[str]] = defaultdict(list)
+    for batch in _batches(sorted(set(claim_pks))):
+        query = (select(ClaimPassage.claim_pk, Passage.passage_id).join(Passage, Passage.id == ClaimPassage.passage_pk)
+                 .where(ClaimPassage.claim_pk.in_(batch)).order_by(ClaimPassage.claim_pk, ClaimPassage.position))
+        for claim_pk, passage_id in session.exec(query):
+            shown[claim_pk].append(passage_id)
+    return shown
+
+
+def _ensure_users(session: Session, names: list[str], role: str) -> tuple[dict[str, int], list[str]]:
+    """name -> user pk for every name, creating unknown people with `role` and no password
+    (`ensure_user`: safe when imports run at once). Returns (pks, names created)."""
+    pks, created = {}, []
+    for name in names:
+        user, is_new = ensure_user(session, name, role)
+        pks[name] = user.id
+        if is_new:
+            created.append(name)
+    return pks, created
+
+
+def _pk_map(session: Session, id_column: Any, pk_column: Any, dataset_column: Any, dataset_pk: int) -> dict[str, int]:
+    """The user's id -> primary key for every row of one table in one dataset, in one query."""
+    return dict(session.exec(select(id_column, pk_column).where(dataset_column == dataset_pk)).all())
+
+
+def _event_row(now: datetime, entity: str, entity_pk: int, claim_pk: int, action: str,
+               before: dict[str, Any] | None, after: dict[str, Any]) -> dict[str, Any]:
+    """One audit event as a row for a bulk insert (the same fields `record_event` writes)."""
+    return {"at": now, "actor_pk": None, "entity": entity, "entity_pk": entity_pk, "claim_pk": claim_pk,
+            "action": action, "before": before, "after": after}
+
+
+def _insert(session: Session, model: Any, rows: list[dict[str, Any]]) -> None:
+    """Bulk insert with SQLAlchemy Core, BATCH rows per executemany. (Measured here on 15,000
+    events: executemany 0.7 s on PostgreSQL, 0.5 s on SQLite; multi-row VALUES with RETURNING
+    1.0-1.3 s on PostgreSQL, where psycopg re-parses each long statement.)"""
+    for batch in _batches(rows):
+        session.exec(insert(model.__table__), params=list(batch))
+
+
+def _batches(items: Sequence[T]) -> Iterator[Sequence[T]]:
+    for start in range(0, len(items), BATCH):
+        yield items[start:start + BATCH]

@@ -1,0 +1,313 @@
+"""The file readers: each format reads right, each broken input names file, line and field.
+
+CLIMATE-FEVER: Diggelmann et al. (2020), arXiv:2012.00614, read from ../shared/data/.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from annotator import formats
+from annotator.errors import ImportFileError, ImportRowError
+from tests.conftest import CLIMATE_FEVER, TEST_DATA, need
+
+FLAT_FILES = [
+    ("import_flat_utf8.csv", "UTF-8"),
+    ("import_flat_utf8_bom.csv", "UTF-8 with BOM"),
+    ("import_flat_cp932.csv", "CP932"),
+]
+
+
+def read_all(path: Path, fmt: str = "auto") -> tuple[formats.Source, list]:
+    source = formats.read_cases(path, fmt)
+    return source, list(source.records)
+
+
+def error_of(call) -> ImportRowError:  # noqa: ANN001 - a zero-argument callable
+    with pytest.raises(ImportRowError) as caught:
+        call()
+    return caught.value
+
+
+# ---------------------------------------------------------------- native JSON lines
+
+
+def test_native_jsonl_reads_cases_claims_and_passages_in_file_order():
+    source, cases = read_all(TEST_DATA / "import_native.jsonl")
+    assert (source.format, source.encoding) == ("jsonl", "UTF-8")
+    assert [case.case_id for case in cases] == ["n1", "n2"]  # line 4 repeats line 1: dropped
+    n1 = cases[0]
+    assert (n1.slice, n1.split, n1.line) == ("updated_document", "dev", 1)
+    assert n1.metadata == {"model": "m-1", "prompt_version": "p3"}
+    assert [p.passage_id for p in n1.passages] == ["p1", "p2"]
+    assert n1.passages[1].title == "Memo ①"
+    assert [(c.claim_id, c.passage_ids) for c in n1.claims] == [("n1-c1", ("p1",)), ("n1-c2", ("p1", "p2"))]
+    assert cases[1].line == 3  # the blank line 2 is skipped, not renumbered
+
+
+def test_native_claim_without_passage_ids_is_shown_with_all_passages_of_its_case():
+    _, cases = read_all(TEST_DATA / "import_native.jsonl")
+    assert cases[0].claims[1].passage_ids == ("p1", "p2")
+    assert cases[1].claims[0].passage_ids == ("p1",)
+
+
+def test_text_is_nfc_normalized_and_compatibility_characters_are_kept():
+    _, cases = read_all(TEST_DATA / "import_native.jsonl")
+    assert cases[0].claims[1].text == "The Caf\u00e9 memo was approved by 髙橋."  # e + U+0301 composed
+    assert "㈱" in cases[0].answer and "(株)" not in cases[0].answer  # NFC, never NFKC
+
+
+def test_a_passage_shared_by_two_cases_is_a_harmless_repeat():
+    _, cases = read_all(TEST_DATA / "import_native.jsonl")
+    assert cases[0].passages[0] .content() == cases[1].passages[0].content()
+
+
+def test_bad_json_line_is_named_with_what_json_expected():
+    error = error_of(lambda: read_all(TEST_DATA / "import_bad_json.jsonl"))
+    assert (error.path, error.line, error.field) == (str(TEST_DATA / "import_bad_json.jsonl"), 2, None)
+    assert "Expecting ',' delimiter at column 80" in str(error)
+    assert "import_bad_json.jsonl, line 2:" in str(error)
+
+
+def test_missing_claim_text_names_line_and_nested_field():
+    error = error_of(lambda: read_all(TEST_DATA / "import_missing_text.jsonl"))
+    assert (error.line, error.field) == (2, "claims[1].text")
+    assert "missing or empty" in str(error)
+
+
+def test_same_case_id_twice_with_other_content_names_both_lines():
+    error = error_of(lambda: read_all(TEST_DATA / "import_same_id_twice.jsonl"))
+    assert (error.line, error.field) == (3, "case_id")
+    assert "case 's1' is also on line 1 with other content" in str(error)
+    assert "line 3" in str(error)
+
+
+def test_claim_naming_a_passage_of_another_case_is_refused():
+    error = error_of(lambda: read_all(TEST_DATA / "import_unknown_passage.jsonl"))
+    assert (error.line, error.field) == (2, "claims[0].passage_ids[1]")
+    assert "passage 'p9' is not one of this case's passages (p2)" in str(error)
+
+
+def test_claim_with_no_passages_at_all_is_refused():
+    error = error_of(lambda: read_all(TEST_DATA / "import_claim_without_passages.jsonl"))
+    assert (error.line, error.field) == (1, "claims[0].passage_ids")
+    assert "claim 'w1-c1' has no passages" in str(error)
+
+
+@pytest.mark.parametrize("record, field, problem", [
+    ({"case_id": "c1 ", "claims": []}, "case_id", "id 'c1 ' has spaces around it"),
+    ({"case_id": "c1", "claims": []}, "claims", "the case has no claims"),
+    ({"case_id": "c1", "passages": [{"passage_id": "p1"}], "claims": [{"claim_id": "k"}]}, "passages[0].text", "missing"),
+    ({"case_id": "c1", "passages": [{"passage_id": " p1", "text": "t"}], "claims": [{"claim_id": "k", "text": "t"}]},
+     "passages[0].passage_id", "spaces around it"),
+    ({"case_id": "c1", "split": "test", "passages": [{"passage_id": "p1", "text": "t"}], "claims": [{"claim_id": "k", "text": "t"}]},
+     "split", "unknown value 'test'"),
+    ({"case_id": "c1", "metadata": [1], "passages": [{"passage_id": "p1", "text": "t"}], "claims": [{"claim_id": "k", "text": "t"}]},
+     "metadata", "expected an object"),
+    ({"case_id": "c1", "passages": [{"passage_id": "p1", "text": "t"}], "claims": [{"claim_id": "k", "text": "t", "passage_ids": []}]},
+     "claims[0].passage_ids", "has no passages"),
+])
+def test_each_broken_native_record_names_line_and_field(tmp_path, record, field, problem):
+    path = tmp_path / "cases.jsonl"
+    good = {"case_id": "c0", "passages": [{"passage_id": "p0", "text": "t"}], "claims": [{"claim_id": "k0", "text": "t"}]}
+    path.write_text(json.dumps(good) + "\n" + json.dumps(record) + "\n", encoding="utf-8")
+    error = error_of(lambda: read_all(path))
+    assert (error.line, error.field) == (2, field)
+    assert problem in str(error)
+
+
+def test_same_claim_id_in_two_cases_names_both_lines(tmp_path):
+    path = tmp_path / "cases.jsonl"
+    lines = [{"case_id": f"c{i}", "passages": [{"passage_id": "p", "text": "t"}], "claims": [{"claim_id": "k", "text": "t"}]}
+             for i in (1, 2)]
+    path.write_text("\n".join(json.dumps(line) for line in lines), encoding="utf-8")
+    error = error_of(lambda: read_all(path))
+    assert (error.line, error.field) == (2, "claims[0].claim_id")
+    assert "claim 'k' is also on line 1 with other content (case_id differ)" in str(error)
+
+
+def test_undecodable_jsonl_line_names_the_byte_offset(tmp_path):
+    path = tmp_path / "cases.jsonl"
+    good = b'{"case_id": "a", "passages": [{"passage_id": "p", "text": "t"}], "claims": [{"claim_id": "k", "text": "t"}]}\n'
+    path.write_bytes(good + b'{"case_id": "b\xff"}\n')
+    error = error_of(lambda: read_all(path, "jsonl"))
+    assert error.line == 2
+    assert f"byte {len(good) + 14} (0xff, column 15 of the line) is not UTF-8" in str(error)
+
+
+# ---------------------------------------------------------------- flat CSV
+
+
+@pytest.mark.parametrize("name, encoding", FLAT_FILES)
+def test_flat_csv_is_read_in_its_detected_encoding(name, encoding):
+    source, cases = read_all(TEST_DATA / name)
+    assert (source.format, source.encoding) == ("csv", encoding)
+    assert [case.case_id for case in cases] == ["f1", "f2"]
+    f1 = cases[0]
+    assert f1.answer == "髙橋 of ㈱ Example approved it, on ① April."
+    assert [(c.claim_id, c.text, c.passage_ids, c.line) for c in f1.claims] == [
+        ("f1-c1", "髙橋 approved the memo.", ("p1", "p2"), 2),
+        ("f1-c2", "㈱ Example is the company.", ("p2",), 5),
+    ]
+    assert f1.passages[0].content() == {"doc_id": "memo", "version": "v1", "title": "Memo ①",
+                                        "text": "Approved by 髙橋 of ㈱ Example,\non the first of April."}
+    assert (cases[1].slice, cases[1].split, cases[1].line) == ("permission", "holdout", 6)
+
+
+def test_flat_csv_with_columns_in_another_order_reads_the_same_and_keeps_extra_columns_as_metadata():
+    source, cases = read_all(TEST_DATA / "import_flat_reordered.csv")
+    _, utf8 = read_all(TEST_DATA / "import_flat_utf8.csv")
+    assert cases[0].claims[0] == utf8[0].claims[0]
+    assert cases[0].passages == utf8[0].passages[:1] + (cases[0].passages[1],)
+    assert cases[0].passages[1].content() == utf8[0].passages[1].content()
+    assert cases[0].metadata == {"model_version": "m-7"}
+    assert source.warnings == [f"{TEST_DATA / 'import_flat_reordered.csv'}: column 'model_version' is not one of "
+                               + ", ".join(formats.CSV_CASE_COLUMNS) + "; it is kept as case metadata"]
+
+
+def test_csv_error_names_the_starting_line_of_its_record_after_a_multiline_field():
+    error = error_of(lambda: read_all(TEST_DATA / "import_id_space.csv"))
+    assert (error.line, error.field) == (4, "claim_id")  # record 1 spans lines 2-3
+    assert "id 'x1-c2 ' has spaces around it" in str(error)
+
+
+def test_csv_missing_required_column_is_named():
+    error = error_of(lambda: read_all(TEST_DATA / "import_missing_column.csv"))
+    assert error.line == 1
+    assert "missing column(s) passage_text" in str(error)
+
+
+def test_undecodable_csv_is_refused_naming_byte_offset_line_and_field():
+    error = error_of(lambda: read_all(TEST_DATA / "import_undecodable.csv"))
+    assert (error.line, error.field) == (3, "claim")
+    assert "byte 98 (0x81) is neither UTF-8 nor CP932" in str(error)
+
+
+def test_csv_rows_of_one_case_that_disagree_are_refused_naming_both_lines(tmp_path):
+    path = tmp_path / "flat.csv"
+    path.write_text("case_id,question,claim_id,claim,passage_id,passage_text\n"
+                    "c1,Q1,k1,A claim.,p1,Text.\n"
+                    "c1,Q2,k2,B claim.,p1,Text.\n", encoding="utf-8")
+    error = error_of(lambda: read_all(path))
+    assert (error.line, error.field) == (3, "case_id")
+    assert "case 'c1' is also on line 2 with other content (question differ)" in str(error)
+
+
+def test_decode_csv_bytes_tries_utf8_then_cp932_strictly():
+    assert formats.decode_csv_bytes("x.csv", "髙①㈱".encode()) == ("髙①㈱", "UTF-8")
+    assert formats.decode_csv_bytes("x.csv", "髙①㈱".encode("utf-8-sig")) == ("髙①㈱", "UTF-8 with BOM")
+    assert formats.decode_csv_bytes("x.csv", "髙①㈱".encode("cp932")) == ("髙①㈱", "CP932")
+
+
+# ---------------------------------------------------------------- detection
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("import_flat_utf8.csv", "csv"),
+    ("import_native.jsonl", "jsonl"),
+    ("import_climate_fever_tiny.jsonl", "climate-fever"),
+    ("import_bad_json.jsonl", "jsonl"),
+])
+def test_format_is_detected_by_extension_and_content(name, expected):
+    assert formats.detect_format(TEST_DATA / name) == expected
+
+
+def test_missing_file_and_unknown_format_are_file_errors(tmp_path):
+    with pytest.raises(ImportFileError, match="no such file"):
+        formats.read_cases(tmp_path / "nope.jsonl")
+    with pytest.raises(ImportFileError, match="unknown format 'xml'"):
+        formats.read_cases(TEST_DATA / "import_native.jsonl", "xml")
+
+
+# ---------------------------------------------------------------- CLIMATE-FEVER
+
+
+def test_climate_fever_claim_becomes_one_case_with_one_claim_per_evidence():
+    source, cases = read_all(TEST_DATA / "import_climate_fever_tiny.jsonl")
+    assert source.format == "climate-fever"
+    t1 = cases[0]
+    assert (t1.case_id, t1.question, t1.answer, t1.slice, t1.split) == ("t1", "Sea level rise has accelerated.", "", "normal", "dev")
+    assert t1.metadata == {"claim_label": "SUPPORTS", "source": "CLIMATE-FEVER (Diggelmann et al., 2020)"}
+    assert [(c.claim_id, c.text, c.passage_ids) for c in t1.claims] == [
+        ("t1-0", "Sea level rise has accelerated.", ("Sea level:1",)),
+        ("t1-1", "Sea level rise has accelerated.", ("Sea level:2",)),
+    ]
+    assert t1.passages[0].content() == {"doc_id": "Sea level", "version": "", "title": "Sea level",
+                                        "text": "The rate of rise has increased in recent decades."}
+    assert t1.claims[1].votes == ("support", None, "insufficient", "contradict", None)
+
+
+def test_vote_helpers_map_slots_and_non_null_votes():
+    votes = ("support", None, "insufficient", "contradict", None)
+    assert formats.slot_votes(votes) == [("cf-vote-1", "support"), ("cf-vote-3", "insufficient"), ("cf-vote-4", "contradict")]
+    assert formats.first_votes(votes, 2) == [("cf-vote-1", "support"), ("cf-vote-2", "insufficient")]
+    assert formats.nth_vote(votes, 3) == "contradict"
+    assert formats.nth_vote(votes, 4) is None
+
+
+def test_unknown_climate_fever_vote_names_line_and_field(tmp_path):
+    path = tmp_path / "cf.jsonl"
+    record = {"claim_id": "1", "claim": "c", "evidences": [
+        {"evidence_id": "e", "article": "a", "evidence": "x", "votes": ["SUPPORTS", "MAYBE", None, None, None]}]}
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    error = error_of(lambda: read_all(path))
+    assert (error.line, error.field) == (1, "evidences[0].votes[1]")
+    assert "unknown vote 'MAYBE'" in str(error) and "NOT_ENOUGH_INFO" in str(error)
+
+
+def test_whole_climate_fever_file_reads_as_1535_cases_and_7675_claims():
+    _, cases = read_all(need(CLIMATE_FEVER))
+    assert len(cases) == 1535
+    assert sum(len(case.claims) for case in cases) == 7675
+    assert cases[0].claims[4].claim_id == "0-4"
+
+
+# ---------------------------------------------------------------- labels and adjudications
+
+
+@pytest.mark.parametrize("name", ["labels_native.csv", "labels_native.jsonl"])
+def test_labels_file_reads_in_csv_and_jsonl(name):
+    source = formats.read_labels(TEST_DATA / name)
+    records = list(source.records)
+    assert records[0] == formats.LabelRecord("n1-c1", "alice", "support", "The handbook says April 2024.", ("p1",), None, 2 if name.endswith(".csv") else 1)
+    assert records[1].rationale == "I read 2023, not 2024."
+
+
+def test_csv_passage_ids_are_separated_by_semicolons():
+    records = list(formats.read_labels(TEST_DATA / "labels_native.csv").records)
+    assert records[2].passage_ids == ("p1", "p2")
+    assert records[3].passage_ids == ()
+
+
+def test_unknown_label_names_value_line_field_and_allowed_ones():
+    error = error_of(lambda: list(formats.read_labels(TEST_DATA / "labels_unknown_label.csv").records))
+    assert (error.line, error.field) == (3, "label")
+    assert "unknown label 'supports'. Use one of: support, contradict, insufficient" in str(error)
+
+
+def test_unknown_severity_is_refused(tmp_path):
+    path = tmp_path / "labels.jsonl"
+    path.write_text(json.dumps({"claim_id": "k", "labeler": "a", "label": "contradict", "severity": "huge"}) + "\n", encoding="utf-8")
+    error = error_of(lambda: list(formats.read_labels(path).records))
+    assert (error.line, error.field) == (1, "severity")
+    assert "leak, legal, amount_or_deadline, other" in str(error)
+
+
+def test_same_label_twice_is_a_repeat_and_with_other_content_names_both_lines(tmp_path):
+    path = tmp_path / "labels.csv"
+    path.write_text("claim_id,labeler,label\nk,a,support\nk,a,support\nk,a,contradict\n", encoding="utf-8")
+    source = formats.read_labels(path)
+    error = error_of(lambda: list(source.records))
+    assert (error.line, error.field) == (4, "labeler")
+    assert "label of claim 'k', 'a' is also on line 2 with other content (label differ)" in str(error)
+
+
+def test_adjudications_file_reads_and_warns_about_unused_columns(tmp_path):
+    path = tmp_path / "adjudications.csv"
+    path.write_text("claim_id,adjudicator,label,rationale,note\nk,carol,support,Clear.,x\n", encoding="utf-8")
+    source = formats.read_adjudications(path)
+    assert list(source.records) == [formats.AdjudicationRecord("k", "carol", "support", "Clear.", None, 2)]
+    assert source.warnings == [f"{path}: column 'note' is not one of claim_id, adjudicator, label, rationale, severity; it is ignored"]

@@ -1,0 +1,410 @@
+"""Imports into the database: cases, labels, adjudications; one transaction each, nothing lands
+on an error; re-import is a no-op; --update marks adjudicated claims stale.
+
+CLIMATE-FEVER: Diggelmann et al. (2020), arXiv:2012.00614, read from ../shared/data/.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func
+from sqlmodel import select
+
+from annotator.db import session_scope
+from annotator.errors import ImportRowError, InvalidValueError
+from annotator.models import (
+    Adjudication, Case, Claim, ClaimPassage, Dataset, Label, LabelEvent, Passage, User, utcnow,
+)
+from annotator.services.imports import import_adjudications, import_cases, import_labels
+from annotator.services.states import claim_states
+from annotator.workflow import State
+from tests.conftest import CLIMATE_FEVER, TEST_DATA, need
+
+TABLES = (Dataset, Case, Claim, Passage, ClaimPassage, User, Label, LabelEvent, Adjudication)
+
+
+def row_counts(engine) -> dict[str, int]:  # noqa: ANN001 - an Engine
+    with session_scope(engine) as session:
+        return {table.__name__: session.exec(select(func.count()).select_from(table)).one() for table in TABLES}
+
+
+def claim_pk(session, claim_id: str) -> int:  # noqa: ANN001 - a Session
+    return session.exec(select(Claim.id).where(Claim.claim_id == claim_id)).one()
+
+
+def import_native(engine) -> None:  # noqa: ANN001
+    with session_scope(engine) as session:
+        import_cases(session, TEST_DATA / "import_native.jsonl")
+
+
+def import_native_labels(engine) -> None:  # noqa: ANN001
+    with session_scope(engine) as session:
+        import_labels(session, TEST_DATA / "labels_native.csv")
+
+
+# ---------------------------------------------------------------- cases
+
+
+def test_native_import_stores_cases_claims_and_passages_in_order(any_engine):
+    with session_scope(any_engine) as session:
+        report = import_cases(session, TEST_DATA / "import_native.jsonl")
+    assert (report.format, report.encoding, report.dataset) == ("jsonl", "UTF-8", "default")
+    assert report.counts == {"cases": {"new": 2, "unchanged": 0, "updated": 0},
+                             "claims": {"new": 3, "unchanged": 0, "updated": 0},
+                             "passages": {"new": 2, "unchanged": 0, "updated": 0}}
+    with session_scope(any_engine) as session:
+        cases = session.exec(select(Case.case_id, Case.position, Case.slice, Case.split, Case.meta).order_by(Case.position)).all()
+        assert cases == [("n1", 0, "updated_document", "dev", {"model": "m-1", "prompt_version": "p3"}),
+                         ("n2", 1, "normal", "holdout", {})]
+        claims = session.exec(select(Claim.claim_id, Claim.position, Claim.text).order_by(Claim.id)).all()
+        assert claims == [("n1-c1", 0, "The travel policy was updated in April 2024."),
+                          ("n1-c2", 1, "The Caf\u00e9 memo was approved by 髙橋."),
+                          ("n2-c1", 0, "The travel policy dates from April 2024.")]
+        shown = session.exec(select(Claim.claim_id, Passage.passage_id, ClaimPassage.position)
+                             .join(ClaimPassage, ClaimPassage.claim_pk == Claim.id)
+                             .join(Passage, Passage.id == ClaimPassage.passage_pk)
+                             .order_by(Claim.id, ClaimPassage.position)).all()
+        assert shown == [("n1-c1", "p1", 0), ("n1-c2", "p1", 0), ("n1-c2", "p2", 1), ("n2-c1", "p1", 0)]
+        assert session.exec(select(Dataset.name, Dataset.source_format)).all() == [("default", "jsonl")]
+
+
+@pytest.mark.parametrize("name, encoding", [
+    ("import_flat_utf8.csv", "UTF-8"), ("import_flat_utf8_bom.csv", "UTF-8 with BOM"), ("import_flat_cp932.csv", "CP932"),
+])
+def test_csv_import_reports_the_encoding_and_keeps_the_characters(engine, name, encoding):
+    with session_scope(engine) as session:
+        report = import_cases(session, TEST_DATA / name, dataset="flat")
+    assert report.encoding == encoding
+    assert report.summary_lines()[0] == f"Read {name} as {encoding} (csv) into dataset 'flat': 2 cases, 3 claims, 3 passages"
+    with session_scope(engine) as session:
+        texts = session.exec(select(Passage.text).order_by(Passage.id)).all()
+        assert texts == ["Approved by 髙橋 of ㈱ Example,\non the first of April.", "The board of ㈱ Example met.",
+                         "It is not permitted."]
+        assert session.exec(select(Case.answer).where(Case.case_id == "f1")).one() == "髙橋 of ㈱ Example approved it, on ① April."
+
+
+def test_reimport_changes_nothing_and_says_0_new_n_unchanged(any_engine):
+    import_native(any_engine)
+    before = row_counts(any_engine)
+    with session_scope(any_engine) as session:
+        report = import_cases(session, TEST_DATA / "import_native.jsonl")
+    assert row_counts(any_engine) == before
+    assert "cases: 0 new, 2 unchanged, 0 updated" in report.summary()
+    assert report.summary_lines()[1:] == ["  cases: 0 new, 2 unchanged, 0 updated",
+                                    "  claims: 0 new, 3 unchanged, 0 updated",
+                                    "  passages: 0 new, 2 unchanged, 0 updated"]
+
+
+def test_same_claim_id_with_other_text_than_the_database_is_refused_naming_id_and_line(any_engine, tmp_path):
+    import_native(any_engine)
+    changed = _native_with_changed_claim(tmp_path)
+    before = row_counts(any_engine)
+    with pytest.raises(ImportRowError) as caught, session_scope(any_engine) as session:
+        import_cases(session, changed)
+    assert (caught.value.line, caught.value.field) == (1, "text")
+    assert "claim 'n1-c1' is already in dataset 'default' with another text" in str(caught.value)
+    assert "--update" in str(caught.value)
+    assert row_counts(any_engine) == before
+
+
+def _native_with_changed_claim(tmp_path: Path) -> Path:
+    lines = (TEST_DATA / "import_native.jsonl").read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[0])
+    record["claims"][0]["text"] = "The travel policy was updated in May 2024."
+    path = tmp_path / "changed.jsonl"
+    path.write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def test_update_of_an_adjudicated_claim_makes_it_stale_and_is_audited(any_engine, tmp_path):
+    import_native(any_engine)
+    import_native_labels(any_engine)
+    with session_scope(any_engine) as session:
+        carol = User(name="carol", roles="adjudicator")
+        session.add(carol)
+        session.flush()
+        pk = claim_pk(session, "n1-c1")
+        session.add(Adjudication(claim_pk=pk, adjudicator_pk=carol.id, value="support", decided_at=utcnow()))
+    with session_scope(any_engine) as session:
+        assert claim_states(session, claim_pks=[pk])[pk] is State.ADJUDICATED
+    with session_scope(any_engine) as session:
+        report = import_cases(session, _native_with_changed_claim(tmp_path), update=True)
+    assert report.counts["claims"] == {"new": 0, "unchanged": 1, "updated": 1}
+    with session_scope(any_engine) as session:
+        assert claim_states(session, claim_pks=[pk])[pk] is State.STALE
+        event = session.exec(select(LabelEvent).where(LabelEvent.entity == "claim", LabelEvent.claim_pk == pk)).one()
+        assert event.action == "update"
+        assert event.before["text"] == "The travel policy was updated in April 2024."
+        assert event.after["text"] == "The travel policy was updated in May 2024."
+
+
+def test_update_of_a_passage_marks_the_claims_shown_with_it_changed(engine, tmp_path):
+    import_native(engine)
+    record = json.loads((TEST_DATA / "import_native.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    record["passages"][1]["text"] = "Approved by 髙橋 of ㈱ Example on 1 April."
+    path = tmp_path / "passage.jsonl"
+    path.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+    with session_scope(engine) as session:
+        report = import_cases(session, path, update=True)
+    assert report.counts["passages"] == {"new": 0, "unchanged": 1, "updated": 1}
+    assert report.warnings == ("1 claims are shown with changed passages: they are marked changed "
+                               "(adjudicated ones become stale)",)
+    with session_scope(engine) as session:
+        assert session.exec(select(Passage.text).where(Passage.passage_id == "p2")).one() == record["passages"][1]["text"]
+        events = session.exec(select(LabelEvent.claim_pk).where(LabelEvent.entity == "claim")).all()
+        assert events == [claim_pk(session, "n1-c2")]
+
+
+@pytest.mark.parametrize("name, line, field", [
+    ("import_bad_json.jsonl", 2, None),
+    ("import_missing_text.jsonl", 2, "claims[1].text"),
+    ("import_same_id_twice.jsonl", 3, "case_id"),
+    ("import_unknown_passage.jsonl", 2, "claims[0].passage_ids[1]"),
+    ("import_claim_without_passages.jsonl", 1, "claims[0].passage_ids"),
+    ("import_id_space.csv", 4, "claim_id"),
+    ("import_undecodable.csv", 3, "claim"),
+    ("import_missing_column.csv", 1, None),
+])
+def test_broken_case_file_names_file_line_and_field_and_nothing_lands(any_engine, name, line, field):
+    with pytest.raises(ImportRowError) as caught, session_scope(any_engine) as session:
+        import_cases(session, TEST_DATA / name)
+    error = caught.value
+    assert (error.path, error.line, error.field) == (str(TEST_DATA / name), line, field)
+    assert f"{name}, line {line}" in str(error)
+    assert set(row_counts(any_engine).values()) == {0}
+
+
+def test_votes_are_refused_for_a_file_that_is_not_climate_fever(engine):
+    with pytest.raises(InvalidValueError, match="only be imported from a CLIMATE-FEVER file"), session_scope(engine) as session:
+        import_cases(session, TEST_DATA / "import_native.jsonl", with_votes=True)
+
+
+# ---------------------------------------------------------------- labels
+
+
+def test_labels_import_creates_labelers_without_password_and_says_so(any_engine):
+    import_native(any_engine)
+    with session_scope(any_engine) as session:
+        report = import_labels(session, TEST_DATA / "labels_native.csv")
+    assert report.counts == {"labels": {"new": 5, "unchanged": 0, "updated": 0}}
+    assert report.created_users == ("alice", "bob")
+    assert "Created users alice, bob (role labeler, no password: they cannot log in until an admin sets one)" in report.summary_lines()
+    with session_scope(any_engine) as session:
+        users = session.exec(select(User.name, User.roles, User.password_hash).order_by(User.name)).all()
+        assert users == [("alice", "labeler", None), ("bob", "labeler", None)]
+        label = session.exec(select(Label).join(User, User.id == Label.labeler_pk)
+                             .where(Label.claim_pk == claim_pk(session, "n1-c2"), User.name == "alice")).one()
+        assert (label.value, label.passage_ids, label.source, label.revision) == ("support", ["p1", "p2"], "import", 1)
+        events = session.exec(select(LabelEvent.entity, LabelEvent.action).where(LabelEvent.entity == "label")).all()
+        assert events == [("label", "create")] * 5
+        states = claim_states(session)
+        assert sorted(state.value for state in states.values()) == ["agreed", "disputed", "single"]
+
+
+def test_labels_reimport_is_unchanged_and_other_content_is_refused_unless_update(any_engine, tmp_path):
+    import_native(any_engine)
+    import_native_labels(any_engine)
+    with session_scope(any_engine) as session:
+        assert import_labels(session, TEST_DATA / "labels_native.csv").counts["labels"] == {"new": 0, "unchanged": 5, "updated": 0}
+    changed = tmp_path / "labels.csv"
+    changed.write_text("claim_id,labeler,label,rationale,passage_ids\nn1-c1,bob,support,Now I see April.,p1\n", encoding="utf-8")
+    before = row_counts(any_engine)
+    with pytest.raises(ImportRowError) as caught, session_scope(any_engine) as session:
+        import_labels(session, changed)
+    assert (caught.value.line, caught.value.field) == (2, "label")
+    assert "bob already labeled claim" in str(caught.value)
+    assert row_counts(any_engine) == before
+    with session_scope(any_engine) as session:
+        report = import_labels(session, changed, update=True)
+    assert report.counts["labels"] == {"new": 0, "unchanged": 0, "updated": 1}
+    with session_scope(any_engine) as session:
+        label = session.exec(select(Label).join(User, User.id == Label.labeler_pk).where(User.name == "bob",
+                             Label.claim_pk == claim_pk(session, "n1-c1"))).one()
+        assert (label.value, label.revision) == ("support", 2)
+        event = session.exec(select(LabelEvent).where(LabelEvent.entity == "label", LabelEvent.action == "update")).one()
+        assert (event.before["value"], event.after["value"], event.after["revision"]) == ("contradict", "support", 2)
+
+
+@pytest.mark.parametrize("name, line, field, problem", [
+    ("labels_unknown_label.csv", 3, "label", "unknown label 'supports'"),
+    ("labels_unknown_claim.csv", 3, "claim_id", "no claim with id 'n9-c9'"),
+    ("labels_uncited_passage.csv", 2, "passage_ids", "claim 'n1-c1' is not shown with passage 'p2'"),
+])
+def test_broken_labels_file_names_line_and_field_and_nothing_lands(any_engine, name, line, field, problem):
+    import_native(any_engine)
+    before = row_counts(any_engine)
+    with pytest.raises(ImportRowError) as caught, session_scope(any_engine) as session:
+        import_labels(session, TEST_DATA / name)
+    assert (caught.value.line, caught.value.field) == (line, field)
+    assert problem in str(caught.value)
+    assert row_counts(any_engine) == before
+
+
+def test_claim_id_in_two_datasets_asks_for_the_dataset(engine):
+    import_native(engine)
+    with session_scope(engine) as session:
+        import_cases(session, TEST_DATA / "import_native.jsonl", dataset="copy")
+    with pytest.raises(ImportRowError) as caught, session_scope(engine) as session:
+        import_labels(session, TEST_DATA / "labels_native.csv")
+    assert (caught.value.line, caught.value.field) == (2, "claim_id")
+    assert "--dataset" in str(caught.value)
+    with session_scope(engine) as session:
+        report = import_labels(session, TEST_DATA / "labels_native.csv", dataset="copy")
+    assert report.counts["labels"]["new"] == 5
+    with session_scope(engine) as session:
+        datasets = session.exec(select(Dataset.name).join(Claim, Claim.dataset_id == Dataset.id)
+                                .join(Label, Label.claim_pk == Claim.id).distinct()).all()
+        assert datasets == ["copy"]
+
+
+# ---------------------------------------------------------------- adjudications
+
+
+def test_adjudication_of_a_disputed_claim_creates_the_adjudicator(any_engine):
+    import_native(any_engine)
+    import_native_labels(any_engine)
+    with session_scope(any_engine) as session:
+        report = import_adjudications(session, TEST_DATA / "adjudications_native.csv")
+    assert report.counts == {"adjudications": {"new": 1, "unchanged": 0, "updated": 0}}
+    assert "Created user carol (role adjudicator, no password: they cannot log in until an admin sets one)" in report.summary_lines()
+    with session_scope(any_engine) as session:
+        pk = claim_pk(session, "n1-c1")
+        assert claim_states(session, claim_pks=[pk])[pk] is State.ADJUDICATED
+        assert session.exec(select(User.roles).where(User.name == "carol")).one() == "adjudicator"
+        event = session.exec(select(LabelEvent).where(LabelEvent.entity == "adjudication")).one()
+        assert (event.claim_pk, event.action, event.after["value"]) == (pk, "create", "support")
+    with session_scope(any_engine) as session:
+        again = import_adjudications(session, TEST_DATA / "adjudications_native.csv")
+    assert again.counts == {"adjudications": {"new": 0, "unchanged": 1, "updated": 0}}
+
+
+def test_adjudicator_who_labeled_the_claim_is_refused_naming_the_line(any_engine):
+    import_native(any_engine)
+    import_native_labels(any_engine)
+    before = row_counts(any_engine)
+    with pytest.raises(ImportRowError) as caught, session_scope(any_engine) as session:
+        import_adjudications(session, TEST_DATA / "adjudications_by_labeler.csv")
+    assert (caught.value.line, caught.value.field) == (2, "adjudicator")
+    assert "bob labeled claim 'n1-c1' and cannot adjudicate it" in str(caught.value)
+    assert row_counts(any_engine) == before
+
+
+def test_adjudication_of_an_agreed_claim_is_refused_naming_the_state(engine):
+    import_native(engine)
+    import_native_labels(engine)
+    with pytest.raises(ImportRowError) as caught, session_scope(engine) as session:
+        import_adjudications(session, TEST_DATA / "adjudications_agreed_claim.csv")
+    assert (caught.value.line, caught.value.field) == (2, "claim_id")
+    assert "claim 'n1-c2' is agreed; only a disputed or stale claim can be adjudicated" in str(caught.value)
+
+
+def test_stale_claim_gets_its_adjudication_replaced(engine, tmp_path):
+    import_native(engine)
+    import_native_labels(engine)
+    with session_scope(engine) as session:
+        import_adjudications(session, TEST_DATA / "adjudications_native.csv")
+    with session_scope(engine) as session:
+        import_cases(session, _native_with_changed_claim(tmp_path), update=True)
+    with session_scope(engine) as session:
+        report = import_adjudications(session, TEST_DATA / "adjudications_native.csv")
+    assert report.counts["adjudications"] == {"new": 0, "unchanged": 0, "updated": 1}
+    with session_scope(engine) as session:
+        pk = claim_pk(session, "n1-c1")
+        assert claim_states(session, claim_pks=[pk])[pk] is State.ADJUDICATED
+        assert session.exec(select(Adjudication.revision)).one() == 2
+
+
+# ---------------------------------------------------------------- CLIMATE-FEVER
+
+
+def test_tiny_climate_fever_with_votes_labels_by_slot_and_vote_3_adjudicates_only_disputed(engine):
+    with session_scope(engine) as session:
+        report = import_cases(session, TEST_DATA / "import_climate_fever_tiny.jsonl", first_votes=2)
+    assert report.dataset == "climate-fever"
+    assert (report.total("cases"), report.total("claims"), report.total("passages"), report.total("labels")) == (2, 4, 3, 8)
+    with session_scope(engine) as session:
+        labels = session.exec(select(Claim.claim_id, User.name, Label.value).join(Claim, Claim.id == Label.claim_pk)
+                              .join(User, User.id == Label.labeler_pk).where(Claim.claim_id == "t1-1").order_by(User.name)).all()
+        assert labels == [("t1-1", "cf-vote-1", "support"), ("t1-1", "cf-vote-2", "insufficient")]  # non-null votes 1, 2
+    with session_scope(engine) as session:
+        report = import_adjudications(session, TEST_DATA / "import_climate_fever_tiny.jsonl", vote=3)
+    assert report.counts["adjudications"]["new"] == 2  # t1-1 and t2-1; t2-0 is disputed without a third vote
+    assert report.skipped == {"not disputed (agreed)": 1, "disputed but no vote 3": 1}
+    with session_scope(engine) as session:
+        decided = session.exec(select(Claim.claim_id, Adjudication.value).join(Claim, Claim.id == Adjudication.claim_pk)
+                               .order_by(Claim.claim_id)).all()
+        assert decided == [("t1-1", "contradict"), ("t2-1", "contradict")]
+
+
+def test_vote_adjudication_by_a_voter_who_labeled_the_claim_is_refused(engine):
+    with session_scope(engine) as session:
+        import_cases(session, TEST_DATA / "import_climate_fever_tiny.jsonl", with_votes=True)
+    with pytest.raises(ImportRowError) as caught, session_scope(engine) as session:
+        import_adjudications(session, TEST_DATA / "import_climate_fever_tiny.jsonl", vote=3)
+    assert (caught.value.line, caught.value.field) == (1, "adjudicator")  # t1-1: slot 3 voted, so cf-vote-3 labeled it
+    assert "cf-vote-3 labeled claim 't1-1' and cannot adjudicate it" in str(caught.value)
+
+
+def _first_two_votes_and_third(path: Path) -> tuple[int, int]:
+    """From the file: how many non-null first-two votes there are, and how many evidences are
+    disputed on those two votes and have a third non-null vote."""
+    n_labels = n_adjudicable = 0
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            for evidence in json.loads(line)["evidences"]:
+                cast = [vote for vote in evidence["votes"] if vote is not None]
+                n_labels += min(2, len(cast))
+                n_adjudicable += len(cast) >= 3 and cast[0] != cast[1]
+    return n_labels, n_adjudicable
+
+
+@pytest.mark.slow
+def test_climate_fever_first_two_votes_then_third_vote_adjudicates_disputed_claims(any_engine, tmp_path):
+    path = need(CLIMATE_FEVER)
+    n_labels, n_adjudicable = _first_two_votes_and_third(path)
+    start = time.perf_counter()
+    with session_scope(any_engine) as session:
+        report = import_cases(session, path, first_votes=2)
+    seconds = time.perf_counter() - start
+    assert (report.total("cases"), report.total("claims"), report.total("labels")) == (1535, 7675, n_labels)
+    assert report.created_users == ("cf-vote-1", "cf-vote-2")
+    assert report.summary_lines()[0].startswith("Read climate-fever.jsonl as UTF-8 (climate-fever) into dataset 'climate-fever': "
+                                          "1,535 cases, 7,675 claims")
+    assert seconds < 20, f"import took {seconds:.1f} s"
+    with session_scope(any_engine) as session:
+        report = import_adjudications(session, path, vote=3)
+    assert report.counts["adjudications"]["new"] == n_adjudicable
+    with session_scope(any_engine) as session:
+        states = claim_states(session)
+        assert sum(state is State.ADJUDICATED for state in states.values()) == n_adjudicable
+        assert sum(state is State.DISPUTED for state in states.values()) == report.skipped["disputed but no vote 3"]
+
+
+def test_label_by_the_claims_adjudicator_is_refused_naming_the_line(engine, tmp_path):
+    import_native(engine)
+    import_native_labels(engine)
+    with session_scope(engine) as session:
+        import_adjudications(session, TEST_DATA / "adjudications_native.csv")
+    path = tmp_path / "labels.csv"
+    path.write_text("claim_id,labeler,label\nn2-c1,carol,support\nn1-c1,carol,support\n", encoding="utf-8")
+    with pytest.raises(ImportRowError) as caught, session_scope(engine) as session:
+        import_labels(session, path)
+    assert (caught.value.line, caught.value.field) == (3, "labeler")
+    assert "carol adjudicated claim 'n1-c1' and cannot also label it" in str(caught.value)
+
+
+def test_vote_labels_by_a_voter_who_adjudicated_the_claim_are_refused(engine):
+    with session_scope(engine) as session:
+        import_cases(session, TEST_DATA / "import_climate_fever_tiny.jsonl", first_votes=2)
+    with session_scope(engine) as session:
+        import_adjudications(session, TEST_DATA / "import_climate_fever_tiny.jsonl", vote=3)
+    before = row_counts(engine)
+    with pytest.raises(ImportRowError) as caught, session_scope(engine) as session:
+        import_cases(session, TEST_DATA / "import_climate_fever_tiny.jsonl", first_votes=3)
+    assert (caught.value.line, caught.value.field) == (1, "votes")
+    assert "cf-vote-3 adjudicated claim 't1-1' and cannot also label it" in str(caught.value)
+    assert row_counts(engine) == before
