@@ -68,3 +68,9 @@ def may_adjudicate(*, is_adjudicator: bool, labeled_it: bool, state: State) -> b
     """An adjudicator may decide a disputed or stale claim they did not label, and revise a
     decision on an adjudicated one."""
     return is_adjudicator and not labeled_it and state in (State.DISPUTED, State.STALE, State.ADJUDICATED)
+
+
+def may_see_agreement(roles: frozenset[str]) -> bool:
+    """Agreement reports name labelers and count their labels per pair, which on small tables
+    reveals others' labels: admins see them, and adjudicators who do not label themselves."""
+    return "admin" in roles or ("adjudicator" in roles and "labeler" not in roles)

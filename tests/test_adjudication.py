@@ -92,3 +92,24 @@ def test_a_decision_keeps_the_labels_and_a_later_change_makes_it_stale(disputed_
         assert decision.revision == 2
     with session_scope(engine) as s:
         assert claim_states(s, claim_pks=[first])[first] is State.ADJUDICATED
+
+
+def test_an_adjudicator_assigned_to_label_a_claim_cannot_see_its_labels_before_labeling(any_engine):
+    """A labeler-adjudicator whose unlabeled claim is disputed by imported labels must not see them."""
+    from annotator.services.labeling import assign_cases, first_cases
+    from annotator.services.users import add_user
+
+    with session_scope(any_engine) as s:
+        dataset, _ = pilot(s)
+        add_user(s, "dual", ["labeler", "adjudicator"], "dual-password")
+        assign_cases(s, first_cases(s, 1, dataset.id), ["dual"])
+        alice, bob = get_user(s, "alice"), get_user(s, "bob")
+        claim = assigned_claims(s, alice)[0]
+        save_label(s, alice, claim, "support")
+        save_label(s, bob, claim, "contradict")
+    with session_scope(any_engine) as s:
+        dual = get_user(s, "dual")
+        assert adjudication_queue(s, dual) == []
+        with pytest.raises(PermissionDeniedError):
+            view_for_adjudicator(s, dual, claim)
+        assert [item.claim_pk for item in adjudication_queue(s, get_user(s, "carol"))] == [claim]

@@ -147,3 +147,29 @@ def test_an_unknown_hold_reason_is_refused(team_db):
         case_pk = claim_for_labeler(s, alice, next_claim_for(s, alice)).case_pk
         with pytest.raises(InvalidValueError):
             put_on_hold(s, alice, case_pk, "tired")
+
+
+def test_assigning_the_first_unassigned_cases_twice_takes_the_next_ones(any_engine):
+    from annotator.services.labeling import assign_cases, first_unassigned_cases
+    from tests.factories import make_dataset, make_team
+
+    with session_scope(any_engine) as s:
+        dataset = make_dataset(s, n_cases=5)
+        make_team(s)
+        first = first_unassigned_cases(s, 2, dataset.id)
+        assign_cases(s, first, ["alice", "bob"])
+        second = first_unassigned_cases(s, 2, dataset.id)
+        assert len(set(first) | set(second)) == 4
+        assign_cases(s, second, ["alice", "bob"])
+        assert len(first_unassigned_cases(s, 20, dataset.id)) == 1
+
+
+def test_a_deep_link_finds_only_claims_in_the_users_queue(team_db):
+    from annotator.services.labeling import find_assigned_claim
+
+    with session_scope(team_db) as s:
+        alice = _user(s, "alice")
+        assert find_assigned_claim(s, alice, "case-2-c1") == assigned_claims(s, alice)[2]
+        with pytest.raises(PermissionDeniedError) as refused:
+            find_assigned_claim(s, _user(s, "carol"), "case-2-c1")
+        assert "not in your queue" in str(refused.value)

@@ -65,3 +65,12 @@ def test_a_label_can_be_revised_until_the_second_label_lands(has_own_label, n_la
 )
 def test_who_may_adjudicate(is_adjudicator, labeled_it, state, expected):
     assert may_adjudicate(is_adjudicator=is_adjudicator, labeled_it=labeled_it, state=state) is expected
+
+
+@pytest.mark.parametrize("roles, expected", [
+    ({"admin"}, True), ({"adjudicator"}, True), ({"labeler"}, False),
+    ({"labeler", "adjudicator"}, False), ({"labeler", "admin"}, True)])
+def test_who_may_see_agreement_figures(roles, expected):
+    from annotator.workflow import may_see_agreement
+
+    assert may_see_agreement(frozenset(roles)) is expected

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from sqlmodel import Session, select
 
 from annotator.errors import InvalidValueError, NotDisputedError, NotFoundError, PermissionDeniedError, StaleWriteError
-from annotator.models import Adjudication, Case, Claim, Label, User, utcnow
+from annotator.models import Adjudication, Assignment, Case, Claim, Label, User, utcnow
 from annotator.services.audit import record_event
-from annotator.services.labeling import PassageView, claim_passages
+from annotator.services.labeling import PassageView, claim_passages, is_assigned_to_claim
 from annotator.services.states import claim_facts
 from annotator.services.users import has_role
 from annotator.vocabulary import LABELS, SEVERITIES
@@ -66,7 +66,8 @@ class AdjudicationView:
 def adjudication_queue(session: Session, user: User | None = None, dataset_pk: int | None = None) -> list[QueueItem]:
     """Disputed and stale claims waiting for a decision, in case order.
 
-    With `user`, claims that user labeled are left out (they may not adjudicate them).
+    With `user`, claims that user labeled or is assigned to label are left out (they may not
+    adjudicate them, and must not see the other labels before labeling).
     """
     facts = claim_facts(session, dataset_pk)
     waiting = [pk for pk, f in facts.items() if f.state in (State.DISPUTED, State.STALE)]
@@ -75,6 +76,10 @@ def adjudication_queue(session: Session, user: User | None = None, dataset_pk: i
     mine: set[int] = set()
     if user is not None:
         mine = set(session.exec(select(Label.claim_pk).where(Label.labeler_pk == user.id, Label.claim_pk.in_(waiting))))
+        mine |= set(session.exec(
+            select(Claim.id).join(Assignment, Assignment.case_pk == Claim.case_pk)
+            .where(Assignment.labeler_pk == user.id, Claim.id.in_(waiting))
+        ))
     rows = session.exec(
         select(Claim.id, Claim.claim_id, Case.case_id, Claim.dataset_id, Case.slice, Case.split)
         .join(Case, Case.id == Claim.case_pk)
@@ -107,10 +112,11 @@ def _check_may_adjudicate(session: Session, user: User, claim_pk: int) -> State:
     if facts is None:
         raise NotFoundError(f"no claim with key {claim_pk}")
     labeled_it = session.exec(select(Label.id).where(Label.claim_pk == claim_pk, Label.labeler_pk == user.id)).first() is not None
+    labeled_it = labeled_it or is_assigned_to_claim(session, user, claim_pk)
     if not has_role(user, "adjudicator"):
         raise PermissionDeniedError("only an adjudicator may decide disputed claims")
     if labeled_it:
-        raise PermissionDeniedError("you labeled this claim, so another adjudicator must decide it")
+        raise PermissionDeniedError("you label this claim, so another adjudicator must decide it")
     if not may_adjudicate(is_adjudicator=True, labeled_it=False, state=facts.state):
         raise NotDisputedError(f"this claim is {facts.state.value}, not disputed: there is nothing to decide")
     return facts.state

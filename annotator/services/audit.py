@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
+
+from sqlalchemy import insert
 
 from sqlmodel import Session, select
 
@@ -25,18 +28,31 @@ def record_event(
     entity: label | adjudication | hold | assignment | user | release | claim | case.
     action: create | update | delete. before/after: plain JSON-ready dicts (None for none).
     """
-    event = LabelEvent(
-        at=utcnow(),
-        actor_pk=actor_pk,
-        entity=entity,
-        entity_pk=entity_pk,
-        claim_pk=claim_pk,
-        action=action,
-        before=before,
-        after=after,
-    )
+    event = LabelEvent(**event_row(utcnow(), entity, entity_pk, claim_pk, action, before, after, actor_pk))
     session.add(event)
     return event
+
+
+def event_row(
+    at: datetime,
+    entity: str,
+    entity_pk: int | None,
+    claim_pk: int | None,
+    action: str,
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+    actor_pk: int | None = None,
+) -> dict[str, Any]:
+    """One audit event as a plain row (the fields of LabelEvent), for `record_events`."""
+    return {"at": at, "actor_pk": actor_pk, "entity": entity, "entity_pk": entity_pk, "claim_pk": claim_pk,
+            "action": action, "before": before, "after": after}
+
+
+def record_events(session: Session, rows: list[dict[str, Any]], batch: int = 500) -> None:
+    """Append many events at once (rows from `event_row`), `batch` rows per statement: the bulk
+    form of `record_event` for imports of thousands of labels."""
+    for start in range(0, len(rows), batch):
+        session.exec(insert(LabelEvent.__table__), params=rows[start:start + batch])
 
 
 def claim_history(session: Session, claim_pk: int) -> list[LabelEvent]:

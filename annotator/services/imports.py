@@ -26,9 +26,9 @@ from annotator import formats
 from annotator.errors import ImportFileError, ImportRowError, InvalidValueError
 from annotator.formats import AdjudicationRecord, CaseRecord, ClaimRecord, LabelRecord, PassageRecord
 from annotator.models import (
-    Adjudication, Case, Claim, ClaimPassage, Dataset, Label, LabelEvent, Passage, User, utcnow,
+    Adjudication, Case, Claim, ClaimPassage, Dataset, Label, Passage, User, utcnow,
 )
-from annotator.services.audit import record_event
+from annotator.services.audit import event_row, record_event, record_events
 from annotator.services.lookup import get_dataset
 from annotator.services.states import claim_states
 from annotator.services.users import ensure_user
@@ -524,8 +524,8 @@ def _write_labels(session: Session, items: list[_LabelItem], claim_pk_of: Callab
         for item in new
     ])
     label_pks = _label_pks(session, {claim_pk_of(item) for item in new})
-    _insert(session, LabelEvent, [
-        _event_row(now, "label", label_pks[claim_pk_of(item), users[item.labeler]], claim_pk_of(item), "create",
+    record_events(session, [
+        event_row(now, "label", label_pks[claim_pk_of(item), users[item.labeler]], claim_pk_of(item), "create",
                    None, item.audit(1))
         for item in new
     ])
@@ -764,8 +764,8 @@ def _write_adjudications(session: Session, planned: list[_PlannedAdjudication], 
         for item in new
     ])
     adjudication_pks = _adjudication_pks(session, [item.claim_pk for item in new])
-    _insert(session, LabelEvent, [
-        _event_row(now, "adjudication", adjudication_pks[item.claim_pk], item.claim_pk, "create", None, item.audit(1))
+    record_events(session, [
+        event_row(now, "adjudication", adjudication_pks[item.claim_pk], item.claim_pk, "create", None, item.audit(1))
         for item in new
     ])
     for plan in planned:
@@ -874,13 +874,6 @@ def _ensure_users(session: Session, names: list[str], role: str) -> tuple[dict[s
 def _pk_map(session: Session, id_column: Any, pk_column: Any, dataset_column: Any, dataset_pk: int) -> dict[str, int]:
     """The user's id -> primary key for every row of one table in one dataset, in one query."""
     return dict(session.exec(select(id_column, pk_column).where(dataset_column == dataset_pk)).all())
-
-
-def _event_row(now: datetime, entity: str, entity_pk: int, claim_pk: int, action: str,
-               before: dict[str, Any] | None, after: dict[str, Any]) -> dict[str, Any]:
-    """One audit event as a row for a bulk insert (the same fields `record_event` writes)."""
-    return {"at": now, "actor_pk": None, "entity": entity, "entity_pk": entity_pk, "claim_pk": claim_pk,
-            "action": action, "before": before, "after": after}
 
 
 def _insert(session: Session, model: Any, rows: list[dict[str, Any]]) -> None:

@@ -108,6 +108,23 @@ def first_cases(session: Session, n: int, dataset_pk: int | None = None) -> list
     return list(session.exec(query))
 
 
+def first_unassigned_cases(session: Session, n: int, dataset_pk: int | None = None) -> list[int]:
+    """The primary keys of the first `n` cases, in import order, that nobody is assigned to yet:
+    pressing "assign 20" twice assigns the next 20."""
+    assigned = select(Assignment.id).where(Assignment.case_pk == Case.id).exists()
+    query = select(Case.id).where(~assigned).order_by(Case.dataset_id, Case.position, Case.id).limit(n)
+    if dataset_pk is not None:
+        query = query.where(Case.dataset_id == dataset_pk)
+    return list(session.exec(query))
+
+
+def is_assigned_to_claim(session: Session, user: User, claim_pk: int) -> bool:
+    """Whether the claim's case is assigned to `user` as a labeler."""
+    query = select(Assignment.id).join(Claim, Claim.case_pk == Assignment.case_pk).where(
+        Claim.id == claim_pk, Assignment.labeler_pk == user.id)
+    return session.exec(query).first() is not None
+
+
 # --- the labeler's queue -----------------------------------------------------------------------
 
 
@@ -123,6 +140,17 @@ def _assigned_claims(user_pk: int):  # noqa: ANN202 - a select
 def assigned_claims(session: Session, user: User) -> list[int]:
     """All claims of the cases assigned to `user`, in queue order (case order, then claim order)."""
     return list(session.exec(_assigned_claims(user.id)))
+
+
+def find_assigned_claim(session: Session, user: User, claim_id: str) -> int:
+    """The primary key of the claim with the user's id `claim_id` among the claims assigned to
+    `user` (a deep link `?claim=...`). Raises PermissionDeniedError when no such claim is in
+    their queue, saying nothing about claims outside it."""
+    query = _assigned_claims(user.id).where(Claim.claim_id == claim_id).limit(1)
+    found = session.exec(query).first()
+    if found is None:
+        raise PermissionDeniedError(f"claim '{claim_id}' is not in your queue")
+    return found
 
 
 def next_claim_for(session: Session, user: User, after_pk: int | None = None) -> int | None:

@@ -17,6 +17,11 @@ def get_dataset(session: Session, name: str) -> Dataset:
     return dataset
 
 
+def list_datasets(session: Session) -> list[str]:
+    """The names of all datasets, sorted."""
+    return list(session.exec(select(Dataset.name).order_by(Dataset.name)))
+
+
 def dataset_pk(session: Session, name: str | None) -> int | None:
     """The primary key of dataset `name`, or None (all datasets) when no name is given."""
     return None if name is None else get_dataset(session, name).id

@@ -1,0 +1,28 @@
+# The README's two commands: `make demo` and `make test`. Both create the virtualenv on first use.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test serve bench clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -c 'import sys; sys.exit("annotator needs Python 3.11 or newer" if sys.version_info < (3, 11) else 0)'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+demo: $(BIN)/.installed  ## the app on the embedded SQLite default, with demo data and users
+	$(BIN)/annotator demo
+
+serve: $(BIN)/.installed
+	$(BIN)/annotator serve
+
+test: $(BIN)/.installed  ## the whole test suite
+	$(BIN)/python -m pytest
+
+bench: $(BIN)/.installed
+	$(BIN)/python benchmarks/baseline.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -1,0 +1,396 @@
+"""The command line: parses, calls one service, prints. Errors become a message and exit 1.
+
+The database is chosen by `--db URL`, else `DATABASE_URL`, else the SQLite file
+`data/annotator.db` in the current folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from annotator import __version__
+from annotator.errors import AnnotatorError
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help="Blind double labeling, agreement, adjudication and gold releases for RAG claims.")
+labels_app = typer.Typer(no_args_is_help=True, help="Labels made elsewhere.")
+adjudications_app = typer.Typer(no_args_is_help=True, help="Adjudications made elsewhere.")
+queue_app = typer.Typer(no_args_is_help=True, help="Work queues.")
+release_app = typer.Typer(no_args_is_help=True, help="Frozen, hashed gold releases.")
+users_app = typer.Typer(no_args_is_help=True, help="Local users and their roles.")
+app.add_typer(labels_app, name="labels")
+app.add_typer(adjudications_app, name="adjudications")
+app.add_typer(queue_app, name="queue")
+app.add_typer(release_app, name="release")
+app.add_typer(users_app, name="users")
+
+Db = Annotated[Optional[str], typer.Option("--db", help="Database URL (default: DATABASE_URL, else data/annotator.db).")]
+DatasetOpt = Annotated[Optional[str], typer.Option("--dataset", help="Dataset name (default: all datasets).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
+
+UI_APP = Path(__file__).parent / "ui" / "app.py"
+STREAMLIT_CONFIG = Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml"
+
+
+def _engine(db: str | None):  # noqa: ANN202 - sqlalchemy Engine
+    from annotator.db import init_db
+
+    return init_db(db)
+
+
+def _echo_json(data: object) -> None:
+    typer.echo(json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False))
+
+
+def _dataset_pk(session, dataset: str | None) -> int | None:  # noqa: ANN001
+    from annotator.services.lookup import dataset_pk
+
+    return dataset_pk(session, dataset)
+
+
+@app.command()
+def init(db: Db = None) -> None:
+    """Create or migrate the database."""
+    from annotator.db import resolve_url
+
+    _engine(db)
+    typer.echo(f"Database ready: {_display_url(resolve_url(db))}")
+
+
+@app.command()
+def serve(db: Db = None, port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501) -> None:
+    """Start the Streamlit app."""
+    from annotator.db import resolve_url
+
+    url = resolve_url(db)
+    _engine(url)
+    _serve(url, port)
+
+
+@app.command()
+def demo(
+    db: Db = None,
+    port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501,
+    no_serve: Annotated[bool, typer.Option("--no-serve", help="Seed only; do not start the app.")] = False,
+) -> None:
+    """Seed the demo data set and demo users, print their logins, and start the app."""
+    from annotator.db import resolve_url, session_scope
+    from annotator.services.demo import DEMO_USERS, seed_demo
+
+    url = resolve_url(db)
+    engine = _engine(url)
+    with session_scope(engine) as session:
+        seeded = seed_demo(session)
+    typer.echo("Demo data seeded (20 cases, dataset 'demo')." if seeded else "Demo data already present.")
+    typer.echo("Demo logins (for this local demo only):")
+    for user in DEMO_USERS:
+        typer.echo(f"  {user.name:<6} {user.password:<18} {', '.join(user.roles)}")
+    if not no_serve:
+        _serve(url, port)
+
+
+def _streamlit_flags() -> list[str]:
+    """The project's .streamlit/config.toml as command-line flags, so the app looks the same
+    whatever folder it is started from."""
+    import tomllib
+
+    if not STREAMLIT_CONFIG.exists():
+        return []
+    flags = []
+    for section, options in tomllib.loads(STREAMLIT_CONFIG.read_text(encoding="utf-8")).items():
+        for key, value in options.items():
+            flags += [f"--{section}.{key}", str(value).lower() if isinstance(value, bool) else str(value)]
+    return flags
+
+
+def _serve(url: str, port: int) -> None:
+    env = {**os.environ, "DATABASE_URL": url}
+    command = [sys.executable, "-m", "streamlit", "run", str(UI_APP), *_streamlit_flags(), "--server.port", str(port)]
+    typer.echo(f"Serving on http://localhost:{port} (database: {_display_url(url)}); Ctrl+C stops.")
+    raise typer.Exit(subprocess.call(command, env=env))
+
+
+def _display_url(url: str) -> str:
+    """The URL without its password."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+@app.command("import")
+def import_(
+    file: Annotated[Path, typer.Argument(help="Cases file: native JSONL, flat CSV, or CLIMATE-FEVER JSONL.")],
+    fmt: Annotated[str, typer.Option("--format", help="auto | jsonl | csv | climate-fever")] = "auto",
+    dataset: Annotated[Optional[str], typer.Option("--dataset", help="Dataset to import into (default: 'default', or 'climate-fever').")] = None,
+    with_votes: Annotated[bool, typer.Option("--with-votes", help="CLIMATE-FEVER: import vote slot j as labeler cf-vote-{j+1}.")] = False,
+    first_votes: Annotated[Optional[int], typer.Option("--first-votes", help="CLIMATE-FEVER: import the first N non-null votes of each evidence as labelers cf-vote-1..N.")] = None,
+    update: Annotated[bool, typer.Option("--update", help="Accept changed content for existing ids (recorded; decided claims become stale).")] = False,
+    db: Db = None,
+) -> None:
+    """Import cases, claims and passages (one transaction: a bad line lands nothing)."""
+    from annotator.db import session_scope
+    from annotator.services.imports import import_cases
+
+    with session_scope(_engine(db)) as session:
+        report = import_cases(session, file, fmt=fmt, dataset=dataset, with_votes=with_votes, first_votes=first_votes, update=update)
+    typer.echo(report.summary())
+
+
+@labels_app.command("import")
+def labels_import(
+    file: Annotated[Path, typer.Argument(help="CSV or JSONL with claim_id, labeler, label[, rationale, passage_ids, severity].")],
+    dataset: DatasetOpt = None,
+    update: Annotated[bool, typer.Option("--update", help="Accept changed labels for existing (claim, labeler) pairs.")] = False,
+    db: Db = None,
+) -> None:
+    """Import labels made elsewhere; unknown labelers are created without a password."""
+    from annotator.db import session_scope
+    from annotator.services.imports import import_labels
+
+    with session_scope(_engine(db)) as session:
+        report = import_labels(session, file, dataset=dataset, update=update)
+    typer.echo(report.summary())
+
+
+@adjudications_app.command("import")
+def adjudications_import(
+    file: Annotated[Path, typer.Argument(help="CSV or JSONL with claim_id, adjudicator, label[, rationale, severity]; or a CLIMATE-FEVER file with --vote.")],
+    dataset: DatasetOpt = None,
+    fmt: Annotated[str, typer.Option("--format", help="auto | jsonl | csv | climate-fever")] = "auto",
+    vote: Annotated[Optional[int], typer.Option("--vote", help="CLIMATE-FEVER: the K-th non-null vote decides each disputed claim, as adjudicator cf-vote-K.")] = None,
+    db: Db = None,
+) -> None:
+    """Import adjudications of disputed claims; unknown adjudicators are created without a password."""
+    from annotator.db import session_scope
+    from annotator.services.imports import import_adjudications
+
+    with session_scope(_engine(db)) as session:
+        report = import_adjudications(session, file, dataset=dataset, fmt=fmt, vote=vote)
+    typer.echo(report.summary())
+
+
+@app.command()
+def agreement(
+    dataset: DatasetOpt = None,
+    labels: Annotated[Optional[Path], typer.Option("--labels", help="Compute from a CSV/JSONL of item_id, rater, label, without a database.")] = None,
+    by: Annotated[Optional[str], typer.Option("--by", help="Break down by 'slice' or 'split'.")] = None,
+    categories: Annotated[Optional[str], typer.Option("--categories", help="Declared categories, comma-separated (default: support,contradict,insufficient).")] = None,
+    bootstrap: Annotated[int, typer.Option("--bootstrap", help="Bootstrap resamples for the 95% intervals (0: none).")] = 1000,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = 0,
+    as_json: JsonOpt = False,
+    db: Db = None,
+) -> None:
+    """Inter-annotator agreement on the blind labels (never on adjudications)."""
+    from annotator.agreement import compute_agreement, read_label_frame
+    from annotator.vocabulary import declared_categories
+
+    try:
+        declared = declared_categories(categories)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--categories") from None
+    if by not in (None, "slice", "split"):
+        raise typer.BadParameter("use 'slice' or 'split'", param_hint="--by")
+    if labels is not None:
+        if by is not None:
+            raise typer.BadParameter("--by needs the database (a labels file has no slices)", param_hint="--by")
+        report = compute_agreement(read_label_frame(labels, declared), declared, n_bootstrap=bootstrap, seed=seed)
+    else:
+        from annotator.db import session_scope
+        from annotator.services.reports import agreement_report
+
+        with session_scope(_engine(db)) as session:
+            report = agreement_report(session, _dataset_pk(session, dataset), by=by, n_bootstrap=bootstrap, seed=seed, categories=declared)
+    data = report.to_json()
+    if as_json:
+        _echo_json(data)
+    else:
+        typer.echo(format_agreement(data))
+
+
+def format_agreement(data: dict, indent: str = "") -> str:
+    """Agreement as text: one line per coefficient with its 95% interval and n used / n in scope."""
+    metrics = ("percent_agreement", "cohen_kappa", "scott_pi", "fleiss_kappa", "krippendorff_alpha", "gwet_ac1", "brennan_prediger")
+    lines = [f"{indent}items with >= 2 labels: {data['n_items']} of {data['n_in_scope']} in scope; raters: {data['n_raters']}"]
+    for metric in metrics:
+        if metric not in data:
+            continue
+        value, interval = data[metric], (data.get("ci95") or {}).get(metric)
+        n_used = (data.get("n_used") or {}).get(metric, data["n_items"])
+        if value is None:
+            reason = (data.get("undefined") or {}).get(metric, "undefined")
+            lines.append(f"{indent}  {metric:<20} undefined ({reason})")
+            continue
+        ci = f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else ""
+        lines.append(f"{indent}  {metric:<20} {value:.4f}{ci}  n={n_used}/{data['n_in_scope']}")
+    for name, part in (data.get("by_slice") or {}).items():
+        flag = " (indicative: fewer than 10 items)" if part.get("indicative") else ""
+        lines.append(f"{indent}{name}{flag}:")
+        lines.append(format_agreement({k: v for k, v in part.items() if k != "by_slice"}, indent + "    "))
+    return "\n".join(lines)
+
+
+@queue_app.command("adjudication")
+def queue_adjudication(dataset: DatasetOpt = None, as_json: JsonOpt = False, db: Db = None) -> None:
+    """Disputed (and stale) claims waiting for a decision."""
+    from annotator.db import session_scope
+    from annotator.services.adjudication import adjudication_queue
+
+    with session_scope(_engine(db)) as session:
+        queue = adjudication_queue(session, dataset_pk=_dataset_pk(session, dataset))
+    if as_json:
+        _echo_json([item.to_json() for item in queue])
+        return
+    typer.echo(f"{len(queue)} claims waiting for adjudication")
+    for item in queue:
+        typer.echo(f"  {item.claim_id}\t{item.case_id}\t{item.state}\t{'/'.join(item.labels)}")
+
+
+@release_app.command("create")
+def release_create(
+    name: Annotated[str, typer.Argument(help="Release name, e.g. gold-v1 (letters, digits, . _ -).")],
+    dataset: DatasetOpt = None,
+    only_final: Annotated[bool, typer.Option("--only-final", help="Release the agreed and adjudicated claims; count the rest as excluded.")] = False,
+    out: Annotated[Path, typer.Option("--out", help="Folder that receives NAME/.")] = Path("data/releases"),
+    creator: Annotated[str, typer.Option("--creator", help="Who creates the release (recorded in the manifest).")] = "",
+    bootstrap: Annotated[int, typer.Option("--bootstrap", help="Bootstrap resamples for the agreement report in the manifest.")] = 1000,
+    db: Db = None,
+) -> None:
+    """Freeze the final claims into a versioned, hashed gold release folder OUT/NAME/."""
+    from annotator.db import session_scope
+    from annotator.services.releases import create_release
+
+    with session_scope(_engine(db)) as session:
+        created = create_release(session, name, dataset=dataset, only_final=only_final, out_dir=out,
+                                 creator=creator or os.environ.get("USER", ""), n_bootstrap=bootstrap)
+    typer.echo(f"Release {created.name} written to {created.path}")
+    typer.echo(f"  claims: {json.dumps(created.counts, ensure_ascii=False)}")
+    if created.excluded:
+        typer.echo(f"  left out: {json.dumps(created.excluded, ensure_ascii=False)}")
+    typer.echo(f"  manifest sha256: {created.manifest_sha256}")
+
+
+@release_app.command("verify")
+def release_verify(folder: Annotated[Path, typer.Argument(help="A release folder (holding manifest.json).")]) -> None:
+    """Recompute every file's SHA-256 and compare with the manifest."""
+    from annotator.release import check_release
+
+    result = check_release(folder)
+    typer.echo(f"OK: {folder} matches its manifest ({len(result.files)} files checked)")
+
+
+@users_app.command("add")
+def users_add(
+    name: Annotated[str, typer.Argument(help="Login name.")],
+    role: Annotated[list[str], typer.Option("--role", help="labeler | adjudicator | admin (repeatable).")],
+    password: Annotated[Optional[str], typer.Option("--password", help="Password (asked for when omitted and --no-password is not given).")] = None,
+    no_password: Annotated[bool, typer.Option("--no-password", help="Create without a password (cannot log in yet).")] = False,
+    db: Db = None,
+) -> None:
+    """Add a user with one or more roles."""
+    from annotator.db import session_scope
+    from annotator.services.users import add_user
+
+    if password is None and not no_password:
+        password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+    with session_scope(_engine(db)) as session:
+        user = add_user(session, name, role, password)
+    typer.echo(f"Added user {user.name} ({user.roles})" + ("" if password else "; no password: cannot log in until one is set"))
+
+
+@users_app.command("list")
+def users_list(as_json: JsonOpt = False, db: Db = None) -> None:
+    """List users, their roles, and whether they can log in."""
+    from annotator.db import session_scope
+    from annotator.services.users import list_users
+
+    with session_scope(_engine(db)) as session:
+        rows = [{"name": u.name, "roles": u.roles.split(","), "active": u.active, "has_password": u.password_hash is not None} for u in list_users(session)]
+    if as_json:
+        _echo_json(rows)
+        return
+    for row in rows:
+        login = "can log in" if row["active"] and row["has_password"] else ("disabled" if not row["active"] else "no password")
+        typer.echo(f"{row['name']:<20} {','.join(row['roles']):<28} {login}")
+
+
+@users_app.command("passwd")
+def users_passwd(
+    name: Annotated[str, typer.Argument(help="Login name.")],
+    password: Annotated[Optional[str], typer.Option("--password", help="New password (asked for when omitted).")] = None,
+    db: Db = None,
+) -> None:
+    """Set or reset a user's password."""
+    from annotator.db import session_scope
+    from annotator.services.users import get_user, set_password
+
+    if password is None:
+        password = typer.prompt("New password", hide_input=True, confirmation_prompt=True)
+    with session_scope(_engine(db)) as session:
+        set_password(session, get_user(session, name), password)
+    typer.echo(f"Password set for {name}")
+
+
+@users_app.command("disable")
+def users_disable(name: Annotated[str, typer.Argument(help="Login name.")], db: Db = None) -> None:
+    """Disable a user (they can no longer log in; their labels stay)."""
+    from annotator.db import session_scope
+    from annotator.services.users import get_user, set_active
+
+    with session_scope(_engine(db)) as session:
+        set_active(session, get_user(session, name), False)
+    typer.echo(f"Disabled {name}")
+
+
+@app.command()
+def assign(
+    labelers: Annotated[str, typer.Option("--labelers", help="Two labelers' names, comma-separated.")],
+    first: Annotated[int, typer.Option("--first", help="Assign the first N cases in import order.")] = 20,
+    dataset: DatasetOpt = None,
+    db: Db = None,
+) -> None:
+    """Assign the first N cases to labelers (normally two), for blind double labeling."""
+    from annotator.db import session_scope
+    from annotator.services.labeling import assign_cases, first_cases
+
+    names = [name.strip() for name in labelers.split(",") if name.strip()]
+    with session_scope(_engine(db)) as session:
+        created = assign_cases(session, first_cases(session, first, _dataset_pk(session, dataset)), names)
+    typer.echo(f"Created {created} assignments ({', '.join(names)})")
+
+
+@app.command()
+def status(dataset: DatasetOpt = None, as_json: JsonOpt = False, db: Db = None) -> None:
+    """Counts: cases, claims, labels, claims by state, holds, releases."""
+    from annotator.db import session_scope
+    from annotator.services.status import project_status
+
+    with session_scope(_engine(db)) as session:
+        data = project_status(session, _dataset_pk(session, dataset))
+    if as_json:
+        _echo_json(data)
+        return
+    typer.echo(f"cases {data['cases']}, claims {data['claims']}, labels {data['labels']}, adjudications {data['adjudications']}, releases {data['releases']}")
+    typer.echo("claims by state: " + ", ".join(f"{k} {v}" for k, v in data["claims_by_state"].items()))
+    typer.echo(f"holds: {data['holds']['active']} " + json.dumps(data["holds"]["by_reason"]))
+
+
+@app.command()
+def version() -> None:
+    """Print the version."""
+    typer.echo(__version__)
+
+
+def main() -> None:
+    """Entry point of the `annotator` console command: an AnnotatorError becomes its message
+    on standard error and exit status 1; usage errors are Typer's (exit status 2)."""
+    try:
+        app()
+    except AnnotatorError as error:
+        typer.echo(f"Error: {error}", err=True)
+        raise SystemExit(1) from None

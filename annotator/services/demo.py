@@ -1,0 +1,49 @@
+"""The demo: the 20-case demo data set, four demo users, and the first 20 cases assigned to the
+two demo labelers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlmodel import Session, select
+
+from annotator.models import Dataset, User
+from annotator.services.imports import import_cases
+from annotator.services.labeling import assign_cases, first_cases
+from annotator.services.users import add_user
+
+DEMO_FILE = Path(__file__).resolve().parents[2] / "data" / "demo.jsonl"
+DEMO_DATASET = "demo"
+
+
+@dataclass(frozen=True)
+class DemoUser:
+    name: str
+    roles: tuple[str, ...]
+    password: str
+
+
+DEMO_USERS: tuple[DemoUser, ...] = (
+    DemoUser("aoi", ("labeler",), "aoi-demo-pass"),
+    DemoUser("ren", ("labeler",), "ren-demo-pass"),
+    DemoUser("mika", ("adjudicator",), "mika-demo-pass"),
+    DemoUser("admin", ("admin", "adjudicator"), "admin-demo-pass"),
+)
+"""Demo logins, printed by `annotator demo`. For a local demo only: never use them for real work."""
+
+
+def seed_demo(session: Session, demo_file: Path = DEMO_FILE) -> bool:
+    """Import the demo data set, create the demo users and assign the first 20 cases to the two
+    demo labelers. Does nothing when the demo dataset exists already; returns whether it seeded.
+    Raises ImportFileError when the demo file is missing."""
+    if session.exec(select(Dataset).where(Dataset.name == DEMO_DATASET)).first() is not None:
+        return False
+    import_cases(session, demo_file, fmt="jsonl", dataset=DEMO_DATASET)
+    for demo_user in DEMO_USERS:
+        if session.exec(select(User).where(User.name == demo_user.name)).first() is None:
+            add_user(session, demo_user.name, list(demo_user.roles), demo_user.password)
+    dataset = session.exec(select(Dataset).where(Dataset.name == DEMO_DATASET)).one()
+    labelers = [u.name for u in DEMO_USERS if "labeler" in u.roles]
+    assign_cases(session, first_cases(session, 20, dataset.id), labelers)
+    return True

@@ -1,0 +1,202 @@
+"""Shared widgets for the pages: the database session, the logged-in user, which page each role
+sees, passage cards, label badges, and messages that survive a callback.
+
+Session state holds only the user's primary key and name; the User is re-read on every run, so
+a disabled account or a changed role takes effect at the next click.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import streamlit as st
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from annotator.db import make_engine, resolve_url, session_scope
+from annotator.errors import AnnotatorError, NotFoundError, PermissionDeniedError
+from annotator.models import User
+from annotator.services.labeling import PassageView
+from annotator.services.lookup import list_datasets
+from annotator.services.users import get_user, roles_of
+from annotator.workflow import may_see_agreement
+from annotator.ui.i18n import t
+
+USER_PK = "auth.user_pk"
+USER_NAME = "auth.user_name"
+PENDING_CLAIM = "auth.pending_claim"
+"""A `?claim=` deep link that arrived before login (each new tab starts logged out)."""
+_FLASH = "ui.flash"
+
+PAGE_ROLES: dict[str, frozenset[str]] = {
+    "label": frozenset({"labeler"}),
+    "adjudicate": frozenset({"adjudicator"}),
+    "agreement": frozenset({"adjudicator", "admin"}),
+    "releases": frozenset({"admin"}),
+    "admin": frozenset({"admin"}),
+}
+"""Which roles see which page (any one of them suffices). app.py builds the navigation from it and
+every page checks it again on its own."""
+
+LABEL_COLORS = {"support": "green", "contradict": "red", "insufficient": "gray"}
+
+
+# --- database ----------------------------------------------------------------------------------
+
+
+@st.cache_resource(show_spinner=False)
+def _engine_for(url: str) -> Engine:
+    return make_engine(url)
+
+
+def engine() -> Engine:
+    """The engine for the configured database, one per resolved URL, shared by all sessions."""
+    return _engine_for(resolve_url(None))
+
+
+@contextmanager
+def db() -> Iterator[Session]:
+    """One short transaction (committed on exit). Load what a page needs, then leave the block
+    before rendering: SQLite takes its write lock at BEGIN."""
+    with session_scope(engine()) as session:
+        yield session
+
+
+# --- the logged-in user ------------------------------------------------------------------------
+
+
+def remember_user(user: User) -> None:
+    """Store the logged-in user's key and name (nothing else) in session state."""
+    st.session_state[USER_PK] = user.id
+    st.session_state[USER_NAME] = user.name
+
+
+def forget_user() -> None:
+    """Log out: drop everything this browser session holds."""
+    for key in list(st.session_state.keys()):
+        del st.session_state[key]
+
+
+def session_user(session: Session) -> User:
+    """The logged-in user, re-read in `session`. Raises PermissionDeniedError when nobody is
+    logged in or the account was removed or disabled meanwhile."""
+    name, pk = st.session_state.get(USER_NAME), st.session_state.get(USER_PK)
+    if name is None or pk is None:
+        raise PermissionDeniedError(t("auth.login_again"))
+    try:
+        user = get_user(session, name)
+    except NotFoundError:
+        raise PermissionDeniedError(t("auth.login_again")) from None
+    if user.id != pk or not user.active:
+        raise PermissionDeniedError(t("auth.login_again"))
+    return user
+
+
+def current_user() -> User | None:
+    """The logged-in user re-read from the database, or None (and logged out) when there is none
+    or the account is gone or disabled."""
+    if st.session_state.get(USER_NAME) is None:
+        return None
+    try:
+        with db() as session:
+            return session_user(session)
+    except PermissionDeniedError:
+        forget_user()
+        return None
+
+
+def may_open(user: User, page: str) -> bool:
+    """Whether `user` may open `page` (a key of PAGE_ROLES); the Agreement page also follows
+    `workflow.may_see_agreement` (it names labelers)."""
+    roles = roles_of(user)
+    if page == "agreement" and not may_see_agreement(roles):
+        return False
+    return bool(roles & PAGE_ROLES[page])
+
+
+def require_page(page: str) -> User:
+    """The logged-in user, when they may open `page`; otherwise an error and the page stops.
+
+    Navigation already leaves out pages a role lacks; this check keeps a page safe on its own.
+    """
+    user = current_user()
+    if user is None or not may_open(user, page):
+        st.error(t("auth.denied"))
+        st.stop()
+    return user
+
+
+# --- messages that outlive a callback ------------------------------------------------------------
+
+
+def flash(kind: str, text: str) -> None:
+    """Queue a message for the next render: kind is "toast", "success", "error" or "warning"."""
+    st.session_state.setdefault(_FLASH, []).append((kind, text))
+
+
+def flash_error(error: AnnotatorError) -> None:
+    """Queue an AnnotatorError's message (the only errors shown to users as messages)."""
+    flash("error", str(error))
+
+
+def show_flash() -> None:
+    """Render and drop the queued messages."""
+    for kind, text in st.session_state.pop(_FLASH, []):
+        if kind == "toast":
+            st.toast(text, icon=":material/check_circle:")
+        elif kind == "success":
+            st.success(text)
+        elif kind == "warning":
+            st.warning(text)
+        else:
+            st.error(text)
+
+
+# --- display ---------------------------------------------------------------------------------
+
+
+def label_badge(value: str | None) -> None:
+    """A coloured badge for a label value (or "no label")."""
+    if value is None:
+        st.badge(t("label.none"), color="gray")
+        return
+    st.badge(t(f"value.{value}"), color=LABEL_COLORS.get(value, "blue"))
+
+
+def passage_card(passage: PassageView, *, cite_key: str | None = None, cited: bool = False, disabled: bool = False) -> None:
+    """One evidence passage in a bordered box: doc id, version, title, text, and optionally a
+    checkbox (session key `cite_key`) to cite it; `cited` marks it as cited when read-only."""
+    with st.container(border=True):
+        st.markdown(f"**{passage.title or passage.passage_id}**")
+        st.caption(t("passage.meta", passage_id=passage.passage_id, doc_id=passage.doc_id, version=passage.version or "-"))
+        st.text(passage.text)
+        if cite_key is not None:
+            st.checkbox(t("passage.cite"), key=cite_key, disabled=disabled)
+        elif cited:
+            st.caption(t("passage.cited"))
+
+
+def case_header(case_id: str, slice_: str, split: str, question: str, answer: str) -> None:
+    """The case's question and generated answer, on top of a claim."""
+    st.caption(t("case.meta", case_id=case_id, slice=slice_, split=split))
+    with st.container(border=True):
+        st.markdown(f"**{t('case.question')}**")
+        st.text(question)
+        st.markdown(f"**{t('case.answer')}**")
+        st.text(answer)
+
+
+def dataset_select(key: str) -> str | None:
+    """A select of the datasets there are, with "all datasets" first; returns the chosen name or
+    None for all."""
+    with db() as session:
+        names = list_datasets(session)
+    choice = st.selectbox(t("admin.dataset"), [None, *names], key=key,
+                          format_func=lambda name: t("admin.dataset_all") if name is None else name)
+    return choice
+
+
+def optional(value: str | None) -> str:
+    """A value for display, a dash when empty."""
+    return value if value else "-"

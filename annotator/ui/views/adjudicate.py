@@ -1,0 +1,103 @@
+"""Adjudicate: disputed (and stale) claims the adjudicator did not label, the two labels as
+"Labeler 1 / Labeler 2" without names, and the final decision."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from annotator.errors import AnnotatorError
+from annotator.services import adjudication
+from annotator.ui import components as ui
+from annotator.ui.i18n import t
+from annotator.vocabulary import LABELS, SEVERITIES
+
+PICK = "adjudicate.claim_pk"
+
+
+def _rationale_key(claim_pk: int) -> str:
+    return f"adjudicate.rationale.{claim_pk}"
+
+
+def _severity_key(claim_pk: int) -> str:
+    return f"adjudicate.severity.{claim_pk}"
+
+
+def _decide(claim_pk: int, claim_id: str, value: str, expected_revision: int | None) -> None:
+    severity = None if value == "support" else st.session_state.get(_severity_key(claim_pk))
+    try:
+        with ui.db() as session:
+            adjudication.adjudicate(
+                session, ui.session_user(session), claim_pk, value,
+                rationale=st.session_state.get(_rationale_key(claim_pk)) or "",
+                severity=severity, expected_revision=expected_revision,
+            )
+    except AnnotatorError as error:
+        ui.flash_error(error)
+        return
+    ui.flash("toast", t("adjudicate.saved", value=t(f"value.{value}"), claim_id=claim_id))
+    st.session_state.pop(PICK, None)  # the decided claim leaves the queue: show the next one
+
+
+me = ui.require_page("adjudicate")
+with ui.db() as session:
+    queue = adjudication.adjudication_queue(session, me)
+    by_pk = {item.claim_pk: item for item in queue}
+    if st.session_state.get(PICK) not in by_pk:
+        st.session_state[PICK] = queue[0].claim_pk if queue else None
+    view = None
+    if queue:
+        try:
+            view = adjudication.view_for_adjudicator(session, me, st.session_state[PICK])
+        except AnnotatorError as error:
+            ui.flash_error(error)
+
+st.title(t("page.adjudicate"))
+ui.show_flash()
+st.caption(t("adjudicate.waiting", n=len(queue)))
+if not queue:
+    st.success(t("adjudicate.empty"))
+    st.stop()
+
+st.dataframe(
+    pd.DataFrame(
+        [{t("col.claim"): q.claim_id, t("col.case"): q.case_id, t("col.slice"): q.slice, t("col.split"): q.split,
+          t("col.state"): t(f"state.{q.state}"), t("col.labels"): ", ".join(t(f"value.{v}") for v in q.labels)}
+         for q in queue]
+    ),
+    hide_index=True,
+)
+st.selectbox(t("adjudicate.pick"), list(by_pk), key=PICK,
+             format_func=lambda pk: t("adjudicate.option", claim_id=by_pk[pk].claim_id, case_id=by_pk[pk].case_id))
+if view is None:
+    st.stop()
+
+ui.case_header(view.case_id, view.slice, view.split, view.question, view.answer)
+claim_col, evidence_col = st.columns([2, 3])
+with claim_col:
+    st.subheader(t("label.claim", claim_id=view.claim_id))
+    with st.container(border=True):
+        st.text(view.text)
+    for column, blind in zip(st.columns(len(view.labels) or 1), view.labels, strict=False):
+        with column, st.container(border=True):
+            st.markdown(f"**{blind.display_name}**")
+            ui.label_badge(blind.value)
+            st.caption(t("adjudicate.cited", passages=", ".join(blind.passage_ids) or "-"))
+            st.caption(t("adjudicate.severity", severity=t(f"severity.{blind.severity}") if blind.severity else "-"))
+            st.text(ui.optional(blind.rationale))
+with evidence_col:
+    st.subheader(t("label.evidence"))
+    for passage in view.passages:
+        ui.passage_card(passage)
+
+st.subheader(t("adjudicate.decision"))
+if view.decision is not None:
+    st.warning(t("adjudicate.stale", value=t(f"value.{view.decision.value}")))
+st.text_area(t("label.rationale"), key=_rationale_key(view.claim_pk), placeholder=t("adjudicate.rationale_hint"))
+st.selectbox(t("label.severity"), SEVERITIES, index=None, key=_severity_key(view.claim_pk),
+             format_func=lambda s: t(f"severity.{s}"), placeholder=t("label.severity_none"), help=t("label.severity_help"))
+expected = None if view.decision is None else view.decision.revision
+for column, (number, value) in zip(st.columns(len(LABELS)), enumerate(LABELS, start=1), strict=True):
+    column.button(t(f"value.{value}"), key=f"adjudicate.button.{value}", shortcut=str(number), width="stretch",
+                  on_click=_decide, args=(view.claim_pk, view.claim_id, value, expected))
+st.caption(t("adjudicate.shortcuts"))

@@ -1,0 +1,157 @@
+"""The command line, run as a user runs it (a subprocess), on CLIMATE-FEVER and on bad input.
+
+CLIMATE-FEVER: Diggelmann, Boyd-Graber, Bulian, Ciaramita, Leippold (2020), arXiv:2012.00614.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CLIMATE_FEVER, DEMO, need
+
+VOTE = {"SUPPORTS": "support", "REFUTES": "contradict", "NOT_ENOUGH_INFO": "insufficient"}
+
+
+def run(*args: str, db: str, cwd: Path, ok: bool = True) -> subprocess.CompletedProcess:
+    """Run `python -m annotator ARGS --db DB` and check its exit status."""
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    done = subprocess.run([sys.executable, "-m", "annotator", *args, "--db", db], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+    if ok:
+        assert done.returncode == 0, done.stderr
+    return done
+
+
+def run_plain(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "annotator", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def first_two_votes():
+    """(claim id, first non-null vote, second non-null vote, third or None) per evidence."""
+    for line in need(CLIMATE_FEVER).read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        for k, evidence in enumerate(record["evidences"]):
+            votes = [VOTE[v] for v in evidence["votes"] if v is not None]
+            yield f"{record['claim_id']}-{k}", votes
+
+
+@pytest.fixture(scope="module")
+def cf_run(tmp_path_factory):
+    """CLIMATE-FEVER through import (first two votes as labelers), agreement, queue, the third
+    vote as adjudicator, and a release of the final claims."""
+    need(CLIMATE_FEVER)
+    work = tmp_path_factory.mktemp("cf")
+    db = f"sqlite:///{work / 'cf.db'}"
+    out = {"work": work, "db": db}
+    out["import"] = run("import", str(CLIMATE_FEVER), "--format", "climate-fever", "--first-votes", "2", db=db, cwd=work)
+    out["agreement"] = json.loads(run("agreement", "--json", "--bootstrap", "200", db=db, cwd=work).stdout)
+    out["queue"] = json.loads(run("queue", "adjudication", "--json", db=db, cwd=work).stdout)
+    out["blocked"] = run("release", "create", "cf-gold-v1", "--out", str(work / "rel"), db=db, cwd=work, ok=False)
+    out["blocked_left"] = sorted(p.name for p in (work / "rel").iterdir()) if (work / "rel").exists() else []
+    out["adjudicate"] = run("adjudications", "import", str(CLIMATE_FEVER), "--format", "climate-fever", "--vote", "3", db=db, cwd=work)
+    out["queue_after"] = json.loads(run("queue", "adjudication", "--json", db=db, cwd=work).stdout)
+    out["release"] = run("release", "create", "cf-gold-v1", "--only-final", "--bootstrap", "100", "--out", str(work / "rel"), db=db, cwd=work)
+    out["status"] = json.loads(run("status", "--json", db=db, cwd=work).stdout)
+    return out
+
+
+def test_climate_fever_import_reports_what_it_created(cf_run):
+    assert "7,675" in cf_run["import"].stdout or "7675" in cf_run["import"].stdout
+    assert "cf-vote-1" in cf_run["import"].stdout and "cf-vote-2" in cf_run["import"].stdout
+    assert cf_run["status"]["cases"] == 1535 and cf_run["status"]["claims"] == 7675
+
+
+def test_climate_fever_agreement_matches_the_published_figures(cf_run):
+    report = cf_run["agreement"]
+    assert report["n_raters"] == 2 and report["n_items"] == 7675
+    assert report["percent_agreement"] == pytest.approx(0.5445, abs=5e-5)
+    assert report["cohen_kappa"] == pytest.approx(0.2961, abs=5e-5)
+    low, high = report["ci95"]["cohen_kappa"]
+    assert low < report["cohen_kappa"] < high
+    assert report["categories"] == ["support", "contradict", "insufficient"]
+
+
+def test_the_adjudication_queue_holds_exactly_the_claims_whose_first_two_votes_differ(cf_run):
+    disputed = {claim_id for claim_id, votes in first_two_votes() if votes[0] != votes[1]}
+    assert {item["claim_id"] for item in cf_run["queue"]} == disputed
+    assert {"claim_id", "case_id", "state"} <= set(cf_run["queue"][0])
+
+
+def test_a_release_is_refused_while_claims_are_disputed_and_leaves_no_folder(cf_run):
+    assert cf_run["blocked"].returncode == 1
+    assert "disputed" in cf_run["blocked"].stderr and "--only-final" in cf_run["blocked"].stderr
+    assert cf_run["blocked_left"] == []
+
+
+def test_the_third_vote_decides_the_disputed_claims_that_have_one(cf_run):
+    votes = dict(first_two_votes())
+    decided = {c for c, v in votes.items() if v[0] != v[1] and len(v) >= 3}
+    waiting = {c for c, v in votes.items() if v[0] != v[1] and len(v) < 3}
+    assert {item["claim_id"] for item in cf_run["queue_after"]} == waiting
+    assert cf_run["status"]["claims_by_state"]["adjudicated"] == len(decided)
+    assert cf_run["status"]["claims_by_state"]["agreed"] == sum(1 for v in votes.values() if v[0] == v[1])
+
+
+def test_the_release_holds_the_final_claims_and_verifies(cf_run):
+    folder = cf_run["work"] / "rel" / "cf-gold-v1"
+    lines = (folder / "gold.jsonl").read_text(encoding="utf-8").splitlines()
+    status = cf_run["status"]["claims_by_state"]
+    assert len(lines) == status["agreed"] + status["adjudicated"]
+    first = json.loads(lines[0])
+    assert first["resolution"] in ("agreed", "adjudicated") and len(first["labels"]) == 2
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["excluded"]["counts"] == {"disputed": status["disputed"]}
+    verified = run_plain("release", "verify", str(folder), cwd=cf_run["work"])
+    assert verified.returncode == 0, verified.stderr
+
+
+def test_a_tampered_release_fails_verify_naming_the_file(cf_run, tmp_path):
+    import shutil
+
+    copy = tmp_path / "cf-gold-v1"
+    shutil.copytree(cf_run["work"] / "rel" / "cf-gold-v1", copy)
+    data = (copy / "gold.csv").read_bytes()
+    (copy / "gold.csv").write_bytes(data.replace(b"contradict", b"support", 1))
+    failed = run_plain("release", "verify", str(copy), cwd=tmp_path)
+    assert failed.returncode == 1
+    assert "gold.csv" in failed.stderr
+
+
+def test_a_broken_file_is_reported_with_file_line_and_field_and_nothing_lands(tmp_path):
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    good = need(DEMO).read_text(encoding="utf-8").splitlines()
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("\n".join([good[0], good[1], '{"case_id": "x", "claims": [}', good[2]]) + "\n", encoding="utf-8")
+    failed = run("import", str(broken), db=db, cwd=tmp_path, ok=False)
+    assert failed.returncode == 1
+    assert "broken.jsonl" in failed.stderr and "line 3" in failed.stderr
+    assert json.loads(run("status", "--json", db=db, cwd=tmp_path).stdout)["cases"] == 0
+
+
+def test_agreement_from_a_labels_file_needs_no_database_and_names_an_unknown_label(tmp_path):
+    labels = tmp_path / "labels.csv"
+    labels.write_text("item_id,rater,label\n1,a,support\n1,b,support\n2,a,contradict\n2,b,support\n3,a,insufficient\n3,b,insufficient\n", encoding="utf-8")
+    done = run_plain("agreement", "--labels", str(labels), "--json", "--bootstrap", "0", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["percent_agreement"] == pytest.approx(2 / 3)
+    assert not (tmp_path / "data").exists()
+    labels.write_text("item_id,rater,label\n1,a,support\n1,b,maybe\n", encoding="utf-8")
+    failed = run_plain("agreement", "--labels", str(labels), cwd=tmp_path)
+    assert failed.returncode == 1 and "maybe" in failed.stderr and "line 3" in failed.stderr
+
+
+def test_demo_seeds_once_and_prints_the_logins(tmp_path):
+    db = f"sqlite:///{tmp_path / 'demo.db'}"
+    first = run("demo", "--no-serve", db=db, cwd=tmp_path)
+    assert "aoi" in first.stdout and "mika" in first.stdout and "admin" in first.stdout
+    again = run("demo", "--no-serve", db=db, cwd=tmp_path)
+    assert "already" in again.stdout
+    status = json.loads(run("status", "--json", db=db, cwd=tmp_path).stdout)
+    assert status["cases"] == 20 and status["claims_by_state"]["unlabeled"] == status["claims"]

@@ -1,0 +1,504 @@
+"""The Streamlit app driven through AppTest: login, navigation by role, blind double labeling
+through the Label page buttons, adjudication as "Labeler 1 / Labeler 2", releases, admin.
+
+Each test gets a fresh migrated SQLite database (DATABASE_URL) seeded directly with the models:
+one dataset, three cases (two assigned to aoi and ren, one unassigned), four claims with
+passages, and four users.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from sqlmodel import select
+from streamlit.testing.v1 import AppTest
+
+from annotator.db import init_db, session_scope
+from annotator.models import Case, Claim, ClaimPassage, Dataset, Label, Passage
+from annotator.services.adjudication import adjudication_queue
+from annotator.services.labeling import assign_cases
+from annotator.services.status import project_status
+from annotator.services.users import add_user, get_user
+
+APP = Path(__file__).resolve().parents[1] / "annotator" / "ui" / "app.py"
+PASSWORDS = {"aoi": "aoi-pass-1234", "ren": "ren-pass-1234", "mika": "mika-pass-1234", "admin": "admin-pass-1234"}
+MARKER = "MARKER-7f3a-first-labelers-rationale"
+
+# claim id -> (aoi's label, ren's label): one disagreement, on case-1-c2.
+PLAN = {"case-1-c1": ("support", "support"), "case-1-c2": ("support", "contradict"), "case-2-c1": ("insufficient", "insufficient")}
+
+
+def _seed(session) -> None:  # noqa: ANN001 - Session
+    dataset = Dataset(name="pilot", source_format="test")
+    session.add(dataset)
+    session.flush()
+    cases = {}
+    for position, (case_id, slice_, n_claims) in enumerate(
+        (("case-1", "normal", 2), ("case-2", "paraphrase", 1), ("case-3", "normal", 1)), start=1
+    ):
+        case = Case(dataset_id=dataset.id, case_id=case_id, position=position, question=f"Question of {case_id}?",
+                    answer=f"Answer of {case_id}.", slice=slice_, split="dev", meta={})
+        session.add(case)
+        session.flush()
+        cases[case_id] = case
+        passages = [Passage(dataset_id=dataset.id, passage_id=f"{case_id}-p{k}", doc_id=f"doc-{position}", version="2026-04",
+                            title=f"Policy {position}.{k}", text=f"Evidence text {position}.{k}.") for k in (1, 2)]
+        session.add_all(passages)
+        session.flush()
+        for j in range(1, n_claims + 1):
+            claim = Claim(dataset_id=dataset.id, case_pk=case.id, claim_id=f"{case_id}-c{j}", position=j,
+                          text=f"Claim text {position}.{j}.")
+            session.add(claim)
+            session.flush()
+            session.add_all([ClaimPassage(claim_pk=claim.id, passage_pk=p.id, position=k) for k, p in enumerate(passages)])
+    for name, roles in (("aoi", ["labeler"]), ("ren", ["labeler"]), ("mika", ["adjudicator"]), ("admin", ["admin", "adjudicator"])):
+        add_user(session, name, roles, PASSWORDS[name])
+    assign_cases(session, [cases["case-1"].id, cases["case-2"].id], ["aoi", "ren"])
+
+
+@pytest.fixture
+def engine(tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path}/a.db"
+    engine = init_db(url)
+    with session_scope(engine) as session:
+        _seed(session)
+    monkeypatch.setenv("DATABASE_URL", url)
+    monkeypatch.chdir(tmp_path)  # releases go to data/releases/ under the test's folder
+    st.cache_resource.clear()
+    yield engine
+    st.cache_resource.clear()
+    engine.dispose()
+
+
+def _claim_pk(engine, claim_id: str) -> int:  # noqa: ANN001
+    with session_scope(engine) as session:
+        return session.exec(select(Claim.id).where(Claim.claim_id == claim_id)).one()
+
+
+def open_app(name: str | None = None, password: str | None = None, query: dict | None = None) -> AppTest:
+    """A new browser session; logged in through the login form when `name` is given."""
+    at = AppTest.from_file(str(APP), default_timeout=30)
+    at.query_params.update(query or {})
+    at.run()
+    if name is not None:
+        at.text_input(key="login.name").input(name)
+        at.text_input(key="login.password").input(password if password is not None else PASSWORDS[name])
+        at.form_submit_button[0].click().run()
+    assert not at.exception
+    return at
+
+
+def shown_claim(at: AppTest) -> str:
+    """The claim id the Label page shows."""
+    return next(s.value for s in at.subheader if s.value.startswith("Claim ")).removeprefix("Claim ")
+
+
+def label(at: AppTest, value: str, rationale: str = "", cite: tuple[str, ...] = ()) -> None:
+    """Type into the current claim's inputs and press a label button."""
+    claim_pk = at.session_state["label.claim_pk"]
+    if rationale:
+        at.text_area(key=f"label.rationale.{claim_pk}").input(rationale)
+    for passage_id in cite:
+        at.checkbox(key=f"label.cite.{claim_pk}.{passage_id}").check()
+    at.button(key=f"label.button.{value}").click().run()
+    assert not at.exception
+    assert [e.value for e in at.error] == []
+
+
+def label_queue(at: AppTest, who: int, rationales: dict[str, str] | None = None) -> list[str]:
+    """Label every claim of the queue in order with PLAN[claim][who]; returns the toasts."""
+    toasts = []
+    for claim_id in PLAN:
+        assert shown_claim(at) == claim_id
+        label(at, PLAN[claim_id][who], (rationales or {}).get(claim_id, ""))
+        toasts += [toast.value for toast in at.toast]
+    return toasts
+
+
+def badges(at: AppTest) -> list[str]:
+    """The texts of the label badges on the page (st.badge renders as badge markdown)."""
+    return [match.group(1) for m in at.markdown if (match := re.fullmatch(r":\w+-badge\[(.*)\]", m.value))]
+
+
+def has_word(word: str, text: str) -> bool:
+    return re.search(rf"\b{re.escape(word)}\b", text) is not None
+
+
+def page_dump(at: AppTest) -> str:
+    """Everything the page holds: every element's protobuf (texts, labels, values, options) and
+    the session state."""
+    out: list[str] = []
+
+    def walk(node) -> None:  # noqa: ANN001
+        proto = getattr(node, "proto", None)
+        if proto is not None:
+            out.append(str(proto))
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    state = {key: at.session_state[key] for key in at.session_state}
+    return "\n".join(out) + "\n" + repr(sorted(state.items(), key=lambda kv: kv[0]))
+
+
+# --- login and navigation ------------------------------------------------------------------------
+
+
+def test_login_with_a_wrong_password_shows_an_error_and_logs_nobody_in(engine):
+    at = open_app("aoi", "not-the-password")
+    assert [e.value for e in at.error] == ["unknown user name or wrong password (or the account has no password yet)"]
+    assert "auth.user_pk" not in at.session_state
+    assert at.session_state["login.password"] == ""
+    assert [t.value for t in at.title] == ["RAG claim annotator"]  # still the login page
+
+
+def test_login_keeps_only_the_users_key_and_name_in_session_state(engine):
+    at = open_app("aoi")
+    assert at.session_state["auth.user_name"] == "aoi"
+    with session_scope(engine) as session:
+        assert at.session_state["auth.user_pk"] == get_user(session, "aoi").id
+    assert [t.value for t in at.title] == ["Label"]
+    assert "Logged in as **aoi** (labeler)" in [c.value for c in at.sidebar.caption]
+
+
+def test_a_labelers_navigation_has_label_but_not_admin_releases_or_adjudicate(engine):
+    at = open_app("aoi")
+    at.switch_page("views/label.py").run()
+    assert [t.value for t in at.title] == ["Label"]
+    for page in ("views/admin.py", "views/releases.py", "views/adjudicate.py", "views/agreement.py"):
+        with pytest.raises(ValueError, match="Could not find a navigation page"):
+            at.switch_page(page)
+
+
+def test_an_adjudicator_sees_adjudicate_and_agreement_only(engine):
+    at = open_app("mika")
+    assert [t.value for t in at.title] == ["Adjudicate"]
+    at.switch_page("views/agreement.py").run()
+    assert [t.value for t in at.title] == ["Agreement"]
+    for page in ("views/admin.py", "views/releases.py", "views/label.py"):
+        with pytest.raises(ValueError):
+            at.switch_page(page)
+
+
+def test_an_admin_sees_admin_agreement_releases_and_adjudicate_but_not_label(engine):
+    at = open_app("admin")
+    for page, title in (("views/admin.py", "Admin"), ("views/releases.py", "Releases"),
+                        ("views/agreement.py", "Agreement"), ("views/adjudicate.py", "Adjudicate")):
+        at.switch_page(page).run()
+        assert not at.exception
+        assert [t.value for t in at.title] == [title]
+    with pytest.raises(ValueError):
+        at.switch_page("views/label.py")
+
+
+def test_logout_returns_to_the_login_page_and_forgets_the_user(engine):
+    at = open_app("aoi")
+    at.sidebar.button(key="app.logout").click().run()
+    assert "auth.user_pk" not in at.session_state
+    assert [t.value for t in at.title] == ["RAG claim annotator"]
+    with pytest.raises(ValueError):
+        at.switch_page("views/label.py")
+
+
+def test_a_disabled_user_is_logged_out_at_the_next_click(engine):
+    at = open_app("aoi")
+    with session_scope(engine) as session:
+        from annotator.services.users import set_active
+
+        set_active(session, get_user(session, "aoi"), False)
+    at.run()
+    assert "auth.user_pk" not in at.session_state
+    assert [t.value for t in at.title] == ["RAG claim annotator"]
+
+
+# --- labeling ------------------------------------------------------------------------------------
+
+
+def test_two_labelers_label_the_same_claims_through_the_buttons_with_one_disagreement(engine):
+    aoi = open_app("aoi")
+    assert aoi.get("progress")[0].proto.text == "0 of 3 claims labeled"
+    toasts = label_queue(aoi, 0)
+    assert toasts == ["Saved support on claim case-1-c1.", "Saved support on claim case-1-c2.",
+                      "Saved insufficient on claim case-2-c1."]
+    assert aoi.get("progress")[0].proto.text == "3 of 3 claims labeled"
+    assert [s.value for s in aoi.success] == ["Every claim in your queue is labeled (or its case is on hold). "
+                                              "You may still review them."]
+    ren = open_app("ren")
+    label_queue(ren, 1)
+    with session_scope(engine) as session:
+        status = project_status(session)
+        assert status["labels"] == 6
+        assert {k: v for k, v in status["claims_by_state"].items() if v} == {"agreed": 2, "disputed": 1, "unlabeled": 1}
+        assert [item.claim_id for item in adjudication_queue(session)] == ["case-1-c2"]
+
+
+def test_the_label_page_saves_cited_passages_rationale_and_severity(engine):
+    at = open_app("aoi")
+    claim_pk = at.session_state["label.claim_pk"]
+    at.selectbox(key=f"label.severity.{claim_pk}").set_value("amount_or_deadline")
+    label(at, "contradict", "the deadline differs", cite=("case-1-p2",))
+    with session_scope(engine) as session:
+        saved = session.exec(select(Label).where(Label.claim_pk == claim_pk)).one()
+        assert (saved.value, saved.passage_ids, saved.rationale, saved.severity, saved.revision) == (
+            "contradict", ["case-1-p2"], "the deadline differs", "amount_or_deadline", 1)
+    assert shown_claim(at) == "case-1-c2"
+
+
+def test_severity_is_dropped_when_the_label_is_support(engine):
+    at = open_app("aoi")
+    claim_pk = at.session_state["label.claim_pk"]
+    at.selectbox(key=f"label.severity.{claim_pk}").set_value("leak")
+    label(at, "support")
+    with session_scope(engine) as session:
+        assert session.exec(select(Label.severity).where(Label.claim_pk == claim_pk)).one() is None
+
+
+def test_labeler_b_sees_nothing_of_labeler_a_before_submitting(engine):
+    before = open_app("ren")
+    assert shown_claim(before) == "case-1-c1"
+    untouched = page_dump(before)
+
+    aoi = open_app("aoi")
+    label_queue(aoi, 0, rationales={claim_id: f"{MARKER} {claim_id}" for claim_id in PLAN})
+
+    ren = open_app("ren")
+    for claim_id in PLAN:
+        assert shown_claim(ren) == claim_id
+        dump = page_dump(ren)
+        assert MARKER not in dump
+        assert not has_word("aoi", dump)
+        assert "Your saved label" not in dump
+        assert badges(ren) == []  # no label of anyone's is shown
+        if claim_id == "case-1-c1":  # the same page, byte for byte, as before aoi labeled anything
+            assert dump == untouched
+        if claim_id != "case-2-c1":
+            ren.button(key="label.next").click().run()
+
+
+def test_a_refused_stale_write_keeps_the_typed_rationale_and_shows_the_error(engine):
+    first_tab = open_app("aoi")
+    second_tab = open_app("aoi")
+    label(second_tab, "support")  # the other tab saves first
+    claim_pk = first_tab.session_state["label.claim_pk"]
+    first_tab.text_area(key=f"label.rationale.{claim_pk}").input("typed in the first tab")
+    first_tab.button(key="label.button.contradict").click().run()
+    assert len(first_tab.error) == 1 and "changed elsewhere" in first_tab.error[0].value
+    assert first_tab.session_state["label.claim_pk"] == claim_pk
+    assert first_tab.text_area(key=f"label.rationale.{claim_pk}").value == "typed in the first tab"
+    with session_scope(engine) as session:
+        assert session.exec(select(Label.value).where(Label.claim_pk == claim_pk)).one() == "support"
+
+
+def test_a_label_is_read_only_once_the_second_label_lands(engine):
+    aoi = open_app("aoi")
+    label(aoi, "support")
+    ren = open_app("ren")
+    label(ren, "support")
+    aoi.button(key="label.previous").click().run()
+    assert shown_claim(aoi) == "case-1-c1"
+    assert any("second label on this claim has landed" in i.value for i in aoi.info)
+    assert [b.key for b in aoi.button if b.key and b.key.startswith("label.button.")] == []
+    assert badges(aoi) == ["support"]
+
+
+def test_a_deep_link_opens_an_own_claim_and_refuses_someone_elses(engine):
+    at = open_app("aoi", query={"claim": "case-2-c1"})
+    assert shown_claim(at) == "case-2-c1"
+    refused = open_app("aoi", query={"claim": "case-3-c1"})
+    assert [e.value for e in refused.error] == ["claim 'case-3-c1' is not in your queue"]
+    assert shown_claim(refused) == "case-1-c1"
+    assert "Claim text 3.1." not in page_dump(refused)
+
+
+def test_a_deep_link_opened_in_a_new_tab_is_followed_after_the_login(engine):
+    at = AppTest.from_file(str(APP), default_timeout=30)
+    at.query_params["claim"] = "case-2-c1"
+    at.run()  # a new tab starts logged out, on the login page
+    assert at.session_state["auth.pending_claim"] == "case-2-c1"
+    at.query_params.clear()  # the browser lands on the main page: only the kept link remains
+    at.text_input(key="login.name").input("aoi")
+    at.text_input(key="login.password").input(PASSWORDS["aoi"])
+    at.form_submit_button[0].click().run()
+    assert shown_claim(at) == "case-2-c1"
+    assert "auth.pending_claim" not in at.session_state
+    at.run()
+    assert shown_claim(at) == "case-2-c1"
+
+
+def test_holding_a_case_moves_on_and_counts_the_hold(engine):
+    at = open_app("aoi")
+    case_pk = None
+    with session_scope(engine) as session:
+        case_pk = session.exec(select(Case.id).where(Case.case_id == "case-1")).one()
+    at.selectbox(key=f"label.hold_reason.{case_pk}").set_value("missing_logs")
+    at.button(key="label.hold_button").click().run()
+    assert [t.value for t in at.toast] == ["The case is on hold: missing logs."]
+    assert shown_claim(at) == "case-2-c1"
+    with session_scope(engine) as session:
+        assert project_status(session)["holds"] == {"active": 1, "by_reason": {"missing_logs": 1}}
+
+
+# --- adjudication --------------------------------------------------------------------------------
+
+
+def _label_both(engine) -> None:  # noqa: ANN001
+    label_queue(open_app("aoi"), 0, rationales={"case-1-c2": f"{MARKER}: passage 1 says so"})
+    label_queue(open_app("ren"), 1, rationales={"case-1-c2": "second rationale: passage 2 disagrees"})
+
+
+def test_the_disagreement_reaches_the_adjudicator_as_labeler_1_and_2_without_names(engine):
+    _label_both(engine)
+    at = open_app("mika")
+    assert [c.value for c in at.caption if c.value.endswith("(claims you labeled are not shown).")] == [
+        "1 claims wait for a decision (claims you labeled are not shown)."]
+    assert at.selectbox(key="adjudicate.claim_pk").value == _claim_pk(engine, "case-1-c2")
+    dump = page_dump(at)
+    assert "Labeler 1" in dump and "Labeler 2" in dump
+    assert not has_word("aoi", dump) and not has_word("ren", dump)
+    markdowns = [m.value for m in at.markdown]
+    assert "**Labeler 1**" in markdowns and "**Labeler 2**" in markdowns
+    assert sorted(badges(at)) == ["contradict", "support"]
+    texts = [t.value for t in at.text]
+    assert f"{MARKER}: passage 1 says so" in texts and "second rationale: passage 2 disagrees" in texts
+
+
+def test_the_adjudicator_decides_and_the_queue_empties(engine):
+    _label_both(engine)
+    at = open_app("mika")
+    claim_pk = _claim_pk(engine, "case-1-c2")
+    at.text_area(key=f"adjudicate.rationale.{claim_pk}").input("passage 2 states another amount")
+    at.selectbox(key=f"adjudicate.severity.{claim_pk}").set_value("amount_or_deadline")
+    at.button(key="adjudicate.button.contradict").click().run()
+    assert not at.exception
+    assert [t.value for t in at.toast] == ["Decided contradict on claim case-1-c2."]
+    assert [s.value for s in at.success] == ["No disputed claim waits for you."]
+    with session_scope(engine) as session:
+        status = project_status(session)
+        assert {k: v for k, v in status["claims_by_state"].items() if v} == {"agreed": 2, "adjudicated": 1, "unlabeled": 1}
+        assert status["labels"] == 6  # the disagreement is kept
+
+
+# --- releases ------------------------------------------------------------------------------------
+
+
+def _decide(engine) -> None:  # noqa: ANN001
+    _label_both(engine)
+    at = open_app("mika")
+    at.button(key="adjudicate.button.contradict").click().run()
+
+
+def test_an_admin_creates_an_only_final_release_on_the_releases_page(engine, tmp_path):
+    _decide(engine)
+    at = open_app("admin")
+    at.switch_page("views/releases.py").run()
+    at.text_input(key="releases.name").input("gold-v1")
+    at.checkbox(key="releases.only_final").check()
+    at.button(key="releases.create_button").click().run()
+    assert not at.exception
+    folder = (tmp_path / "data" / "releases" / "gold-v1").resolve()
+    assert [s.value for s in at.success] == [
+        f"Release gold-v1 created with 3 claims in {folder}. Left out: unlabeled 1."]
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["scope"]["only_final"] is True
+    assert manifest["counts"]["claims"] == 3
+    assert sorted(b.proto.label for b in at.get("download_button")) == sorted(
+        ["gold.jsonl", "gold.csv", "gold.parquet", "manifest.json"])
+    at.button(key="releases.verify").click().run()
+    assert [s.value for s in at.success] == ["Release gold-v1: every file matches its manifest."]
+
+
+def test_a_release_without_only_final_is_refused_while_a_claim_is_disputed(engine, tmp_path):
+    _label_both(engine)
+    at = open_app("admin")
+    at.switch_page("views/releases.py").run()
+    at.text_input(key="releases.name").input("gold-v1")
+    at.button(key="releases.create_button").click().run()
+    assert len(at.error) == 1
+    message = at.error[0].value
+    assert message.startswith("2 of 4 claims in any dataset are not final (")
+    assert "disputed 1" in message and "unlabeled 1" in message and "--only-final" in message
+    assert not (tmp_path / "data" / "releases" / "gold-v1").exists()
+    assert [c.value for c in at.main.caption] == ["No release yet."]
+
+
+# --- agreement and admin -------------------------------------------------------------------------
+
+
+def test_the_agreement_page_shows_the_figures_with_their_n_and_the_guideline_note(engine):
+    _label_both(engine)
+    at = open_app("mika")
+    at.switch_page("views/agreement.py").run()
+    assert not at.exception
+    assert any("not a measure of the RAG system's quality" in i.value for i in at.info)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Percent agreement"] == "0.667"
+    assert "n = 3 / 4" in [c.value.split(" · ")[-1] for c in at.caption]
+    slices = at.dataframe[1].value
+    assert list(slices["Slice"]) == ["normal", "paraphrase"]
+    assert list(slices["Note"]) == ["indicative only", "indicative only"]
+    confusion = at.dataframe[2].value
+    assert confusion.to_numpy().tolist() == [[1, 1, 0], [0, 0, 0], [0, 0, 1]]
+
+
+def test_an_admin_assigns_chosen_cases_and_adds_a_user(engine):
+    at = open_app("admin")
+    at.switch_page("views/admin.py").run()
+    at.text_area(key="admin.assign_cases").input("case-3")
+    at.multiselect(key="admin.assign_labelers").select("aoi").select("ren")
+    at.button(key="admin.assign_button").click().run()
+    assert [s.value for s in at.success] == ["2 new assignments for 1 cases to aoi & ren."]
+    at.text_input(key="admin.new_name").input("sora")
+    at.text_input(key="admin.new_password").input("sora-pass-1234")
+    at.button(key="admin.add_button").click().run()
+    assert [s.value for s in at.success] == ["User sora added."]
+    assert at.session_state["admin.new_password"] == ""
+    names = list(at.dataframe[0].value["Name"])
+    assert names == ["admin", "aoi", "mika", "ren", "sora"]
+    assert open_app("sora", "sora-pass-1234").session_state["auth.user_name"] == "sora"
+
+
+def test_the_admin_status_tab_counts_claims_by_state(engine):
+    at = open_app("admin")
+    at.switch_page("views/admin.py").run()
+    metrics = {m.label: m.value for m in at.metric}
+    assert (metrics["Cases"], metrics["Claims"], metrics["Labels"], metrics["Cases on hold"]) == ("3", "4", "0", "0")
+    by_state = at.dataframe[1].value
+    assert dict(zip(by_state["State"], by_state["Claims"], strict=True))["unlabeled"] == 4
+
+
+def test_admin_errors_are_shown_as_messages(engine):
+    at = open_app("admin")
+    at.switch_page("views/admin.py").run()
+    at.multiselect(key="admin.assign_labelers").select("aoi")
+    at.button(key="admin.assign_button").click().run()
+    assert [e.value for e in at.error] == ["Choose exactly two labelers."]
+    at.text_input(key="admin.new_name").input("aoi")
+    at.button(key="admin.add_button").click().run()
+    assert [e.value for e in at.error] == ["a user named 'aoi' exists already"]
+
+
+# --- the demo --------------------------------------------------------------------------------------
+
+
+def test_a_demo_labeler_starts_on_the_first_demo_claim_with_its_case(tmp_path, monkeypatch):
+    from annotator.services.demo import DEMO_FILE, DEMO_USERS, seed_demo
+
+    url = f"sqlite:///{tmp_path}/demo.db"
+    demo_engine = init_db(url)
+    with session_scope(demo_engine) as session:
+        seed_demo(session)
+    monkeypatch.setenv("DATABASE_URL", url)
+    st.cache_resource.clear()
+    first_case = json.loads(DEMO_FILE.read_text(encoding="utf-8").splitlines()[0])
+    passwords = {user.name: user.password for user in DEMO_USERS}
+    at = open_app("aoi", passwords["aoi"])
+    assert at.get("progress")[0].proto.text == "0 of 48 claims labeled"
+    assert shown_claim(at) == first_case["claims"][0]["claim_id"]
+    texts = [t.value for t in at.text]
+    assert first_case["question"] in texts and first_case["answer"] in texts
+    assert first_case["claims"][0]["text"] in texts
+    demo_engine.dispose()
