@@ -49,6 +49,8 @@ def _json(nullable: bool = True) -> Any:
 
 
 class Dataset(SQLModel, table=True):
+    """A named collection of cases from one or more imports; ids in files are unique within it."""
+
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(unique=True, index=True)
     source_format: str = ""
@@ -56,6 +58,8 @@ class Dataset(SQLModel, table=True):
 
 
 class Case(SQLModel, table=True):
+    """One question put to the RAG system, with its answer, slice, split and metadata."""
+
     __table_args__ = (UniqueConstraint("dataset_id", "case_id"),)
     id: int | None = Field(default=None, primary_key=True)
     dataset_id: int = Field(foreign_key="dataset.id", index=True)
@@ -71,6 +75,8 @@ class Case(SQLModel, table=True):
 
 
 class Passage(SQLModel, table=True):
+    """A piece of evidence text; the same passage can be shown with many claims."""
+
     __table_args__ = (UniqueConstraint("dataset_id", "passage_id"),)
     id: int | None = Field(default=None, primary_key=True)
     dataset_id: int = Field(foreign_key="dataset.id", index=True)
@@ -82,6 +88,8 @@ class Passage(SQLModel, table=True):
 
 
 class Claim(SQLModel, table=True):
+    """One atomic statement to verify: the unit that is labeled, adjudicated and released."""
+
     __table_args__ = (UniqueConstraint("dataset_id", "claim_id"),)
     id: int | None = Field(default=None, primary_key=True)
     dataset_id: int = Field(foreign_key="dataset.id", index=True)
@@ -94,12 +102,16 @@ class Claim(SQLModel, table=True):
 
 
 class ClaimPassage(SQLModel, table=True):
+    """Which passages a claim is shown with, in order."""
+
     claim_pk: int = Field(foreign_key="claim.id", primary_key=True)
     passage_pk: int = Field(foreign_key="passage.id", primary_key=True, index=True)
     position: int = 0
 
 
 class User(SQLModel, table=True):
+    """A person who logs in: labeler, adjudicator and/or admin."""
+
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(unique=True, index=True)
     roles: str = ""  # comma-separated names from vocabulary.ROLES
@@ -110,6 +122,8 @@ class User(SQLModel, table=True):
 
 
 class Assignment(SQLModel, table=True):
+    """A case given to a labeler to label (two labelers per case for double labeling)."""
+
     __table_args__ = (UniqueConstraint("case_pk", "labeler_pk"),)
     id: int | None = Field(default=None, primary_key=True)
     case_pk: int = Field(foreign_key="case.id", index=True)
@@ -179,6 +193,8 @@ class Adjudication(SQLModel, table=True):
 
 
 class GoldRelease(SQLModel, table=True):
+    """A frozen, hashed gold release; its files live in `path`."""
+
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(unique=True, index=True)
     created_at: datetime = _time()
@@ -190,6 +206,8 @@ class GoldRelease(SQLModel, table=True):
 
 
 class GoldLabel(SQLModel, table=True):
+    """One claim's gold label in one release."""
+
     __table_args__ = (UniqueConstraint("release_pk", "claim_pk"),)
     id: int | None = Field(default=None, primary_key=True)
     release_pk: int = Field(foreign_key="goldrelease.id", index=True)
@@ -209,6 +227,8 @@ class JudgeRun(SQLModel, table=True):
 
 
 class JudgeLabel(SQLModel, table=True):
+    """An automatic judge's label of one claim in one run."""
+
     __table_args__ = (UniqueConstraint("run_pk", "claim_pk"),)
     id: int | None = Field(default=None, primary_key=True)
     run_pk: int = Field(foreign_key="judgerun.id", index=True)

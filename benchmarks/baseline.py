@@ -116,7 +116,7 @@ def main() -> None:
     def do_release() -> None:
         with session_scope(engine) as session:
             created = create_release(session, "bench-v1", dataset="bench", only_final=True, out_dir=work / "releases", n_bootstrap=1000)
-        print(f"{'':<48} {sum(created.counts.get('by_resolution', {}).values()) if isinstance(created.counts.get('by_resolution'), dict) else created.counts} released")
+        print(f"{'':<48} {created.counts['claims']:,} claims released, {sum(created.excluded.values()):,} left out")
 
     timed("release create --only-final", do_release)
     print(f"work folder: {work}")

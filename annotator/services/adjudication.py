@@ -48,6 +48,7 @@ class BlindLabel:
 
 @dataclass(frozen=True)
 class AdjudicationView:
+    """A disputed claim as its adjudicator sees it: the claim, its passages, the blind labels and the current decision (if any)."""
     claim_pk: int
     claim_id: str
     text: str

@@ -19,6 +19,7 @@ DEMO_DATASET = "demo"
 
 @dataclass(frozen=True)
 class DemoUser:
+    """A demo login: name, roles and password."""
     name: str
     roles: tuple[str, ...]
     password: str

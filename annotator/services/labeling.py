@@ -28,6 +28,7 @@ from annotator.workflow import may_revise
 
 @dataclass(frozen=True)
 class PassageView:
+    """A passage as shown next to a claim."""
     passage_id: str
     doc_id: str
     version: str
@@ -37,6 +38,7 @@ class PassageView:
 
 @dataclass(frozen=True)
 class OwnLabel:
+    """The viewer's own label of a claim (never anyone else's)."""
     value: str
     passage_ids: tuple[str, ...]
     rationale: str

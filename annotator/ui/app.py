@@ -37,6 +37,7 @@ def _log_in() -> None:
 
 
 def login_page() -> None:
+    """The login form: name and password."""
     st.title(t("app.title"))
     ui.show_flash()
     with st.form("login"):
@@ -46,6 +47,7 @@ def login_page() -> None:
 
 
 def no_pages() -> None:
+    """Shown to a user whose roles open no page."""
     st.info(t("app.no_pages"))
 
 
