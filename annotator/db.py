@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, create_engine
 
@@ -70,6 +70,21 @@ def session_scope(engine: Engine) -> Iterator[Session]:
             session.rollback()
             raise
 
+
+
+ANALYZED_TABLES = ("case", "claim", "passage", "claimpassage", "label", "adjudication", "assignment", "hold", "user")
+
+
+def refresh_statistics(session: Session) -> None:
+    """After a bulk write, refresh PostgreSQL's planner statistics of the workflow tables.
+
+    PostgreSQL plans queue queries from table statistics; right after thousands of rows land
+    (and where autovacuum is off or has not run yet) stale statistics give plans hundreds of
+    times slower. ANALYZE runs inside the caller's transaction. SQLite needs nothing here.
+    """
+    if session.get_bind().dialect.name == "postgresql":
+        for table in ANALYZED_TABLES:
+            session.exec(text(f'ANALYZE "{table}"'))
 
 
 def alembic_config(url: str | None = None):  # noqa: ANN201 - alembic.config.Config

@@ -28,6 +28,7 @@ from annotator.formats import AdjudicationRecord, CaseRecord, ClaimRecord, Label
 from annotator.models import (
     Adjudication, Case, Claim, ClaimPassage, Dataset, Label, Passage, User, utcnow,
 )
+from annotator.db import refresh_statistics
 from annotator.services.audit import event_row, record_event, record_events
 from annotator.services.lookup import get_dataset
 from annotator.services.states import claim_states
@@ -154,6 +155,7 @@ def import_cases(
     if label_plan:
         claim_pks = _pk_map(session, Claim.claim_id, Claim.id, Claim.dataset_id, dataset_pk)
         _write_labels(session, label_plan, lambda item: claim_pks[item.claim], users, now)
+    refresh_statistics(session)
     return ImportReport(source.path, source.format, source.encoding, name, plan.tally.as_dict(),
                         tuple(created), "labeler" if created else None, {}, tuple(warnings))
 
@@ -584,6 +586,7 @@ def import_labels(session: Session, path: str | Path, *, dataset: str | None = N
     now = utcnow()
     users, created = _ensure_users(session, sorted({record.labeler for record in records}), "labeler")
     _write_labels(session, planned, lambda item: item.claim, users, now)
+    refresh_statistics(session)
     return ImportReport(source.path, source.format, source.encoding, dataset, tally.as_dict(), tuple(created),
                         "labeler" if created else None, {}, tuple(source.warnings))
 
@@ -661,6 +664,7 @@ def import_adjudications(
     planned = _plan_adjudications(session, source.path, items, _states_of(session, claims.values()), tally, skipped,
                                   vote_mode=False)
     created = _write_adjudications(session, planned, sorted({record.adjudicator for record in records}))
+    refresh_statistics(session)
     return ImportReport(source.path, source.format, source.encoding, dataset, tally.as_dict(), tuple(created),
                         "adjudicator" if created else None, dict(skipped), tuple(source.warnings))
 
@@ -688,6 +692,7 @@ def _import_vote_adjudications(session: Session, path: str | Path, dataset: str 
                 items.append(item)
     planned = _plan_adjudications(session, source.path, items, states, tally, skipped, vote_mode=True)
     created = _write_adjudications(session, planned, [formats.voter_name(vote)] if planned else [])
+    refresh_statistics(session)
     return ImportReport(source.path, source.format, source.encoding, name, tally.as_dict(), tuple(created),
                         "adjudicator" if created else None, dict(skipped), ())
 

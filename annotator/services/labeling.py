@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import and_
 from sqlmodel import Session, func, select
 
+from annotator.db import refresh_statistics
 from annotator.errors import (
     InvalidValueError,
     LabelLockedError,
@@ -68,6 +69,10 @@ class ClaimView:
     extra: dict = field(default_factory=dict)
 
 
+BULK_ASSIGNMENTS = 100
+"""From this many new assignments on, the planner statistics are refreshed (see db.refresh_statistics)."""
+
+
 # --- assignments -----------------------------------------------------------------------------
 
 
@@ -99,6 +104,8 @@ def assign_cases(session: Session, case_pks: list[int], labeler_names: list[str]
                 after={"case_pk": case_pk, "labeler": user.name},
             )
             created += 1
+    if created >= BULK_ASSIGNMENTS:
+        refresh_statistics(session)
     return created
 
 
@@ -155,17 +162,13 @@ def find_assigned_claim(session: Session, user: User, claim_id: str) -> int:
     return found
 
 
-def next_claim_for(session: Session, user: User, after_pk: int | None = None) -> int | None:
+def next_claim_for(session: Session, user: User) -> int | None:
     """The first claim assigned to `user` that they have not labeled and whose case is not on
-    hold, or None when their queue is done. One indexed anti-join, not `NOT IN`."""
+    hold, or None when their queue is done. Anti-joins by NOT EXISTS on indexed columns, not
+    `NOT IN (...)`."""
+    own_label = select(Label.id).where(Label.claim_pk == Claim.id, Label.labeler_pk == user.id).exists()
     active_hold = select(Hold.id).where(Hold.case_pk == Claim.case_pk, Hold.lifted_at.is_(None)).exists()
-    query = (
-        _assigned_claims(user.id)
-        .outerjoin(Label, and_(Label.claim_pk == Claim.id, Label.labeler_pk == user.id))
-        .where(Label.id.is_(None), ~active_hold)
-        .limit(1)
-    )
-    return session.exec(query).first()
+    return session.exec(_assigned_claims(user.id).where(~own_label, ~active_hold).limit(1)).first()
 
 
 def progress_for(session: Session, user: User) -> tuple[int, int]:
