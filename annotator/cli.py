@@ -34,6 +34,7 @@ Db = Annotated[Optional[str], typer.Option("--db", help="Database URL (default: 
 DatasetOpt = Annotated[Optional[str], typer.Option("--dataset", help="Dataset name (default: all datasets).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 
+MAX_BOOTSTRAP = 100_000
 UI_APP = Path(__file__).parent / "ui" / "app.py"
 STREAMLIT_CONFIG = Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml"
 
@@ -57,10 +58,10 @@ def _dataset_pk(session, dataset: str | None) -> int | None:  # noqa: ANN001
 @app.command()
 def init(db: Db = None) -> None:
     """Create or migrate the database."""
-    from annotator.db import resolve_url
+    from annotator.db import display_url, resolve_url
 
     _engine(db)
-    typer.echo(f"Database ready: {_display_url(resolve_url(db))}")
+    typer.echo(f"Database ready: {display_url(resolve_url(db))}")
 
 
 @app.command()
@@ -110,17 +111,12 @@ def _streamlit_flags() -> list[str]:
 
 
 def _serve(url: str, port: int) -> None:
+    from annotator.db import display_url
+
     env = {**os.environ, "DATABASE_URL": url}
     command = [sys.executable, "-m", "streamlit", "run", str(UI_APP), *_streamlit_flags(), "--server.port", str(port)]
-    typer.echo(f"Serving on http://localhost:{port} (database: {_display_url(url)}); Ctrl+C stops.")
+    typer.echo(f"Serving on http://localhost:{port} (database: {display_url(url)}); Ctrl+C stops.")
     raise typer.Exit(subprocess.call(command, env=env))
-
-
-def _display_url(url: str) -> str:
-    """The URL without its password."""
-    from sqlalchemy.engine import make_url
-
-    return make_url(url).render_as_string(hide_password=True)
 
 
 @app.command("import")
@@ -181,8 +177,8 @@ def agreement(
     labels: Annotated[Optional[Path], typer.Option("--labels", help="Compute from a CSV/JSONL of item_id, rater, label, without a database.")] = None,
     by: Annotated[Optional[str], typer.Option("--by", help="Break down by 'slice' or 'split'.")] = None,
     categories: Annotated[Optional[str], typer.Option("--categories", help="Declared categories, comma-separated (default: support,contradict,insufficient).")] = None,
-    bootstrap: Annotated[int, typer.Option("--bootstrap", help="Bootstrap resamples for the 95% intervals (0: none).")] = 1000,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = 0,
+    bootstrap: Annotated[int, typer.Option("--bootstrap", min=0, max=MAX_BOOTSTRAP, help="Bootstrap resamples for the 95% intervals (0: none).")] = 1000,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the bootstrap.")] = 0,
     as_json: JsonOpt = False,
     db: Db = None,
 ) -> None:
@@ -258,7 +254,7 @@ def release_create(
     only_final: Annotated[bool, typer.Option("--only-final", help="Release the agreed and adjudicated claims; count the rest as excluded.")] = False,
     out: Annotated[Path, typer.Option("--out", help="Folder that receives NAME/.")] = Path("data/releases"),
     creator: Annotated[str, typer.Option("--creator", help="Who creates the release (recorded in the manifest).")] = "",
-    bootstrap: Annotated[int, typer.Option("--bootstrap", help="Bootstrap resamples for the agreement report in the manifest.")] = 1000,
+    bootstrap: Annotated[int, typer.Option("--bootstrap", min=0, max=MAX_BOOTSTRAP, help="Bootstrap resamples for the agreement report in the manifest.")] = 1000,
     db: Db = None,
 ) -> None:
     """Freeze the final claims into a versioned, hashed gold release folder OUT/NAME/."""
@@ -347,20 +343,33 @@ def users_disable(name: Annotated[str, typer.Argument(help="Login name.")], db: 
     typer.echo(f"Disabled {name}")
 
 
+@users_app.command("enable")
+def users_enable(name: Annotated[str, typer.Argument(help="Login name.")], db: Db = None) -> None:
+    """Enable a disabled user again."""
+    from annotator.db import session_scope
+    from annotator.services.users import get_user, set_active
+
+    with session_scope(_engine(db)) as session:
+        set_active(session, get_user(session, name), True)
+    typer.echo(f"Enabled {name}")
+
+
 @app.command()
 def assign(
     labelers: Annotated[str, typer.Option("--labelers", help="Two labelers' names, comma-separated.")],
-    first: Annotated[int, typer.Option("--first", help="Assign the first N cases in import order.")] = 20,
+    first: Annotated[int, typer.Option("--first", min=1, help="Assign the next N cases nobody is assigned to, in import order.")] = 20,
     dataset: DatasetOpt = None,
     db: Db = None,
 ) -> None:
-    """Assign the first N cases to labelers (normally two), for blind double labeling."""
+    """Assign the next N unassigned cases to two labelers, for blind double labeling."""
     from annotator.db import session_scope
-    from annotator.services.labeling import assign_cases, first_cases
+    from annotator.services.labeling import assign_cases, first_unassigned_cases
 
     names = [name.strip() for name in labelers.split(",") if name.strip()]
+    if len(names) != 2 or names[0] == names[1]:
+        raise typer.BadParameter("name two different labelers, e.g. --labelers aoi,ren", param_hint="--labelers")
     with session_scope(_engine(db)) as session:
-        created = assign_cases(session, first_cases(session, first, _dataset_pk(session, dataset)), names)
+        created = assign_cases(session, first_unassigned_cases(session, first, _dataset_pk(session, dataset)), names)
     typer.echo(f"Created {created} assignments ({', '.join(names)})")
 
 
@@ -375,6 +384,9 @@ def status(dataset: DatasetOpt = None, as_json: JsonOpt = False, db: Db = None) 
     if as_json:
         _echo_json(data)
         return
+    from annotator.db import display_url, resolve_url
+
+    typer.echo(f"database {display_url(resolve_url(db))}")
     typer.echo(f"cases {data['cases']}, claims {data['claims']}, labels {data['labels']}, adjudications {data['adjudications']}, releases {data['releases']}")
     typer.echo("claims by state: " + ", ".join(f"{k} {v}" for k, v in data["claims_by_state"].items()))
     typer.echo(f"holds: {data['holds']['active']} " + json.dumps(data["holds"]["by_reason"]))

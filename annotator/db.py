@@ -13,8 +13,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import event, text
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlmodel import Session, create_engine
+
+from annotator.errors import DatabaseUnavailableError
 
 DEFAULT_SQLITE_PATH = Path("data") / "annotator.db"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -23,9 +26,12 @@ SQLITE_BUSY_TIMEOUT_MS = 30_000
 def resolve_url(url: str | None = None) -> str:
     """The database URL to use: `url`, else `DATABASE_URL`, else the default SQLite file.
 
-    A bare `postgresql://` URL is given the psycopg (v3) driver.
+    A plain path (no `scheme://`) names a SQLite file; a bare `postgresql://` URL is given the
+    psycopg (v3) driver.
     """
     chosen = url or os.environ.get("DATABASE_URL") or f"sqlite:///{DEFAULT_SQLITE_PATH}"
+    if "://" not in chosen:  # a plain path names a SQLite file
+        chosen = f"sqlite:///{chosen}"
     if chosen.startswith("postgresql://") or chosen.startswith("postgres://"):
         chosen = "postgresql+psycopg://" + chosen.split("://", 1)[1]
     return chosen
@@ -41,13 +47,46 @@ def _configure_sqlite(dbapi_connection, _record) -> None:  # noqa: ANN001 - DB-A
     cursor.close()
 
 
+def display_url(url: str) -> str:
+    """The URL without its password, for messages."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url.split("@")[-1] if "@" in url else url
+
+
+def _check_sqlite_path(resolved: str) -> None:
+    """The default file's folder is created; a folder named by the user must exist already (a
+    typing mistake must not quietly create an empty database elsewhere)."""
+    path = resolved.split(":///", 1)[-1]
+    if not path or path == ":memory:":
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise DatabaseUnavailableError(f"{path} is a folder, not a database file; name a file such as {target / 'annotator.db'}")
+    if target == DEFAULT_SQLITE_PATH:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    elif not target.parent.is_dir():
+        raise DatabaseUnavailableError(f"the folder {target.parent} of the database {path} does not exist; create it first or fix --db / DATABASE_URL")
+
+
 def make_engine(url: str | None = None) -> Engine:
-    """Create an engine for `url` (see `resolve_url`); SQLite files get their folder created."""
+    """Create an engine for `url` (see `resolve_url`). Raises DatabaseUnavailableError for a
+    malformed URL, an unknown driver, or a SQLite file in a folder that does not exist."""
     resolved = resolve_url(url)
+    try:
+        return _make_engine(resolved)
+    except (ArgumentError, NoSuchModuleError, ImportError) as error:
+        raise DatabaseUnavailableError(f"cannot use the database URL {display_url(resolved)}: {error}. {URL_HELP}") from None
+
+
+URL_HELP = ("Give --db or DATABASE_URL as a SQLite file path (data/annotator.db) or URL (sqlite:///path/to/file.db), "
+            "or a PostgreSQL URL (postgresql+psycopg://user:password@host:5432/dbname)")
+
+
+def _make_engine(resolved: str) -> Engine:
     if resolved.startswith("sqlite"):
-        path = resolved.split(":///", 1)[-1]
-        if path and path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        _check_sqlite_path(resolved)
         engine = create_engine(
             resolved,
             connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
@@ -98,12 +137,18 @@ def alembic_config(url: str | None = None):  # noqa: ANN201 - alembic.config.Con
 
 
 def init_db(url: str | None = None) -> Engine:
-    """Create or migrate the database at `url` to the newest schema; returns its engine."""
+    """Create or migrate the database at `url` to the newest schema; returns its engine.
+    Raises DatabaseUnavailableError when the database cannot be opened or reached."""
     from alembic import command
 
     engine = make_engine(url)
     config = alembic_config(url)
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+    try:
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+    except DBAPIError as error:
+        engine.dispose()
+        reason = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
+        raise DatabaseUnavailableError(f"cannot open the database {display_url(resolve_url(url))}: {reason}. {URL_HELP}") from None
     return engine

@@ -8,6 +8,10 @@ class AnnotatorError(Exception):
     """Base class: a failure the user can act on, with a message that says what to do."""
 
 
+class DatabaseUnavailableError(AnnotatorError):
+    """The database URL is malformed, or the database cannot be opened or reached."""
+
+
 class ImportRowError(AnnotatorError):
     """A line of an input file cannot be imported."""
 
@@ -72,3 +76,7 @@ class ReleaseVerifyError(AnnotatorError):
 
 class UndefinedCategoryError(AnnotatorError):
     """A label outside the declared category set was found in agreement input."""
+
+
+class ReleaseWriteError(AnnotatorError):
+    """A release folder could not be written (the file system refused); nothing was left behind."""

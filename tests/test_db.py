@@ -1,11 +1,13 @@
 """The database layer: URL choice, SQLite settings, migrations that match the models."""
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlmodel import SQLModel
 
 import annotator.models  # noqa: F401 - registers the tables
 from annotator.db import init_db, make_engine, resolve_url
+from annotator.errors import DatabaseUnavailableError
 
 
 def test_the_url_comes_from_the_argument_then_the_environment_then_the_default(monkeypatch):
@@ -17,7 +19,7 @@ def test_the_url_comes_from_the_argument_then_the_environment_then_the_default(m
 
 
 def test_sqlite_runs_in_wal_mode_with_foreign_keys_and_a_busy_timeout(tmp_path):
-    engine = make_engine(f"sqlite:///{tmp_path / 'nested' / 'a.db'}")
+    engine = make_engine(f"sqlite:///{tmp_path / 'a.db'}")
     with engine.connect() as connection:
         assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
@@ -37,3 +39,30 @@ def test_init_twice_is_harmless(sqlite_url):
     engine = init_db(sqlite_url)
     with engine.connect() as connection:
         assert connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == "0001"
+
+
+@pytest.mark.parametrize("url, words", [
+    ("garbage://url", "cannot use the database URL garbage://url"),
+    ("mysql://x@localhost/db", "cannot use the database URL"),
+    ("postgresql+psycopg://postgres@127.0.0.1:1/x", "cannot open the database"),
+    ("/nonexistent-folder-for-annotator/x.db", "does not exist"),
+])
+def test_a_bad_database_url_is_a_clear_error(url, words):
+    with pytest.raises(DatabaseUnavailableError) as refused:
+        init_db(url)
+    assert words in str(refused.value) and "DATABASE_URL" in str(refused.value)
+
+
+def test_a_folder_or_a_non_database_file_is_refused(tmp_path):
+    with pytest.raises(DatabaseUnavailableError, match="is a folder"):
+        init_db(str(tmp_path))
+    junk = tmp_path / "notes.txt"
+    junk.write_text("hello", encoding="utf-8")
+    with pytest.raises(DatabaseUnavailableError, match="cannot open the database"):
+        init_db(str(junk))
+
+
+def test_a_plain_path_names_a_sqlite_file(tmp_path):
+    assert resolve_url(str(tmp_path / "a.db")) == f"sqlite:///{tmp_path / 'a.db'}"
+    init_db(str(tmp_path / "a.db")).dispose()
+    assert (tmp_path / "a.db").exists()

@@ -13,6 +13,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+import annotator.ui.components as ui_components
 import streamlit as st
 from sqlmodel import select
 from streamlit.testing.v1 import AppTest
@@ -68,6 +70,7 @@ def engine(tmp_path, monkeypatch):
         _seed(session)
     monkeypatch.setenv("DATABASE_URL", url)
     monkeypatch.chdir(tmp_path)  # releases go to data/releases/ under the test's folder
+    monkeypatch.setattr(ui_components, "DOUBLE_CLICK_SECONDS", 0.0)  # tests click faster than people
     st.cache_resource.clear()
     yield engine
     st.cache_resource.clear()
@@ -248,6 +251,20 @@ def test_the_label_page_saves_cited_passages_rationale_and_severity(engine):
     assert shown_claim(at) == "case-1-c2"
 
 
+def test_a_double_click_labels_the_current_claim_only_not_the_next_one(engine, monkeypatch):
+    monkeypatch.setattr(ui_components, "DOUBLE_CLICK_SECONDS", 60.0)
+    at = open_app("aoi")
+    first = at.session_state["label.claim_pk"]
+    at.button(key="label.button.insufficient").click().run()
+    second = at.session_state["label.claim_pk"]
+    at.button(key="label.button.insufficient").click().run()  # the second click lands on the next claim
+    assert [w.value for w in at.warning] == ["Ignored a second click: the claim had just changed. "
+                                             "Look at this claim, then choose its label."]
+    assert at.session_state["label.claim_pk"] == second != first
+    with session_scope(engine) as session:
+        assert session.exec(select(Label.claim_pk)).all() == [first]
+
+
 def test_severity_is_dropped_when_the_label_is_support(engine):
     at = open_app("aoi")
     claim_pk = at.session_state["label.claim_pk"]
@@ -353,8 +370,8 @@ def _label_both(engine) -> None:  # noqa: ANN001
 def test_the_disagreement_reaches_the_adjudicator_as_labeler_1_and_2_without_names(engine):
     _label_both(engine)
     at = open_app("mika")
-    assert [c.value for c in at.caption if c.value.endswith("(claims you labeled are not shown).")] == [
-        "1 claims wait for a decision (claims you labeled are not shown)."]
+    assert [c.value for c in at.caption if c.value.startswith("Claims waiting for a decision")] == [
+        "Claims waiting for a decision: 1 (claims you label are not shown)."]
     assert at.selectbox(key="adjudicate.claim_pk").value == _claim_pk(engine, "case-1-c2")
     dump = page_dump(at)
     assert "Labeler 1" in dump and "Labeler 2" in dump

@@ -81,3 +81,17 @@ def test_concurrent_imports_create_one_user(any_engine):
     assert errors == []
     with session_scope(any_engine) as s:
         assert len(s.exec(select(User).where(User.name == "same-person")).all()) == 1
+
+
+def test_an_admin_cannot_disable_themselves_nor_the_last_admin(engine):
+    with session_scope(engine) as s:
+        root = add_user(s, "root", ["admin"], "root-password")
+        other = add_user(s, "other", ["admin"], "other-password")
+        with pytest.raises(InvalidValueError, match="your own account"):
+            set_active(s, root, False, actor_pk=root.id)
+        set_active(s, other, False, actor_pk=root.id)
+        with pytest.raises(InvalidValueError, match="last active admin"):
+            set_active(s, root, False)
+        set_active(s, other, True, actor_pk=root.id)
+    with session_scope(engine) as s:
+        assert get_user(s, "other").active is True

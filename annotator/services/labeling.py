@@ -6,7 +6,7 @@ holds anything of another labeler's label.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sqlalchemy import and_
 from sqlmodel import Session, func, select
@@ -66,7 +66,7 @@ class ClaimView:
     can_revise: bool
     on_hold: bool
     hold_reason: str | None = None
-    extra: dict = field(default_factory=dict)
+    may_lift_hold: bool = False
 
 
 BULK_ASSIGNMENTS = 100
@@ -80,8 +80,11 @@ def assign_cases(session: Session, case_pks: list[int], labeler_names: list[str]
     """Assign each case in `case_pks` to each named labeler (two, normally).
 
     Existing assignments are kept (not duplicated). Returns how many assignments were created.
-    Raises NotFoundError for an unknown user, InvalidValueError for a user without the labeler role.
+    Raises NotFoundError for an unknown user, InvalidValueError for a user without the labeler
+    role or a name given twice.
     """
+    if len(set(labeler_names)) != len(labeler_names) or not labeler_names:
+        raise InvalidValueError(f"name different labelers, got {', '.join(labeler_names) or 'none'}")
     labelers = [get_user(session, name) for name in labeler_names]
     for user in labelers:
         if not has_role(user, "labeler"):
@@ -241,6 +244,7 @@ def claim_for_labeler(session: Session, user: User, claim_pk: int) -> ClaimView:
         can_revise=own is None or may_revise(has_own_label=True, n_labels=n_labels),
         on_hold=hold is not None,
         hold_reason=None if hold is None else hold.reason,
+        may_lift_hold=hold is not None and _may_lift(user, hold),
     )
 
 
@@ -371,13 +375,17 @@ def put_on_hold(session: Session, user: User, case_pk: int, reason: str, note: s
     return hold
 
 
+def _may_lift(user: User, hold: Hold) -> bool:
+    return has_role(user, "admin") or hold.created_by == user.id
+
+
 def lift_hold(session: Session, user: User, case_pk: int) -> bool:
     """Lift the active hold of a case (admins, or the labeler who placed it). Returns whether
     there was one. Raises PermissionDeniedError."""
     hold = _active_hold(session, case_pk)
     if hold is None:
         return False
-    if not (has_role(user, "admin") or hold.created_by == user.id):
+    if not _may_lift(user, hold):
         raise PermissionDeniedError("only an admin or the person who placed the hold may lift it")
     hold.lifted_at = utcnow()
     session.add(hold)

@@ -113,11 +113,24 @@ def set_password(session: Session, user: User, password: str, actor_pk: int | No
 
 
 def set_active(session: Session, user: User, active: bool, actor_pk: int | None = None) -> None:
-    """Enable or disable a user; a disabled user cannot log in."""
+    """Enable or disable a user; a disabled user cannot log in, and their labels stay.
+
+    Raises InvalidValueError when an admin would disable themselves, or the last active admin
+    would be disabled (nobody could manage users any more).
+    """
+    if not active:
+        if actor_pk is not None and actor_pk == user.id:
+            raise InvalidValueError("you cannot disable your own account; ask another admin")
+        if "admin" in roles_of(user) and user.active and _active_admins(session) <= 1:
+            raise InvalidValueError(f"'{user.name}' is the last active admin; make someone else an admin first")
     before = _public(user)
     user.active = active
     session.add(user)
     record_event(session, actor_pk=actor_pk, entity="user", entity_pk=user.id, action="update", before=before, after=_public(user))
+
+
+def _active_admins(session: Session) -> int:
+    return sum(1 for user in session.exec(select(User).where(User.active)) if "admin" in roles_of(user))
 
 
 def authenticate(session: Session, name: str, password: str) -> User:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotator.errors import LoginError
+from annotator.errors import DatabaseUnavailableError, LoginError
 from annotator.services.users import authenticate, roles_of
 from annotator.ui import components as ui
 from annotator.ui.i18n import t
@@ -53,7 +53,11 @@ def no_pages() -> None:
 
 st.set_page_config(page_title=t("app.title"), page_icon=":material/fact_check:", layout="wide")
 
-me = ui.current_user()
+try:
+    me = ui.current_user()
+except DatabaseUnavailableError as error:
+    st.error(str(error))
+    st.stop()
 if me is None:
     if st.query_params.get("claim"):  # a deep link opened in a new tab: keep it for after the login
         st.session_state[ui.PENDING_CLAIM] = st.query_params["claim"]

@@ -7,6 +7,7 @@ a disabled account or a changed role takes effect at the next click.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -28,6 +29,11 @@ USER_NAME = "auth.user_name"
 PENDING_CLAIM = "auth.pending_claim"
 """A `?claim=` deep link that arrived before login (each new tab starts logged out)."""
 _FLASH = "ui.flash"
+_MOVED_AT = "ui.moved_at"
+
+DOUBLE_CLICK_SECONDS = 0.6
+"""A label or decision click this soon after the page moved to a new claim is ignored: it is the
+second click of a double click (or a key pressed twice), aimed at a claim nobody has read yet."""
 
 PAGE_ROLES: dict[str, frozenset[str]] = {
     "label": frozenset({"labeler"}),
@@ -151,6 +157,20 @@ def show_flash() -> None:
             st.warning(text)
         else:
             st.error(text)
+
+
+# --- double clicks -----------------------------------------------------------------------------
+
+
+def moved_to_new_claim() -> None:
+    """Note that a save just moved the page to another claim (see `too_soon_after_move`)."""
+    st.session_state[_MOVED_AT] = time.monotonic()
+
+
+def too_soon_after_move() -> bool:
+    """Whether a click comes within DOUBLE_CLICK_SECONDS of the last move to a new claim."""
+    moved_at = st.session_state.get(_MOVED_AT)
+    return moved_at is not None and time.monotonic() - moved_at < DOUBLE_CLICK_SECONDS
 
 
 # --- display ---------------------------------------------------------------------------------

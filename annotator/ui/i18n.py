@@ -62,7 +62,8 @@ ENGLISH: dict[str, str] = {
     "label.hold_button": "Put the case on hold",
     "label.held": "The case is on hold: {reason}.",
     # adjudicate page
-    "adjudicate.waiting": "{n} claims wait for a decision (claims you labeled are not shown).",
+    "adjudicate.waiting": "Claims waiting for a decision: {n} (claims you label are not shown).",
+    "label.too_fast": "Ignored a second click: the claim had just changed. Look at this claim, then choose its label.",
     "adjudicate.empty": "No disputed claim waits for you.",
     "adjudicate.pick": "Claim to decide",
     "adjudicate.option": "{claim_id} (case {case_id})",

@@ -24,6 +24,9 @@ def _severity_key(claim_pk: int) -> str:
 
 
 def _decide(claim_pk: int, claim_id: str, value: str, expected_revision: int | None) -> None:
+    if ui.too_soon_after_move():
+        ui.flash("warning", t("label.too_fast"))
+        return
     severity = None if value == "support" else st.session_state.get(_severity_key(claim_pk))
     try:
         with ui.db() as session:
@@ -37,6 +40,7 @@ def _decide(claim_pk: int, claim_id: str, value: str, expected_revision: int | N
         return
     ui.flash("toast", t("adjudicate.saved", value=t(f"value.{value}"), claim_id=claim_id))
     st.session_state.pop(PICK, None)  # the decided claim leaves the queue: show the next one
+    ui.moved_to_new_claim()
 
 
 me = ui.require_page("adjudicate")

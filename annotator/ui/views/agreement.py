@@ -45,7 +45,9 @@ def _confusion_chart(frame: pd.DataFrame, rater_a: str, rater_b: str) -> alt.Cha
         x=alt.X("b:N", title=rater_b, sort=list(frame.columns)),
         y=alt.Y("a:N", title=rater_a, sort=list(frame.index)),
     )
-    return base.mark_rect().encode(color=alt.Color("n:Q", legend=None)) + base.mark_text().encode(text="n:Q")
+    dark = alt.datum.n > max(int(long["n"].max()), 1) / 2
+    text = base.mark_text().encode(text="n:Q", color=alt.condition(dark, alt.value("white"), alt.value("black")))
+    return base.mark_rect().encode(color=alt.Color("n:Q", legend=None, scale=alt.Scale(scheme="blues"))) + text
 
 
 ui.require_page("agreement")

@@ -35,6 +35,9 @@ def _go(claim_pk: int) -> None:
 
 
 def _save(claim_pk: int, claim_id: str, value: str, passage_ids: tuple[str, ...], expected_revision: int | None) -> None:
+    if ui.too_soon_after_move():
+        ui.flash("warning", t("label.too_fast"))
+        return
     cited = [pid for pid in passage_ids if st.session_state.get(_cite_key(claim_pk, pid))]
     severity = None if value == "support" else st.session_state.get(_severity_key(claim_pk))
     try:
@@ -50,6 +53,8 @@ def _save(claim_pk: int, claim_id: str, value: str, passage_ids: tuple[str, ...]
         ui.flash_error(error)
         return
     ui.flash("toast", t("label.saved", value=t(f"value.{value}"), claim_id=claim_id))
+    if next_pk is not None and next_pk != claim_pk:
+        ui.moved_to_new_claim()
     _go(claim_pk if next_pk is None else next_pk)
 
 
@@ -141,7 +146,8 @@ with claim_col:
         ui.label_badge(own.value)
     if view.on_hold:
         st.warning(t("label.on_hold", reason=t(f"hold.{view.hold_reason}")))
-        st.button(t("label.lift"), key="label.lift", on_click=_lift, args=(view.case_pk,))
+        if view.may_lift_hold:
+            st.button(t("label.lift"), key="label.lift", on_click=_lift, args=(view.case_pk,))
     elif not view.can_revise:
         st.info(t("label.locked"))
     if read_only:
