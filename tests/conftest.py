@@ -13,7 +13,9 @@ from sqlalchemy import create_engine, text
 from annotator.db import init_db
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+SHARED = Path(os.environ.get("ANNOTATOR_SHARED", REPO.parent / "shared"))
+"""The shared data (CLIMATE-FEVER, published agreement cases): `../shared/` beside the project, or
+ANNOTATOR_SHARED."""
 CLIMATE_FEVER = SHARED / "data" / "climate-fever.jsonl"
 AGREEMENT_CASES = SHARED / "reference" / "agreement_cases.json"
 DEMO = REPO / "data" / "demo.jsonl"
@@ -91,7 +93,10 @@ def any_engine(any_db_url):
 
 
 def need(path: Path) -> Path:
-    """Skip the test with a clear message when a shared data file is missing."""
+    """Skip the test with a clear message when a shared data file is missing (fail in CI)."""
     if not path.exists():
-        pytest.skip(f"{path} is not here; it lives in shared/ beside the project")
+        message = f"{path} is not here: put shared/ beside the project or set ANNOTATOR_SHARED"
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the tests on the shared data: " + message)
+        pytest.skip(message)
     return path

@@ -27,9 +27,8 @@ from annotator.agreement import (
 from annotator.errors import ImportFileError, ImportRowError, UndefinedCategoryError
 from annotator.vocabulary import CLIMATE_FEVER_LABELS, INDICATIVE_BELOW, LABELS
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-CASES_FILE = SHARED / "reference" / "agreement_cases.json"
-CLIMATE_FEVER = SHARED / "data" / "climate-fever.jsonl"
+from tests.conftest import AGREEMENT_CASES as CASES_FILE
+from tests.conftest import CLIMATE_FEVER, need
 
 
 def long_rows(matrix, raters=None):
@@ -67,7 +66,7 @@ def _reference_cases():
 @pytest.mark.parametrize("case", _reference_cases())
 def test_published_example_gives_its_value(case):
     if case is None:
-        pytest.skip(f"reference cases not found at {CASES_FILE} (the shared/ folder beside the repo)")
+        need(CASES_FILE)
     report = compute_agreement(long_rows(case["data"]), case["categories"], n_bootstrap=0)
     coefficient = report.coefficient(case["metric"])
     if case["expected"] is None:
@@ -79,8 +78,7 @@ def test_published_example_gives_its_value(case):
 
 
 def test_reference_file_has_every_metric_we_compute():
-    if not CASES_FILE.exists():
-        pytest.skip(f"reference cases not found at {CASES_FILE}")
+    need(CASES_FILE)
     covered = {c["metric"] for c in json.loads(CASES_FILE.read_text(encoding="utf-8"))
                if c["level_of_measurement"] == "nominal"}
     assert set(METRICS) <= covered
@@ -537,8 +535,7 @@ def test_declared_categories_apply_to_label_tables(tmp_path):
 
 @pytest.fixture(scope="module")
 def climate_fever_votes():
-    if not CLIMATE_FEVER.exists():
-        pytest.skip(f"CLIMATE-FEVER not found at {CLIMATE_FEVER} (the shared/ folder beside the repo)")
+    need(CLIMATE_FEVER)
     votes = {}
     with CLIMATE_FEVER.open(encoding="utf-8") as lines:
         for line in lines:
