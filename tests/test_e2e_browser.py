@@ -1,0 +1,145 @@
+"""The whole path in a real browser: `annotator demo` served on localhost, Debian's Chromium driven
+by Playwright. Two labelers label the same claim differently with the keyboard, the adjudicator
+decides, an admin creates an only-final release and verifies it. Screenshots of each step go to
+test-artifacts/ (not committed)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+ARTIFACTS = REPO / "test-artifacts"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def chromium_path() -> str:
+    """Debian's Chromium; skipped without one (CI installs it and must not skip)."""
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        message = "no chromium on PATH (Debian: apt-get install chromium)"
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the browser tests: " + message)
+        pytest.skip(message)
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def demo_server(tmp_path_factory):
+    """`annotator demo` on a free port with a fresh SQLite database; yields its base URL."""
+    work = tmp_path_factory.mktemp("demo")
+    port = free_port()
+    log = (work / "server.log").open("w")
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    server = subprocess.Popen([sys.executable, "-m", "annotator", "demo", "--port", str(port), "--db", str(work / "demo.db")],
+                              cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if urllib.request.urlopen(f"{base}/_stcore/health", timeout=2).read() == b"ok":
+                break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        server.terminate()
+        pytest.fail("the demo server did not answer /_stcore/health within 60 s: " + (work / "server.log").read_text())
+    yield base, work
+    os.killpg(server.pid, 15)
+    server.wait(timeout=20)
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    executable = chromium_path()
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
+        yield launched
+        launched.close()
+
+
+def log_in(browser, base: str, name: str, password: str):  # noqa: ANN001, ANN201 - Playwright objects
+    """A fresh browser context (no shared session) logged in as `name`."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.goto(base)
+    page.get_by_label("User name", exact=True).fill(name)
+    page.get_by_label("Password", exact=True).fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.get_by_text(f"Logged in as {name}").wait_for(timeout=20_000)
+    return context, page
+
+
+def shot(page, name: str) -> None:  # noqa: ANN001
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def press_label(page, key: str, claim_id: str, next_claim_id: str) -> None:  # noqa: ANN001
+    """Press a label's keyboard shortcut on claim `claim_id` and wait until the next claim shows."""
+    page.get_by_text(f"Claim {claim_id}").first.wait_for(timeout=20_000)
+    page.evaluate("document.activeElement && document.activeElement.blur()")  # shortcuts do not fire in a text box
+    page.keyboard.press(key)
+    page.get_by_text(f"Claim {next_claim_id}").first.wait_for(timeout=20_000)
+
+
+def test_a_claim_goes_from_unlabeled_to_a_verified_release_in_the_browser(demo_server, browser):
+    base, work = demo_server
+    aoi_context, aoi = log_in(browser, base, "aoi", "aoi-demo-pass")
+    shot(aoi, "01-label-aoi")
+    aoi.get_by_label("Rationale").fill("MARKER-first-rationale")
+    press_label(aoi, "1", "demo-01-c1", "demo-01-c2")
+    shot(aoi, "02-label-aoi-saved")
+    aoi_context.close()
+
+    ren_context, ren = log_in(browser, base, "ren", "ren-demo-pass")
+    ren.get_by_text("Claim demo-01-c1").first.wait_for(timeout=20_000)
+    ren.get_by_text("Evidence passages").wait_for(timeout=20_000)
+    before = ren.locator("[data-testid=stMain]").inner_text()
+    assert "Rationale" in before and "0 of 48 claims labeled" in before
+    assert "MARKER-first-rationale" not in ren.content() and "aoi" not in before and "Your label" not in before
+    press_label(ren, "2", "demo-01-c1", "demo-01-c2")
+    ren_context.close()
+
+    mika_context, mika = log_in(browser, base, "mika", "mika-demo-pass")
+    mika.get_by_text("Claims waiting for a decision: 1").wait_for(timeout=20_000)
+    mika.get_by_text("Labeler 2").wait_for(timeout=20_000)
+    page_text = mika.locator("[data-testid=stMain]").inner_text()
+    assert "Labeler 1" in page_text and "Labeler 2" in page_text and "MARKER-first-rationale" in page_text
+    assert "aoi" not in page_text and "ren" not in page_text
+    shot(mika, "03-adjudicate")
+    mika.get_by_role("button", name="contradict").first.click()
+    mika.get_by_text("Decided contradict on claim demo-01-c1.").wait_for(timeout=20_000)
+    mika_context.close()
+
+    admin_context, admin = log_in(browser, base, "admin", "admin-demo-pass")
+    admin.get_by_role("link", name="Releases").click()
+    admin.get_by_label("Release name").fill("gold-v1")
+    admin.get_by_text("Only final claims (agreed and adjudicated)").click()
+    admin.get_by_role("button", name="Create release").click()
+    admin.get_by_text("Release gold-v1 created with 1 claims").wait_for(timeout=30_000)
+    admin.get_by_role("button", name="Verify files against the manifest").click()
+    admin.get_by_text("Release gold-v1: every file matches its manifest.").wait_for(timeout=20_000)
+    shot(admin, "04-release-verified")
+    admin_context.close()
+
+    gold = (work / "data" / "releases" / "gold-v1" / "gold.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(gold) == 1 and '"gold_label": "contradict"' in gold[0] and '"resolution": "adjudicated"' in gold[0]
