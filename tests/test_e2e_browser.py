@@ -114,7 +114,7 @@ def test_a_claim_goes_from_unlabeled_to_a_verified_release_in_the_browser(demo_s
     ren.get_by_text("Claim demo-01-c1").first.wait_for(timeout=20_000)
     ren.get_by_text("Evidence passages").wait_for(timeout=20_000)
     before = ren.locator("[data-testid=stMain]").inner_text()
-    assert "Rationale" in before and "0 of 48 claims labeled" in before
+    assert "Claim 1 of 48 in your queue: demo-01-c1" in before and "Hold this case" in before
     assert "MARKER-first-rationale" not in ren.content() and "aoi" not in before and "Your label" not in before
     press_label(ren, "2", "demo-01-c1", "demo-01-c2")
     ren_context.close()
