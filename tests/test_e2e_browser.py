@@ -121,7 +121,8 @@ def test_a_claim_goes_from_unlabeled_to_a_verified_release_in_the_browser(demo_s
 
     mika_context, mika = log_in(browser, base, "mika", "mika-demo-pass")
     mika.get_by_text("Claims waiting for a decision: 1").wait_for(timeout=20_000)
-    mika.get_by_text("Labeler 2").wait_for(timeout=20_000)
+    mika.get_by_text("MARKER-first-rationale").wait_for(timeout=20_000)
+    mika.get_by_text("Keys 1, 2, 3 decide").wait_for(timeout=20_000)  # the last line of the page
     page_text = mika.locator("[data-testid=stMain]").inner_text()
     assert "Labeler 1" in page_text and "Labeler 2" in page_text and "MARKER-first-rationale" in page_text
     assert "aoi" not in page_text and "ren" not in page_text
