@@ -160,6 +160,7 @@ def adjudications_import(
     dataset: DatasetOpt = None,
     fmt: Annotated[str, typer.Option("--format", help="auto | jsonl | csv | climate-fever")] = "auto",
     vote: Annotated[Optional[int], typer.Option("--vote", help="CLIMATE-FEVER: the K-th non-null vote decides each disputed claim, as adjudicator cf-vote-K.")] = None,
+    update: Annotated[bool, typer.Option("--update", help="Replace stored decisions that differ (recorded in the audit trail).")] = False,
     db: Db = None,
 ) -> None:
     """Import adjudications of disputed claims; unknown adjudicators are created without a password."""
@@ -167,7 +168,7 @@ def adjudications_import(
     from annotator.services.imports import import_adjudications
 
     with session_scope(_engine(db)) as session:
-        report = import_adjudications(session, file, dataset=dataset, fmt=fmt, vote=vote)
+        report = import_adjudications(session, file, dataset=dataset, fmt=fmt, vote=vote, update=update)
     typer.echo(report.summary())
 
 

@@ -6,6 +6,14 @@ Text is NFC-normalized (never NFKC: ① and ㈱ stay as written). Ids with space
 refused, not silently turned into new ids. The same id twice in one file is a harmless repeat
 when its content is identical, and refused (naming both lines) when it is not.
 
+Native JSONL records must hold every key of the format (DESIGN.md "File formats"): a case its
+question, answer, slice and split, a passage its doc_id, version and title ("" is allowed for
+answer, doc_id, version and title). A field or column the format does not know gives the same
+warning in JSONL and CSV; in a case file it is kept as case metadata, elsewhere ignored. A path
+that is a folder, a device, empty or UTF-16 is refused before anything is read; a CSV quote
+that is never closed is refused at the line where it opens; a severity on a support label is
+refused (a supported claim has no severity).
+
 CLIMATE-FEVER: Diggelmann, Boyd-Graber, Bulian, Ciaramita, Leippold (2020), "CLIMATE-FEVER: A
 Dataset for Verification of Real-World Climate Claims", arXiv:2012.00614.
 """
@@ -15,6 +23,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -144,7 +153,7 @@ class Source(Generic[T]):
 def detect_format(path: str | Path) -> str:
     """The case format of `path`: "csv" for a .csv file, "climate-fever" for JSON lines whose
     first record has `evidences`, else "jsonl". A file that is neither .csv nor JSON lines is
-    read as CSV. Raises ImportFileError when the file is missing."""
+    read as CSV. Call it on a file `check_input_file` accepts."""
     path = Path(path)
     if path.suffix.lower() == ".csv":
         return "csv"
@@ -163,9 +172,9 @@ def read_cases(path: str | Path, fmt: str = "auto") -> Source[CaseRecord]:
 
     fmt: "auto" (see `detect_format`), "jsonl" (native), "csv" or "climate-fever".
     Returns a Source whose records are CaseRecords in file order, repeats dropped.
-    Raises ImportFileError (missing file, unknown format) at once, and ImportRowError while the
-    records are read (bad JSON, missing or empty field, id with spaces around it, unknown
-    passage, same id with other content, undecodable bytes).
+    Raises ImportFileError at once (see `check_input_file`; unknown format), and ImportRowError
+    while the records are read (bad JSON, missing key or empty field, id with spaces around it,
+    unknown passage, same id with other content, undecodable bytes, CSV quote never closed).
     """
     fmt = _resolve_format(path, fmt, CASE_FORMATS, detect_format)
     readers: dict[str, Callable[[Path], Source[CaseRecord]]] = {
@@ -330,13 +339,39 @@ def _differing(first: Any, second: Any) -> str:
 
 
 def _resolve_format(path: str | Path, fmt: str, allowed: tuple[str, ...], detect: Callable[[Path], str]) -> str:
-    if not Path(path).is_file():
-        raise ImportFileError(f"{path}: no such file")
+    check_input_file(Path(path))
     if fmt == "auto":
         return detect(Path(path))
     if fmt not in allowed:
         raise ImportFileError(f"{path}: unknown format '{fmt}'; use auto or one of {', '.join(allowed)}")
     return fmt
+
+
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+SNIFF_BYTES = 1024
+"""How much of a file's start is looked at for NUL bytes (UTF-16 without a byte order mark)."""
+
+
+def check_input_file(path: Path) -> None:
+    """Raises ImportFileError, saying what to do, unless `path` is a regular, non-empty file that is
+    not UTF-16: a missing path, a folder, a device (/dev/null), a file of 0 bytes or only blank
+    lines, and a UTF-16 file (byte order mark FF FE or FE FF, or NUL bytes in its first KB)."""
+    if path.is_dir():
+        raise ImportFileError(f"{path} is a folder, not a file: name the file to import, inside that folder")
+    if not path.exists():
+        raise ImportFileError(f"{path}: no such file. Check the path (relative paths start from the current folder)")
+    if not path.is_file():
+        raise ImportFileError(f"{path} is not a regular file (a device, pipe or socket): save the data to a file "
+                              "and import that file")
+    with path.open("rb") as handle:
+        head = handle.read(SNIFF_BYTES)
+    if not head:
+        raise ImportFileError(f"{path} is empty (0 bytes): export the data again, or name another file")
+    if head.startswith(UTF16_BOMS) or b"\x00" in head:
+        raise ImportFileError(f"{path}: UTF-16 is not supported: save the file as UTF-8 (Excel: 'CSV UTF-8') "
+                              "and import again")
+    if not _first_nonblank_line(path):
+        raise ImportFileError(f"{path} is empty (only blank lines): export the data again, or name another file")
 
 
 def _detect_table_format(path: Path) -> str:
@@ -391,13 +426,21 @@ def _parse_json_object(path: Path, text: str, number: int) -> dict[str, Any]:
     except json.JSONDecodeError as error:
         raise ImportRowError(
             str(path), number, None,
-            f"not valid JSON: {error.msg} at column {error.colno}",
-            "Write each record as one JSON object on one line, e.g. {\"case_id\": \"c1\", ...}",
+            # json's messages "Invalid control character at" and "Unterminated string starting at" end in "at"
+            f"not valid JSON: {error.msg.removesuffix(' at')} at column {error.colno}",
+            _json_fix(error.msg),
         ) from None
     if not isinstance(value, dict):
         raise ImportRowError(str(path), number, None, f"expected a JSON object, got {_json_type(value)}",
                              "Write each record as one JSON object {...} on its own line")
     return value
+
+
+def _json_fix(message: str) -> str:
+    if message.startswith("Invalid control character"):
+        return ("A tab or line break inside a string must be written as \\t or \\n; "
+                "each record is one JSON object on one line")
+    return "Write each record as one JSON object on one line, e.g. {\"case_id\": \"c1\", ...}"
 
 
 def decode_csv_bytes(path: str | Path, data: bytes) -> tuple[str, str]:
@@ -449,14 +492,37 @@ def _csv_position(prefix: str) -> tuple[int, str | None]:
 def _csv_rows(path: Path, columns: tuple[str, ...], required: tuple[str, ...], extra: str = "ignored") -> Source[_Row]:
     """Decode a CSV file and stream its rows as _Row (values by column name, line = the record's
     starting line); rows with only empty cells are skipped. Each unknown column gives a warning
-    saying what happens to it (`extra`)."""
+    saying what happens to it (`extra`), worded as for an unknown JSONL field. A quoted cell that
+    is never closed (the csv module reads it to the end of the file) is refused at its line."""
     text, encoding = decode_csv_bytes(path, path.read_bytes())
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header = [name.strip() for name in next(reader, [])]
+    records = _numbered_records(csv.reader(io.StringIO(text, newline="")))
+    first = next(records, None)
+    header = [name.strip() for name in first[1]] if first else []
+    if first is not None and first[2]:
+        _check_quotes_closed(str(path), text, 1, None)
     _check_header(str(path), header, required)
-    warnings = [f"{path}: column '{name}' is not one of {', '.join(columns)}; it is {extra}"
-                for name in header if name not in columns]
-    return Source(str(path), "csv", encoding, _csv_records(str(path), reader, header), warnings)
+    warnings = [unknown_name_warning(str(path), 1, "column", name, columns, extra)
+                for name in header if name and name not in columns]
+    warnings += [f"{path}, line 1: column {number} has no name in the header; it is ignored"
+                 for number, name in enumerate(header, start=1) if not name]
+    return Source(str(path), "csv", encoding, _csv_records(str(path), text, records, header), warnings)
+
+
+def _numbered_records(reader: Any) -> Iterator[tuple[int, list[str], bool]]:
+    """(starting line, cells, whether it is the last record) for each record of a csv reader."""
+    start, previous = 1, None
+    for cells in reader:
+        if previous is not None:
+            yield (*previous, False)
+        previous, start = (start, cells), reader.line_num + 1
+    if previous is not None:
+        yield (*previous, True)
+
+
+def unknown_name_warning(path: str, line: int, noun: str, name: str, known: Iterable[str], what: str) -> str:
+    """The one warning for an unknown CSV column (noun "column") or JSONL field (noun "field"):
+    "FILE, line N: column 'x' is not one of a, b, c; it is ignored"."""
+    return f"{path}, line {line}: {noun} '{name}' is not one of {', '.join(known)}; it is {what}"
 
 
 def _check_header(path: str, header: list[str], required: tuple[str, ...]) -> None:
@@ -471,10 +537,10 @@ def _check_header(path: str, header: list[str], required: tuple[str, ...]) -> No
         raise ImportRowError(path, 1, None, f"column(s) {', '.join(doubled)} appear twice", "Keep one of each")
 
 
-def _csv_records(path: str, reader: Any, header: list[str]) -> Iterator[_Row]:
-    start = reader.line_num + 1
-    for cells in reader:
-        line, start = start, reader.line_num + 1
+def _csv_records(path: str, text: str, records: Iterator[tuple[int, list[str], bool]], header: list[str]) -> Iterator[_Row]:
+    for line, cells, last in records:
+        if last:  # a quote never closed swallows the rest of the file into the last record
+            _check_quotes_closed(path, text, line, header)
         if not any(cell.strip() for cell in cells):
             continue
         if len(cells) > len(header):
@@ -483,21 +549,71 @@ def _csv_records(path: str, reader: Any, header: list[str]) -> Iterator[_Row]:
         yield _Row(path, line, dict(zip(header, cells + [""] * (len(header) - len(cells)), strict=True)))
 
 
+_QUOTED_CELL = re.compile(r'"(?:[^"]++|"")*+"')
+_UNQUOTED_REST = re.compile(r"[^,\r\n]*")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _check_quotes_closed(path: str, text: str, line: int, header: list[str] | None) -> None:
+    """Raises ImportRowError at the line (and column) where a quoted cell of the record starting
+    on `line` opens and is never closed. The scan follows the csv module's default (excel,
+    non-strict) reading: a quote opens a quoted cell only at the start of a cell, "" inside it is
+    a quote, and text after the closing quote or a quote inside an unquoted cell is kept as is."""
+    tail = text[_line_offset(text, line):]
+    pos, index = 0, 0
+    while pos < len(tail):
+        if tail[pos] == '"':
+            quoted = _QUOTED_CELL.match(tail, pos)
+            if quoted is None:
+                where = line + len(_LINE_BREAK.findall(tail, 0, pos))
+                name = header[index] if header and index < len(header) else None
+                raise ImportRowError(path, where, name, 'a quoted field is never closed (a missing "?)',
+                                     'Add the closing " at the end of the cell, and write a " inside a quoted cell '
+                                     'as ""')
+            pos = quoted.end()
+        pos = _UNQUOTED_REST.match(tail, pos).end()
+        if pos >= len(tail) or tail[pos] != ",":
+            return  # the record ends here
+        pos, index = pos + 1, index + 1
+
+
+def _line_offset(text: str, line: int) -> int:
+    """The offset in `text` where `line` (1-based, counted as the csv reader counts) starts."""
+    offset = 0
+    for number, physical in enumerate(io.StringIO(text, newline=""), start=1):
+        if number == line:
+            break
+        offset += len(physical)
+    return offset
+
+
 def _open_table(path: Path, fmt: str, columns: tuple[str, ...], required: tuple[str, ...]) -> Source[_Row]:
     if fmt == "csv":
         return _csv_rows(path, columns, required)
     encoding, rows = _json_lines(path)
     warnings: list[str] = []
-    return Source(str(path), "jsonl", encoding, _warn_unknown_keys(rows, columns, warnings), warnings)
+    return Source(str(path), "jsonl", encoding, _warn_unknown_keys(rows, columns, _UnknownKeys(warnings)), warnings)
 
 
-def _warn_unknown_keys(rows: Iterator[_Row], known: tuple[str, ...], warnings: list[str]) -> Iterator[_Row]:
-    reported: set[str] = set()
-    for row in rows:
+class _UnknownKeys:
+    """Collects one warning per unknown JSONL field and place (a field unknown in every passage
+    is reported once, at its first line), worded as for an unknown CSV column."""
+
+    def __init__(self, warnings: list[str]):
+        self.warnings = warnings
+        self._reported: set[tuple[str, str]] = set()
+
+    def check(self, row: _Row, known: tuple[str, ...], what: str = "ignored") -> None:
+        place = re.sub(r"\[\d+\]", "[]", row.prefix)
         for key in row.values:
-            if key not in known and key not in reported:
-                reported.add(key)
-                warnings.append(f"{row.path}, line {row.line}: field '{key}' is not used; it is ignored")
+            if key not in known and (place, key) not in self._reported:
+                self._reported.add((place, key))
+                self.warnings.append(unknown_name_warning(row.path, row.line, "field", row.prefix + key, known, what))
+
+
+def _warn_unknown_keys(rows: Iterator[_Row], known: tuple[str, ...], unknown: _UnknownKeys) -> Iterator[_Row]:
+    for row in rows:
+        unknown.check(row, known)
         yield row
 
 
@@ -505,34 +621,88 @@ def _warn_unknown_keys(rows: Iterator[_Row], known: tuple[str, ...], warnings: l
 
 
 NATIVE_CASE_KEYS = ("case_id", "question", "answer", "slice", "split", "metadata", "passages", "claims")
+NATIVE_PASSAGE_KEYS = ("passage_id", "doc_id", "version", "title", "text")
+NATIVE_CLAIM_KEYS = ("claim_id", "text", "passage_ids")
+EXTRA_CASE_FIELDS = "kept as case metadata"
+"""What happens to a case field (JSONL) or column (CSV) the format does not know."""
+
+_NATIVE_REQUIRED: dict[str, tuple[str, str]] = {
+    # key: (what to write, what it is)
+    "question": ('"question": "..."', "the question put to the system; it cannot be empty"),
+    "answer": ('"answer": "..."', 'the system\'s answer; "" if it gave none'),
+    "slice": ('"slice": "..."', 'e.g. "normal"; it cannot be empty'),
+    "split": ('"split": "dev"', f"one of {', '.join(SPLITS)}"),
+    "doc_id": ('"doc_id": "..."', '"" if unknown'),
+    "version": ('"version": "..."', '"" if unknown'),
+    "title": ('"title": "..."', '"" if none'),
+}
 
 
 def _read_native(path: Path) -> Source[CaseRecord]:
     encoding, rows = _json_lines(path)
     warnings: list[str] = []
-    rows = _warn_unknown_keys(rows, NATIVE_CASE_KEYS, warnings)
-    return Source(str(path), "jsonl", encoding, _unique_cases(str(path), map(_native_case, rows)), warnings)
+    unknown = _UnknownKeys(warnings)
+    cases = (_native_case(row, unknown) for row in rows)
+    return Source(str(path), "jsonl", encoding, _unique_cases(str(path), cases), warnings)
 
 
-def _native_case(row: _Row) -> CaseRecord:
+def _native_case(row: _Row, unknown: _UnknownKeys) -> CaseRecord:
+    """One native case. Every key of the format must be there (`_NATIVE_REQUIRED`); question,
+    slice and split must not be empty; fields the format does not know go into the metadata."""
+    unknown.check(row, NATIVE_CASE_KEYS, EXTRA_CASE_FIELDS)
     case_id = row.ident("case_id")
-    passages = _distinct_passages(
-        row, "passages", [_native_passage(row.child("passages", i, value)) for i, value in enumerate(_list(row, "passages"))])
+    question, answer, slice_ = (_required_text(row, key, "case") for key in ("question", "answer", "slice"))
+    _require_key(row, "split", "case")
+    split = row.choice("split", SPLITS, required=True)
+    metadata = _native_metadata(row)
+    passage_rows = [row.child("passages", i, value) for i, value in enumerate(_list(row, "passages"))]
+    for passage_row in passage_rows:
+        unknown.check(passage_row, NATIVE_PASSAGE_KEYS)
+    passages = _distinct_passages(row, "passages", [_native_passage(passage_row) for passage_row in passage_rows])
     claims_raw = _list(row, "claims")
     if not claims_raw:
         raise row.error("claims", "the case has no claims", "Give the case a non-empty list of claims")
-    claims = tuple(_native_claim(row.child("claims", i, value), passages) for i, value in enumerate(claims_raw))
+    claim_rows = [row.child("claims", i, value) for i, value in enumerate(claims_raw)]
+    for claim_row in claim_rows:
+        unknown.check(claim_row, NATIVE_CLAIM_KEYS)
     return CaseRecord(
-        case_id=case_id,
-        question=row.text("question"),
-        answer=row.text("answer"),
-        slice=row.text("slice"),
-        split=row.choice("split", SPLITS, required=False),
-        metadata=_metadata(row),
-        passages=passages,
-        claims=claims,
-        line=row.line,
+        case_id=case_id, question=question, answer=answer, slice=slice_, split=split, metadata=metadata,
+        passages=passages, claims=tuple(_native_claim(claim_row, passages) for claim_row in claim_rows), line=row.line,
     )
+
+
+def _require_key(row: _Row, key: str, noun: str) -> None:
+    """Raises ImportRowError saying what to add when `key` is missing from the record or null."""
+    write, meaning = _NATIVE_REQUIRED[key]
+    if key not in row.values:
+        raise row.error(key, f"the {noun} has no '{key}'", f"Add {write} to the {noun} ({meaning})")
+    if row.values[key] is None:
+        raise row.error(key, "the value is null", f"Write {write} ({meaning})")
+
+
+def _required_text(row: _Row, key: str, noun: str) -> str:
+    """The text of a key every record must have; empty is allowed only where `_NATIVE_REQUIRED`
+    says so ("" if ...)."""
+    _require_key(row, key, noun)
+    value = _version(row, key) if key == "version" else row.text(key)
+    if not value.strip() and "cannot be empty" in _NATIVE_REQUIRED[key][1]:
+        raise row.error(key, "the value is empty", f"Write the {noun}'s {key} ({_NATIVE_REQUIRED[key][1]})")
+    return value
+
+
+def _native_metadata(row: _Row) -> dict[str, Any]:
+    """The case's metadata object plus the fields the format does not know (as in the flat CSV,
+    where unknown columns are kept as case metadata). A field also in metadata must agree."""
+    metadata = _metadata(row)
+    for key, value in row.values.items():
+        if key in NATIVE_CASE_KEYS:
+            continue
+        name, value = nfc(key), _nfc_json(value)
+        if name in metadata and metadata[name] != value:
+            raise row.error(key, f"'{name}' is both a field of the case and a key of its metadata, with other values",
+                            "Keep only one of them (fields the format does not know are kept in metadata)")
+        metadata[name] = value
+    return metadata
 
 
 def _list(row: _Row, key: str) -> list[Any]:
@@ -556,9 +726,9 @@ def _metadata(row: _Row) -> dict[str, Any]:
 def _native_passage(row: _Row) -> PassageRecord:
     return PassageRecord(
         passage_id=row.ident("passage_id"),
-        doc_id=row.text("doc_id"),
-        version=_version(row, "version"),
-        title=row.text("title"),
+        doc_id=_required_text(row, "doc_id", "passage"),
+        version=_required_text(row, "version", "passage"),
+        title=_required_text(row, "title", "passage"),
         text=row.text("text", required=True),
         line=row.line,
     )
@@ -641,7 +811,7 @@ def _with_claims(case: CaseRecord, claims: tuple[ClaimRecord, ...]) -> CaseRecor
 
 
 def _read_case_csv(path: Path) -> Source[CaseRecord]:
-    rows = _csv_rows(path, CSV_CASE_COLUMNS, CSV_CASE_REQUIRED, extra="kept as case metadata")
+    rows = _csv_rows(path, CSV_CASE_COLUMNS, CSV_CASE_REQUIRED, extra=EXTRA_CASE_FIELDS)
     return Source(rows.path, "csv", rows.encoding, _group_csv(rows.path, rows.records), rows.warnings)
 
 
@@ -676,7 +846,7 @@ def _group_csv(path: str, rows: Iterable[_Row]) -> Iterator[CaseRecord]:
 
 
 def _csv_case_fields(row: _Row) -> dict[str, Any]:
-    extra = {nfc(key): nfc(value) for key, value in row.values.items() if key not in CSV_CASE_COLUMNS}
+    extra = {nfc(key): nfc(value) for key, value in row.values.items() if key and key not in CSV_CASE_COLUMNS}
     return {"question": row.text("question"), "answer": row.text("answer"), "slice": row.text("slice"),
             "split": row.choice("split", SPLITS, required=False), "metadata": extra}
 
@@ -762,8 +932,14 @@ def _label_value(row: _Row) -> str:
     return value
 
 
-def _severity(row: _Row) -> str | None:
-    return row.choice("severity", SEVERITIES, required=False) or None
+def _severity(row: _Row, label: str) -> str | None:
+    """The row's severity, None when empty. Raises ImportRowError for an unknown one, and for one
+    given with the label support (a supported claim has no severity; a release would show it)."""
+    severity = row.choice("severity", SEVERITIES, required=False) or None
+    if severity is not None and label == "support":
+        raise row.error("severity", f"severity '{severity}' is given with the label support, but a supported claim "
+                        "has no severity", "Leave severity empty, or choose the label contradict or insufficient")
+    return severity
 
 
 def _passage_id_list(row: _Row) -> tuple[str, ...]:
@@ -778,13 +954,14 @@ def _passage_id_list(row: _Row) -> tuple[str, ...]:
 
 
 def _label_record(row: _Row) -> LabelRecord:
+    claim_id, labeler, label = row.ident("claim_id"), row.ident("labeler"), _label_value(row)
     return LabelRecord(
-        claim_id=row.ident("claim_id"),
-        labeler=row.ident("labeler"),
-        label=_label_value(row),
+        claim_id=claim_id,
+        labeler=labeler,
+        label=label,
         rationale=row.text("rationale"),
         passage_ids=_passage_id_list(row),
-        severity=_severity(row),
+        severity=_severity(row, label),
         line=row.line,
     )
 
@@ -802,12 +979,13 @@ def _label_key(record: LabelRecord) -> tuple[tuple[str, str], dict[str, Any]]:
 
 
 def _adjudication_record(row: _Row) -> AdjudicationRecord:
+    claim_id, adjudicator, label = row.ident("claim_id"), row.ident("adjudicator"), _label_value(row)
     return AdjudicationRecord(
-        claim_id=row.ident("claim_id"),
-        adjudicator=row.ident("adjudicator"),
-        label=_label_value(row),
+        claim_id=claim_id,
+        adjudicator=adjudicator,
+        label=label,
         rationale=row.text("rationale"),
-        severity=_severity(row),
+        severity=_severity(row, label),
         line=row.line,
     )
 

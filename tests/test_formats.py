@@ -12,7 +12,7 @@ import pytest
 
 from annotator import formats
 from annotator.errors import ImportFileError, ImportRowError
-from tests.conftest import CLIMATE_FEVER, TEST_DATA, need
+from tests.conftest import CLIMATE_FEVER, DEMO, TEST_DATA, need
 
 FLAT_FILES = [
     ("import_flat_utf8.csv", "UTF-8"),
@@ -30,6 +30,22 @@ def error_of(call) -> ImportRowError:  # noqa: ANN001 - a zero-argument callable
     with pytest.raises(ImportRowError) as caught:
         call()
     return caught.value
+
+
+CASE_FIELDS = {"question": "Q?", "answer": "A.", "slice": "normal", "split": "dev"}
+PASSAGE_FIELDS = {"doc_id": "d", "version": "v1", "title": "T"}
+
+
+def native(case_id: str = "c1", passages: tuple[str, ...] = ("p1",), claims: tuple[str, ...] = ("k",), **fields) -> dict:
+    """A complete native record (every key of the format), with `fields` replacing or adding keys."""
+    return {"case_id": case_id, **CASE_FIELDS, "metadata": {},
+            "passages": [{"passage_id": p, **PASSAGE_FIELDS, "text": "t"} for p in passages],
+            "claims": [{"claim_id": k, "text": "t"} for k in claims], **fields}
+
+
+def write_jsonl(path: Path, *records: dict) -> Path:
+    path.write_text("".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records), encoding="utf-8")
+    return path
 
 
 # ---------------------------------------------------------------- native JSON lines
@@ -66,64 +82,55 @@ def test_a_passage_shared_by_two_cases_is_a_harmless_repeat():
 
 
 def test_bad_json_line_is_named_with_what_json_expected():
-    error = error_of(lambda: read_all(TEST_DATA / "import_bad_json.jsonl"))
-    assert (error.path, error.line, error.field) == (str(TEST_DATA / "import_bad_json.jsonl"), 2, None)
-    assert "Expecting ',' delimiter at column 80" in str(error)
-    assert "import_bad_json.jsonl, line 2:" in str(error)
+    error = error_of(lambda: read_all(TEST_DATA / "import_broken_json.jsonl"))
+    assert (error.path, error.line, error.field) == (str(TEST_DATA / "import_broken_json.jsonl"), 2, None)
+    assert "Expecting ',' delimiter at column 225" in str(error)
+    assert "import_broken_json.jsonl, line 2:" in str(error)
 
 
 def test_missing_claim_text_names_line_and_nested_field():
-    error = error_of(lambda: read_all(TEST_DATA / "import_missing_text.jsonl"))
+    error = error_of(lambda: read_all(TEST_DATA / "import_claim_missing_text.jsonl"))
     assert (error.line, error.field) == (2, "claims[1].text")
     assert "missing or empty" in str(error)
 
 
 def test_same_case_id_twice_with_other_content_names_both_lines():
-    error = error_of(lambda: read_all(TEST_DATA / "import_same_id_twice.jsonl"))
+    error = error_of(lambda: read_all(TEST_DATA / "import_case_id_twice.jsonl"))
     assert (error.line, error.field) == (3, "case_id")
     assert "case 's1' is also on line 1 with other content" in str(error)
     assert "line 3" in str(error)
 
 
 def test_claim_naming_a_passage_of_another_case_is_refused():
-    error = error_of(lambda: read_all(TEST_DATA / "import_unknown_passage.jsonl"))
+    error = error_of(lambda: read_all(TEST_DATA / "import_passage_of_other_case.jsonl"))
     assert (error.line, error.field) == (2, "claims[0].passage_ids[1]")
     assert "passage 'p9' is not one of this case's passages (p2)" in str(error)
 
 
 def test_claim_with_no_passages_at_all_is_refused():
-    error = error_of(lambda: read_all(TEST_DATA / "import_claim_without_passages.jsonl"))
+    error = error_of(lambda: read_all(TEST_DATA / "import_claim_no_passages.jsonl"))
     assert (error.line, error.field) == (1, "claims[0].passage_ids")
     assert "claim 'w1-c1' has no passages" in str(error)
 
 
 @pytest.mark.parametrize("record, field, problem", [
-    ({"case_id": "c1 ", "claims": []}, "case_id", "id 'c1 ' has spaces around it"),
-    ({"case_id": "c1", "claims": []}, "claims", "the case has no claims"),
-    ({"case_id": "c1", "passages": [{"passage_id": "p1"}], "claims": [{"claim_id": "k"}]}, "passages[0].text", "missing"),
-    ({"case_id": "c1", "passages": [{"passage_id": " p1", "text": "t"}], "claims": [{"claim_id": "k", "text": "t"}]},
-     "passages[0].passage_id", "spaces around it"),
-    ({"case_id": "c1", "split": "test", "passages": [{"passage_id": "p1", "text": "t"}], "claims": [{"claim_id": "k", "text": "t"}]},
-     "split", "unknown value 'test'"),
-    ({"case_id": "c1", "metadata": [1], "passages": [{"passage_id": "p1", "text": "t"}], "claims": [{"claim_id": "k", "text": "t"}]},
-     "metadata", "expected an object"),
-    ({"case_id": "c1", "passages": [{"passage_id": "p1", "text": "t"}], "claims": [{"claim_id": "k", "text": "t", "passage_ids": []}]},
-     "claims[0].passage_ids", "has no passages"),
+    (native("c1 ", claims=()), "case_id", "id 'c1 ' has spaces around it"),
+    (native(claims=()), "claims", "the case has no claims"),
+    ({**native(), "passages": [{"passage_id": "p1", **PASSAGE_FIELDS}]}, "passages[0].text", "missing"),
+    (native(passages=(" p1",)), "passages[0].passage_id", "spaces around it"),
+    (native(split="test"), "split", "unknown value 'test'"),
+    (native(metadata=[1]), "metadata", "expected an object"),
+    ({**native(), "claims": [{"claim_id": "k", "text": "t", "passage_ids": []}]}, "claims[0].passage_ids", "has no passages"),
 ])
 def test_each_broken_native_record_names_line_and_field(tmp_path, record, field, problem):
-    path = tmp_path / "cases.jsonl"
-    good = {"case_id": "c0", "passages": [{"passage_id": "p0", "text": "t"}], "claims": [{"claim_id": "k0", "text": "t"}]}
-    path.write_text(json.dumps(good) + "\n" + json.dumps(record) + "\n", encoding="utf-8")
+    path = write_jsonl(tmp_path / "cases.jsonl", native("c0", ("p0",), ("k0",)), record)
     error = error_of(lambda: read_all(path))
     assert (error.line, error.field) == (2, field)
     assert problem in str(error)
 
 
 def test_same_claim_id_in_two_cases_names_both_lines(tmp_path):
-    path = tmp_path / "cases.jsonl"
-    lines = [{"case_id": f"c{i}", "passages": [{"passage_id": "p", "text": "t"}], "claims": [{"claim_id": "k", "text": "t"}]}
-             for i in (1, 2)]
-    path.write_text("\n".join(json.dumps(line) for line in lines), encoding="utf-8")
+    path = write_jsonl(tmp_path / "cases.jsonl", native("c1", ("p",)), native("c2", ("p",)))
     error = error_of(lambda: read_all(path))
     assert (error.line, error.field) == (2, "claims[0].claim_id")
     assert "claim 'k' is also on line 1 with other content (case_id differ)" in str(error)
@@ -131,7 +138,7 @@ def test_same_claim_id_in_two_cases_names_both_lines(tmp_path):
 
 def test_undecodable_jsonl_line_names_the_byte_offset(tmp_path):
     path = tmp_path / "cases.jsonl"
-    good = b'{"case_id": "a", "passages": [{"passage_id": "p", "text": "t"}], "claims": [{"claim_id": "k", "text": "t"}]}\n'
+    good = json.dumps(native("a")).encode() + b"\n"
     path.write_bytes(good + b'{"case_id": "b\xff"}\n')
     error = error_of(lambda: read_all(path, "jsonl"))
     assert error.line == 2
@@ -164,7 +171,7 @@ def test_flat_csv_with_columns_in_another_order_reads_the_same_and_keeps_extra_c
     assert cases[0].passages == utf8[0].passages[:1] + (cases[0].passages[1],)
     assert cases[0].passages[1].content() == utf8[0].passages[1].content()
     assert cases[0].metadata == {"model_version": "m-7"}
-    assert source.warnings == [f"{TEST_DATA / 'import_flat_reordered.csv'}: column 'model_version' is not one of "
+    assert source.warnings == [f"{TEST_DATA / 'import_flat_reordered.csv'}, line 1: column 'model_version' is not one of "
                                + ", ".join(formats.CSV_CASE_COLUMNS) + "; it is kept as case metadata"]
 
 
@@ -209,7 +216,7 @@ def test_decode_csv_bytes_tries_utf8_then_cp932_strictly():
     ("import_flat_utf8.csv", "csv"),
     ("import_native.jsonl", "jsonl"),
     ("import_climate_fever_tiny.jsonl", "climate-fever"),
-    ("import_bad_json.jsonl", "jsonl"),
+    ("import_broken_json.jsonl", "jsonl"),
 ])
 def test_format_is_detected_by_extension_and_content(name, expected):
     assert formats.detect_format(TEST_DATA / name) == expected
@@ -310,4 +317,225 @@ def test_adjudications_file_reads_and_warns_about_unused_columns(tmp_path):
     path.write_text("claim_id,adjudicator,label,rationale,note\nk,carol,support,Clear.,x\n", encoding="utf-8")
     source = formats.read_adjudications(path)
     assert list(source.records) == [formats.AdjudicationRecord("k", "carol", "support", "Clear.", None, 2)]
-    assert source.warnings == [f"{path}: column 'note' is not one of claim_id, adjudicator, label, rationale, severity; it is ignored"]
+    assert source.warnings == [f"{path}, line 1: column 'note' is not one of claim_id, adjudicator, label, rationale, severity; it is ignored"]
+
+
+# ---------------------------------------------------------------- every key of the native format
+
+
+@pytest.mark.parametrize("key, add", [
+    ("question", 'Add "question": "..." to the case (the question put to the system; it cannot be empty)'),
+    ("answer", 'Add "answer": "..." to the case (the system\'s answer; "" if it gave none)'),
+    ("slice", 'Add "slice": "..." to the case (e.g. "normal"; it cannot be empty)'),
+    ("split", 'Add "split": "dev" to the case (one of dev, holdout)'),
+])
+def test_a_case_without_one_of_its_keys_is_refused_saying_what_to_add(tmp_path, key, add):
+    record = native()
+    del record[key]
+    path = write_jsonl(tmp_path / "cases.jsonl", native("c0", ("p0",), ("k0",)), record)
+    error = error_of(lambda: read_all(path))
+    assert str(error) == f"{path}, line 2, field '{key}': the case has no '{key}'. {add}"
+
+
+@pytest.mark.parametrize("key, add", [
+    ("doc_id", 'Add "doc_id": "..." to the passage ("" if unknown)'),
+    ("version", 'Add "version": "..." to the passage ("" if unknown)'),
+    ("title", 'Add "title": "..." to the passage ("" if none)'),
+])
+def test_a_passage_without_one_of_its_keys_is_refused_saying_what_to_add(tmp_path, key, add):
+    record = native(passages=("p1", "p2"))
+    del record["passages"][1][key]
+    path = write_jsonl(tmp_path / "cases.jsonl", record)
+    error = error_of(lambda: read_all(path))
+    assert str(error) == f"{path}, line 1, field 'passages[1].{key}': the passage has no '{key}'. {add}"
+
+
+def test_empty_answer_doc_id_version_and_title_are_allowed(tmp_path):
+    record = native(answer="")
+    record["passages"][0].update(doc_id="", version="", title="")
+    _, cases = read_all(write_jsonl(tmp_path / "cases.jsonl", record))
+    assert cases[0].answer == ""
+    assert cases[0].passages[0].content() == {"doc_id": "", "version": "", "title": "", "text": "t"}
+
+
+@pytest.mark.parametrize("key, value, problem", [
+    ("question", "", "the value is empty"),
+    ("question", "  ", "the value is empty"),
+    ("slice", "", "the value is empty"),
+    ("split", "", "missing or empty value"),
+    ("answer", None, "the value is null"),
+])
+def test_empty_question_slice_or_split_and_a_null_answer_are_refused(tmp_path, key, value, problem):
+    path = write_jsonl(tmp_path / "cases.jsonl", native(**{key: value}))
+    error = error_of(lambda: read_all(path))
+    assert (error.line, error.field) == (1, key)
+    assert f"field '{key}': {problem}" in str(error)
+
+
+def test_the_demo_file_has_every_key_of_the_native_format():
+    source, cases = read_all(need(DEMO))
+    assert len(cases) == 20
+    assert source.warnings == []
+
+
+# ---------------------------------------------------------------- unknown fields and columns
+
+
+def test_an_unknown_case_field_is_kept_as_metadata_with_the_same_warning_as_an_unknown_csv_column(tmp_path):
+    path = write_jsonl(tmp_path / "cases.jsonl", native(metadata={"a": 1}, model_version="m-7"),
+                       native("c2", ("p1",), ("k2",), model_version="m-8"))
+    source, cases = read_all(path)
+    assert [case.metadata for case in cases] == [{"a": 1, "model_version": "m-7"}, {"model_version": "m-8"}]
+    assert source.warnings == [f"{path}, line 1: field 'model_version' is not one of "
+                               + ", ".join(formats.NATIVE_CASE_KEYS) + "; it is kept as case metadata"]
+
+
+def test_an_unknown_case_field_that_contradicts_the_metadata_is_refused(tmp_path):
+    path = write_jsonl(tmp_path / "cases.jsonl", native(metadata={"model": "a"}, model="b"))
+    error = error_of(lambda: read_all(path))
+    assert (error.line, error.field) == (1, "model")
+    assert "'model' is both a field of the case and a key of its metadata, with other values" in str(error)
+
+
+def test_an_unknown_passage_or_claim_field_is_warned_about_once(tmp_path):
+    record = native(passages=("p1", "p2"))
+    for passage in record["passages"]:
+        passage["url"] = "https://example.org"
+    record["claims"][0]["note"] = "x"
+    source, _ = read_all(write_jsonl(tmp_path / "cases.jsonl", record))
+    path = tmp_path / "cases.jsonl"
+    assert source.warnings == [
+        f"{path}, line 1: field 'passages[0].url' is not one of passage_id, doc_id, version, title, text; it is ignored",
+        f"{path}, line 1: field 'claims[0].note' is not one of claim_id, text, passage_ids; it is ignored",
+    ]
+
+
+def test_an_unknown_column_and_an_unknown_field_of_a_labels_file_give_the_same_warning(tmp_path):
+    csv_path = tmp_path / "labels.csv"
+    csv_path.write_text("claim_id,labeler,label,note\nk,a,support,x\n", encoding="utf-8")
+    jsonl_path = write_jsonl(tmp_path / "labels.jsonl", {"claim_id": "k", "labeler": "a", "label": "support", "note": "x"})
+    known = "claim_id, labeler, label, rationale, passage_ids, severity"
+    for path, noun in ((csv_path, "column"), (jsonl_path, "field")):
+        source = formats.read_labels(path)
+        assert [record.claim_id for record in source.records] == ["k"]
+        assert source.warnings == [f"{path}, line 1: {noun} 'note' is not one of {known}; it is ignored"]
+
+
+def test_a_csv_column_without_a_name_is_ignored_with_a_warning_and_not_kept_as_metadata(tmp_path):
+    path = tmp_path / "flat.csv"
+    path.write_text("case_id,claim_id,claim,passage_id,passage_text,\nc1,k1,A claim.,p1,Text.,stray\n", encoding="utf-8")
+    source, cases = read_all(path)
+    assert cases[0].metadata == {}
+    assert source.warnings == [f"{path}, line 1: column 6 has no name in the header; it is ignored"]
+
+
+# ---------------------------------------------------------------- files that are not what they seem
+
+
+def test_a_folder_is_named_as_a_folder_not_a_missing_file(tmp_path):
+    with pytest.raises(ImportFileError) as caught:
+        formats.read_cases(tmp_path)
+    assert str(caught.value) == f"{tmp_path} is a folder, not a file: name the file to import, inside that folder"
+
+
+def test_a_device_is_not_a_regular_file():
+    with pytest.raises(ImportFileError) as caught:
+        formats.read_labels("/dev/null")
+    assert str(caught.value) == ("/dev/null is not a regular file (a device, pipe or socket): save the data to a file "
+                                 "and import that file")
+
+
+@pytest.mark.parametrize("data, problem", [(b"", "is empty (0 bytes)"), (b"\xef\xbb\xbf\n \n", "is empty (only blank lines)")])
+def test_an_empty_file_is_named_empty(tmp_path, data, problem):
+    path = tmp_path / "cases.jsonl"
+    path.write_bytes(data)
+    with pytest.raises(ImportFileError) as caught:
+        formats.read_cases(path)
+    assert str(caught.value) == f"{path} {problem}: export the data again, or name another file"
+
+
+@pytest.mark.parametrize("name, data", [
+    ("cases.csv", "case_id,claim_id\n".encode("utf-16")),              # byte order mark FF FE
+    ("cases.jsonl", b"\xfe\xff" + '{"case_id": "c1"}\n'.encode("utf-16-be")),
+    ("cases.jsonl", '{"case_id": "c1"}\n'.encode("utf-16-le")),        # no byte order mark: NUL bytes
+    ("labels.csv", "claim_id,labeler,label\n".encode("utf-16-be")),
+])
+def test_a_utf16_file_is_refused_asking_for_utf8(tmp_path, name, data):
+    path = tmp_path / name
+    path.write_bytes(data)
+    read = formats.read_labels if name.startswith("labels") else formats.read_cases
+    with pytest.raises(ImportFileError) as caught:
+        read(path)
+    assert str(caught.value) == f"{path}: UTF-16 is not supported: save the file as UTF-8 (Excel: 'CSV UTF-8') and import again"
+
+
+# ---------------------------------------------------------------- quotes and control characters
+
+
+UNCLOSED = 'a quoted field is never closed (a missing "?). Add the closing " at the end of the cell, and write a " inside a quoted cell as ""'
+
+
+def test_a_csv_quote_that_is_never_closed_is_named_at_its_line_and_column(tmp_path):
+    path = tmp_path / "flat.csv"
+    path.write_text("case_id,question,answer,claim_id,claim,passage_id,passage_text\n"
+                    "c0,質問0,回答0,k0,主張0,p0,本文0\n"
+                    '"c1,質問1,回答1,k1,主張1,p1,本文1\n'
+                    "c2,質問2,回答2,k2,主張2,p2,本文2\n", encoding="utf-8")
+    error = error_of(lambda: read_all(path))
+    assert str(error) == f"{path}, line 3, field 'case_id': {UNCLOSED}"
+
+
+def test_an_unclosed_quote_after_a_multiline_cell_is_named_where_it_opens(tmp_path):
+    path = tmp_path / "labels.csv"
+    path.write_text('claim_id,labeler,label,rationale\nk1,a,support,"two\nlines"\nk2,a,contradict,"It says ""30 days\nk3,a,support,\n',
+                    encoding="utf-8")
+    error = error_of(lambda: list(formats.read_labels(path).records))
+    assert str(error) == f"{path}, line 4, field 'rationale': {UNCLOSED}"
+
+
+def test_an_unclosed_quote_in_the_header_is_named_at_line_1(tmp_path):
+    path = tmp_path / "labels.csv"
+    path.write_text('claim_id,"labeler,label\nk1,a,support\n', encoding="utf-8")
+    error = error_of(lambda: formats.read_labels(path))
+    assert str(error) == f"{path}, line 1: {UNCLOSED}"
+
+
+def test_closed_quotes_doubled_quotes_and_a_quote_inside_an_unquoted_cell_are_fine(tmp_path):
+    path = tmp_path / "labels.csv"
+    path.write_text('claim_id,labeler,label,rationale\nk1,a,contradict,"He said ""no"", twice"\nk2,a,insufficient,A 5" screen\n'
+                    'k3,a,support,"multi\nline"', encoding="utf-8")
+    records = list(formats.read_labels(path).records)
+    assert [record.rationale for record in records] == ['He said "no", twice', 'A 5" screen', "multi\nline"]
+
+
+def test_a_raw_control_character_in_json_is_named_once_with_its_column(tmp_path):
+    path = tmp_path / "labels.jsonl"
+    path.write_text('{"claim_id": "k", "labeler": "a", "label": "support", "rationale": "a\ttab"}\n', encoding="utf-8")
+    error = error_of(lambda: list(formats.read_labels(path).records))
+    assert str(error) == (f"{path}, line 1: not valid JSON: Invalid control character at column 70. "
+                          "A tab or line break inside a string must be written as \\t or \\n; each record is one JSON object on one line")
+
+
+def test_an_unterminated_json_string_says_where_it_starts(tmp_path):
+    path = tmp_path / "labels.jsonl"
+    path.write_text('{"claim_id": "k', encoding="utf-8")  # the string runs to the end of the file
+    error = error_of(lambda: list(formats.read_labels(path).records))
+    assert "not valid JSON: Unterminated string starting at column 14." in str(error)
+
+
+# ---------------------------------------------------------------- severity
+
+
+@pytest.mark.parametrize("reader, name, text", [
+    (formats.read_labels, "labels.csv", "claim_id,labeler,label,severity\nk,a,contradict,legal\nk,b,support,leak\n"),
+    (formats.read_labels, "labels.jsonl", '{"claim_id": "k", "labeler": "a", "label": "contradict", "severity": "legal"}\n'
+                                          '{"claim_id": "k", "labeler": "b", "label": "support", "severity": "leak"}\n'),
+    (formats.read_adjudications, "adjudications.csv", "claim_id,adjudicator,label,severity\nj,c,insufficient,other\nk,c,support,leak\n"),
+])
+def test_a_severity_on_a_support_label_is_refused(tmp_path, reader, name, text):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    error = error_of(lambda: list(reader(path).records))
+    line = 3 if name.endswith(".csv") else 2
+    assert str(error) == (f"{path}, line {line}, field 'severity': severity 'leak' is given with the label support, but a "
+                          "supported claim has no severity. Leave severity empty, or choose the label contradict or insufficient")

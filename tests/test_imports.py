@@ -15,7 +15,7 @@ from sqlalchemy import func
 from sqlmodel import select
 
 from annotator.db import session_scope
-from annotator.errors import ImportRowError, InvalidValueError
+from annotator.errors import ImportFileError, ImportRowError, InvalidValueError
 from annotator.models import (
     Adjudication, Case, Claim, ClaimPassage, Dataset, Label, LabelEvent, Passage, User, utcnow,
 )
@@ -160,11 +160,14 @@ def test_update_of_a_passage_marks_the_claims_shown_with_it_changed(engine, tmp_
 
 
 @pytest.mark.parametrize("name, line, field", [
-    ("import_bad_json.jsonl", 2, None),
-    ("import_missing_text.jsonl", 2, "claims[1].text"),
-    ("import_same_id_twice.jsonl", 3, "case_id"),
-    ("import_unknown_passage.jsonl", 2, "claims[0].passage_ids[1]"),
-    ("import_claim_without_passages.jsonl", 1, "claims[0].passage_ids"),
+    ("import_broken_json.jsonl", 2, None),
+    ("import_claim_missing_text.jsonl", 2, "claims[1].text"),
+    ("import_case_id_twice.jsonl", 3, "case_id"),
+    ("import_passage_of_other_case.jsonl", 2, "claims[0].passage_ids[1]"),
+    ("import_claim_no_passages.jsonl", 1, "claims[0].passage_ids"),
+    ("import_case_without_split.jsonl", 2, "split"),
+    ("import_passage_without_title.jsonl", 1, "passages[0].title"),
+    ("import_unclosed_quote.csv", 3, "case_id"),
     ("import_id_space.csv", 4, "claim_id"),
     ("import_undecodable.csv", 3, "claim"),
     ("import_missing_column.csv", 1, None),
@@ -215,8 +218,11 @@ def test_labels_reimport_is_unchanged_and_other_content_is_refused_unless_update
     before = row_counts(any_engine)
     with pytest.raises(ImportRowError) as caught, session_scope(any_engine) as session:
         import_labels(session, changed)
-    assert (caught.value.line, caught.value.field) == (2, "label")
-    assert "bob already labeled claim" in str(caught.value)
+    assert str(caught.value) == (
+        f"{changed}, line 2, field 'label': bob already labeled claim 'n1-c1' with another label, rationale: "
+        "label 'contradict' in the database, 'support' in this file; rationale 'I read 2023, not 2024.' in the database, "
+        "'Now I see April.' in this file. Import with --update to replace the stored label (revision + 1; an adjudicated "
+        "claim then becomes stale)")
     assert row_counts(any_engine) == before
     with session_scope(any_engine) as session:
         report = import_labels(session, changed, update=True)
@@ -233,6 +239,9 @@ def test_labels_reimport_is_unchanged_and_other_content_is_refused_unless_update
     ("labels_unknown_label.csv", 3, "label", "unknown label 'supports'"),
     ("labels_unknown_claim.csv", 3, "claim_id", "no claim with id 'n9-c9'"),
     ("labels_uncited_passage.csv", 2, "passage_ids", "claim 'n1-c1' is not shown with passage 'p2'"),
+    ("labels_support_with_severity.csv", 3, "severity", "severity 'leak' is given with the label support, but a supported "
+                                                        "claim has no severity. Leave severity empty"),
+    ("labels_unclosed_quote.csv", 3, "rationale", 'a quoted field is never closed (a missing "?)'),
 ])
 def test_broken_labels_file_names_line_and_field_and_nothing_lands(any_engine, name, line, field, problem):
     import_native(any_engine)
@@ -408,3 +417,167 @@ def test_vote_labels_by_a_voter_who_adjudicated_the_claim_are_refused(engine):
     assert (caught.value.line, caught.value.field) == (1, "votes")
     assert "cf-vote-3 adjudicated claim 't1-1' and cannot also label it" in str(caught.value)
     assert row_counts(engine) == before
+
+
+# ---------------------------------------------------------------- what a new user ran into
+
+
+def test_a_case_file_without_a_split_names_line_and_field_and_says_to_add_it(engine):
+    with pytest.raises(ImportRowError) as caught, session_scope(engine) as session:
+        import_cases(session, TEST_DATA / "import_case_without_split.jsonl")
+    assert str(caught.value) == (f"{TEST_DATA / 'import_case_without_split.jsonl'}, line 2, field 'split': the case has no "
+                                 "'split'. Add \"split\": \"dev\" to the case (one of dev, holdout)")
+    assert set(row_counts(engine).values()) == {0}
+
+
+def test_the_demo_file_still_imports():
+    from annotator.db import init_db
+    from tests.conftest import DEMO, need
+
+    engine = init_db("sqlite://")
+    with session_scope(engine) as session:
+        report = import_cases(session, need(DEMO), fmt="jsonl", dataset="demo")
+    assert report.total("cases") == 20 and report.warnings == ()
+
+
+LABEL_CONFLICTS = [
+    ("n1-c1,bob,contradict,I read 2024.,p1,", "rationale",
+     "rationale 'I read 2023, not 2024.' in the database, 'I read 2024.' in this file"),
+    ("n1-c2,alice,support,,p2,", "passage_ids", "passage_ids 'p1; p2' in the database, 'p2' in this file"),
+    ("n1-c1,bob,contradict,\"I read 2023, not 2024.\",p1,legal", "severity", "severity empty in the database, 'legal' in this file"),
+]
+
+
+@pytest.mark.parametrize("row, field, shown", LABEL_CONFLICTS)
+def test_a_label_stored_with_other_content_is_refused_naming_the_claim_id_and_both_values(engine, tmp_path, row, field, shown):
+    import_native(engine)
+    import_native_labels(engine)
+    path = tmp_path / "labels.csv"
+    path.write_text("claim_id,labeler,label,rationale,passage_ids,severity\n" + row + "\n", encoding="utf-8")
+    before = row_counts(engine)
+    with pytest.raises(ImportRowError) as caught, session_scope(engine) as session:
+        import_labels(session, path)
+    claim_id, labeler = row.split(",")[:2]
+    assert str(caught.value) == (
+        f"{path}, line 2, field '{field}': {labeler} already labeled claim '{claim_id}' with another {field}: {shown}. "
+        "Import with --update to replace the stored label (revision + 1; an adjudicated claim then becomes stale)")
+    assert row_counts(engine) == before
+
+
+def test_an_adjudication_stored_with_another_decision_is_refused_unless_update(any_engine, tmp_path):
+    import_native(any_engine)
+    import_native_labels(any_engine)
+    with session_scope(any_engine) as session:
+        import_adjudications(session, TEST_DATA / "adjudications_native.csv")
+    path = tmp_path / "adjudications.csv"
+    path.write_text("claim_id,adjudicator,label,rationale\nn1-c1,carol,contradict,The handbook is the newer source.\n",
+                    encoding="utf-8")
+    before = row_counts(any_engine)
+    with pytest.raises(ImportRowError) as caught, session_scope(any_engine) as session:
+        import_adjudications(session, path)
+    assert str(caught.value) == (
+        f"{path}, line 2, field 'label': claim 'n1-c1' is already adjudicated with another label: label 'support' in the "
+        "database, 'contradict' in this file. Import with --update to replace the stored decision (revision + 1)")
+    assert row_counts(any_engine) == before
+    with session_scope(any_engine) as session:
+        report = import_adjudications(session, path, update=True)
+    assert report.counts["adjudications"] == {"new": 0, "unchanged": 0, "updated": 1}
+    with session_scope(any_engine) as session:
+        pk = claim_pk(session, "n1-c1")
+        assert claim_states(session, claim_pks=[pk])[pk] is State.ADJUDICATED
+        assert session.exec(select(Adjudication.value, Adjudication.revision)).one() == ("contradict", 2)
+        event = session.exec(select(LabelEvent).where(LabelEvent.entity == "adjudication", LabelEvent.action == "update")).one()
+        assert (event.before["value"], event.after["value"], event.after["revision"]) == ("support", "contradict", 2)
+
+
+def test_an_adjudication_by_another_adjudicator_of_a_decided_claim_names_the_adjudicator(engine, tmp_path):
+    import_native(engine)
+    import_native_labels(engine)
+    with session_scope(engine) as session:
+        import_adjudications(session, TEST_DATA / "adjudications_native.csv")
+    path = tmp_path / "adjudications.csv"
+    path.write_text("claim_id,adjudicator,label,rationale\nn1-c1,dave,support,The handbook is the newer source.\n",
+                    encoding="utf-8")
+    with pytest.raises(ImportRowError) as caught, session_scope(engine) as session:
+        import_adjudications(session, path)
+    assert (caught.value.line, caught.value.field) == (2, "adjudicator")
+    assert "claim 'n1-c1' is already adjudicated with another adjudicator: adjudicator 'carol' in the database, 'dave' in this file" \
+        in str(caught.value)
+
+
+def test_an_adjudication_with_a_severity_on_support_is_refused_and_nothing_lands(engine):
+    import_native(engine)
+    import_native_labels(engine)
+    before = row_counts(engine)
+    path = TEST_DATA / "adjudications_support_with_severity.csv"
+    with pytest.raises(ImportRowError) as caught, session_scope(engine) as session:
+        import_adjudications(session, path)
+    assert str(caught.value) == (f"{path}, line 2, field 'severity': severity 'legal' is given with the label support, but a "
+                                 "supported claim has no severity. Leave severity empty, or choose the label contradict or insufficient")
+    assert row_counts(engine) == before
+
+
+def test_a_labels_import_that_gives_an_existing_person_the_labeler_role_says_so(engine, tmp_path):
+    import_native(engine)
+    with session_scope(engine) as session:
+        session.add(User(name="mika", roles="adjudicator"))
+    path = tmp_path / "labels.csv"
+    path.write_text("claim_id,labeler,label\nn2-c1,mika,support\nn2-c1,alice,support\n", encoding="utf-8")
+    with session_scope(engine) as session:
+        report = import_labels(session, path)
+    assert (report.created_users, report.given_role_users, report.given_role) == (("alice",), ("mika",), "labeler")
+    assert report.summary_lines()[2:] == [
+        "Created user alice (role labeler, no password: they cannot log in until an admin sets one)",
+        "Gave role labeler to mika (an existing user, who keeps their other roles)",
+    ]
+    with session_scope(engine) as session:
+        assert session.exec(select(User.roles).where(User.name == "mika")).one() == "labeler,adjudicator"
+    with session_scope(engine) as session:
+        again = import_labels(session, path)
+    assert again.given_role_users == () and not any(line.startswith("Gave role") for line in again.summary_lines())
+
+
+def test_an_adjudications_import_that_gives_a_labeler_the_adjudicator_role_says_so(engine, tmp_path):
+    import_native(engine)
+    import_native_labels(engine)
+    with session_scope(engine) as session:
+        session.add(User(name="ren", roles="labeler"))
+    path = tmp_path / "adjudications.csv"
+    path.write_text("claim_id,adjudicator,label\nn1-c1,ren,support\n", encoding="utf-8")
+    with session_scope(engine) as session:
+        report = import_adjudications(session, path)
+    assert report.summary_lines()[-1] == "Gave role adjudicator to ren (an existing user, who keeps their other roles)"
+
+
+@pytest.mark.parametrize("name, problem", [
+    ("   ", "the dataset name '   ' is blank: give a name (e.g. --dataset pilot), or leave --dataset out to use the default"),
+    ("", "the dataset name '' is blank: give a name (e.g. --dataset pilot), or leave --dataset out to use the default"),
+    (" pilot", "the dataset name ' pilot' has spaces around it: use --dataset 'pilot'"),
+    ("pilot\t", "the dataset name 'pilot\\t' has spaces around it: use --dataset 'pilot'"),
+])
+def test_a_blank_or_space_padded_dataset_name_is_refused_and_nothing_lands(engine, name, problem):
+    for run in (lambda session: import_cases(session, TEST_DATA / "import_native.jsonl", dataset=name),
+                lambda session: import_labels(session, TEST_DATA / "labels_native.csv", dataset=name),
+                lambda session: import_adjudications(session, TEST_DATA / "adjudications_native.csv", dataset=name)):
+        with pytest.raises(InvalidValueError) as caught, session_scope(engine) as session:
+            run(session)
+        assert str(caught.value) == problem
+    assert set(row_counts(engine).values()) == {0}
+
+
+@pytest.mark.parametrize("target, problem", [
+    ("folder", "{path} is a folder, not a file: name the file to import, inside that folder"),
+    ("/dev/null", "{path} is not a regular file (a device, pipe or socket): save the data to a file and import that file"),
+    ("empty", "{path} is empty (0 bytes): export the data again, or name another file"),
+    ("utf16", "{path}: UTF-16 is not supported: save the file as UTF-8 (Excel: 'CSV UTF-8') and import again"),
+])
+def test_a_path_that_is_not_a_usable_file_says_what_it_is_and_nothing_lands(engine, tmp_path, target, problem):
+    path = {"folder": tmp_path, "/dev/null": Path("/dev/null"), "empty": tmp_path / "empty.csv",
+            "utf16": TEST_DATA / "import_utf16.csv"}[target]
+    if target == "empty":
+        path.write_bytes(b"")
+    for run in (import_cases, import_labels, import_adjudications):
+        with pytest.raises(ImportFileError) as caught, session_scope(engine) as session:
+            run(session, path)
+        assert str(caught.value) == problem.format(path=path)
+    assert set(row_counts(engine).values()) == {0}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -56,8 +56,10 @@ class ImportReport:
 
     counts: kind ("cases", "claims", "passages", "labels", "adjudications") -> {"new": n,
         "unchanged": n, "updated": n}. created_users: names created by this import, all with
-    `created_role` and no password. skipped: reason -> how many records were skipped (vote-mode
-    adjudications only). warnings: lines to show (unknown columns, claims marked changed).
+    `created_role` and no password. given_role_users: existing people who lacked `given_role`
+    (labeler or adjudicator) and were given it by this import. skipped: reason -> how many
+    records were skipped (vote-mode adjudications only). warnings: lines to show (unknown
+    columns, claims marked changed).
     """
 
     path: str
@@ -69,6 +71,8 @@ class ImportReport:
     created_role: str | None = None
     skipped: dict[str, int] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    given_role_users: tuple[str, ...] = ()
+    given_role: str | None = None
 
     def total(self, kind: str) -> int:
         """How many records of `kind` the file held (new + unchanged + updated)."""
@@ -81,7 +85,8 @@ class ImportReport:
     def summary_lines(self) -> list[str]:
         """The summary as lines, e.g. "Read climate-fever.jsonl as UTF-8 (climate-fever) into
         dataset 'climate-fever': 1,535 cases, 7,675 claims, ...", one line of counts per kind
-        ("  claims: 0 new, 7,675 unchanged, 0 updated"), the users created, skips and warnings."""
+        ("  claims: 0 new, 7,675 unchanged, 0 updated"), the users created, the existing users given
+        a role ("Gave role labeler to mika ..."), skips and warnings."""
         where = f" into dataset '{self.dataset}'" if self.dataset else ""
         totals = ", ".join(f"{self.total(kind):,} {kind}" for kind in self.counts)
         lines = [f"Read {Path(self.path).name} as {self.encoding} ({self.format}){where}: {totals}"]
@@ -90,6 +95,9 @@ class ImportReport:
             people = "users " if len(self.created_users) > 1 else "user "
             lines.append(f"Created {people}{', '.join(self.created_users)} (role {self.created_role}, no password: "
                          "they cannot log in until an admin sets one)")
+        if self.given_role_users:
+            who = "existing users, who keep" if len(self.given_role_users) > 1 else "an existing user, who keeps"
+            lines.append(f"Gave role {self.given_role} to {', '.join(self.given_role_users)} ({who} their other roles)")
         lines += [f"Skipped {count:,} claims: {reason}" for reason, count in sorted(self.skipped.items())]
         lines += [f"Warning: {warning}" for warning in self.warnings]
         return lines
@@ -131,9 +139,11 @@ def import_cases(
         database (claims get a new updated_at, so adjudicated ones become stale; every change is
         recorded in the audit trail); without it such a difference is an error.
     Re-importing the same file changes nothing ("0 new, N unchanged").
-    Raises ImportFileError (missing or empty file), ImportRowError (a bad line, or an id already
-    stored with other content), InvalidValueError (vote options on a non-CLIMATE-FEVER file).
+    Raises ImportFileError (missing, empty, UTF-16 or not a regular file), ImportRowError (a bad
+    line, or an id already stored with other content), InvalidValueError (a blank or
+    space-padded dataset name, vote options on a non-CLIMATE-FEVER file).
     """
+    check_dataset_name(dataset)
     source = formats.read_cases(path, fmt)
     _check_vote_options(source.format, with_votes, first_votes)
     cases = list(source.records)
@@ -151,13 +161,24 @@ def import_cases(
     now = utcnow()
     dataset_pk = stored.dataset_pk or _create_dataset(session, name, source.format, now)
     warnings = list(source.warnings) + _write_cases(session, dataset_pk, plan, stored, now)
-    users, created = _ensure_users(session, sorted({item.labeler for item in label_plan}), "labeler")
+    people = _ensure_users(session, sorted({item.labeler for item in label_plan}), "labeler")
     if label_plan:
         claim_pks = _pk_map(session, Claim.claim_id, Claim.id, Claim.dataset_id, dataset_pk)
-        _write_labels(session, label_plan, lambda item: claim_pks[item.claim], users, now)
+        _write_labels(session, label_plan, lambda item: claim_pks[item.claim], people.pks, now)
     refresh_statistics(session)
-    return ImportReport(source.path, source.format, source.encoding, name, plan.tally.as_dict(),
-                        tuple(created), "labeler" if created else None, {}, tuple(warnings))
+    return people.report(source.path, source.format, source.encoding, name, plan.tally.as_dict(), {}, warnings)
+
+
+def check_dataset_name(dataset: str | None) -> None:
+    """Raises InvalidValueError for a dataset name (`--dataset`) that is blank or has spaces around it."""
+    if dataset is None:
+        return
+    if not dataset.strip():
+        raise InvalidValueError(f"the dataset name {dataset!r} is blank: give a name (e.g. --dataset pilot), "
+                                "or leave --dataset out to use the default")
+    if dataset != dataset.strip():
+        raise InvalidValueError(f"the dataset name {dataset!r} has spaces around it: "
+                                f"use --dataset {dataset.strip()!r}")
 
 
 def _check_vote_options(fmt: str, with_votes: bool, first_votes: int | None) -> None:
@@ -309,7 +330,7 @@ def _vote_labels(cases: list[CaseRecord], with_votes: bool, first_n: int | None)
         return []
     pick: Callable[[tuple[str | None, ...]], list[tuple[str, str]]] = (
         formats.slot_votes if with_votes else (lambda votes: formats.first_votes(votes, first_n or 0)))
-    return [_LabelItem(claim.claim_id, labeler, value, claim.line)
+    return [_LabelItem(claim.claim_id, claim.claim_id, labeler, value, claim.line)
             for case in cases for claim in case.claims for labeler, value in pick(claim.votes)]
 
 
@@ -435,13 +456,23 @@ class _StoredLabel:
     def content(self) -> tuple[Any, ...]:
         return (self.value, self.rationale, self.passage_ids, self.severity)
 
+    def fields(self) -> dict[str, Any]:
+        """The content by the names of the file's columns."""
+        return dict(zip(LABEL_FIELDS, self.content(), strict=True))
+
+
+LABEL_FIELDS = ("label", "rationale", "passage_ids", "severity")
+ADJUDICATION_FIELDS = ("adjudicator", "label", "rationale", "severity")
+
 
 @dataclass(frozen=True)
 class _LabelItem:
     """A label to import. `claim` is the claim id (case imports) or the claim's pk (labels
-    imports); `stored` is the label it replaces, None for a new one."""
+    imports), `claim_id` the claim id as the user wrote it; `stored` is the label it replaces,
+    None for a new one."""
 
     claim: Any
+    claim_id: str
     labeler: str
     value: str
     line: int
@@ -452,6 +483,10 @@ class _LabelItem:
 
     def content(self) -> tuple[Any, ...]:
         return (self.value, self.rationale, self.passage_ids, self.severity)
+
+    def fields(self) -> dict[str, Any]:
+        """The content by the names of the file's columns."""
+        return dict(zip(LABEL_FIELDS, self.content(), strict=True))
 
     def audit(self, revision: int) -> dict[str, Any]:
         return {"labeler": self.labeler, "value": self.value, "rationale": self.rationale,
@@ -471,11 +506,11 @@ def _plan_labels(path: str, items: list[_LabelItem], stored: dict[tuple[Any, str
         elif found.content() == item.content():
             tally.add("labels", "unchanged")
         elif not update:
+            differing, shown = _differences(found.fields(), item.fields())
             raise ImportRowError(
-                path, item.line, "label",
-                f"{item.labeler} already labeled claim '{item.claim}' differently ({found.value!r}, not {item.value!r}, "
-                "or another rationale, passages or severity)",
-                "Import with --update to replace the label (revision + 1; an adjudicated claim then becomes stale)",
+                path, item.line, differing[0],
+                f"{item.labeler} already labeled claim '{item.claim_id}' with another {', '.join(differing)}: {shown}",
+                "Import with --update to replace the stored label (revision + 1; an adjudicated claim then becomes stale)",
             )
         else:
             tally.add("labels", "updated")
@@ -484,7 +519,29 @@ def _plan_labels(path: str, items: list[_LabelItem], stored: dict[tuple[Any, str
 
 
 def _replace_stored(item: _LabelItem, found: _StoredLabel) -> _LabelItem:
-    return _LabelItem(item.claim, item.labeler, item.value, item.line, item.rationale, item.passage_ids, item.severity, found)
+    return replace(item, stored=found)
+
+
+SHOWN_CHARACTERS = 60
+"""A stored or new text longer than this is cut in error messages."""
+
+
+def _differences(stored: dict[str, Any], new: dict[str, Any]) -> tuple[list[str], str]:
+    """The names of the fields whose values differ, and each shown as "label 'contradict' in the
+    database, 'support' in this file" (joined by "; ")."""
+    differing = [name for name in new if stored.get(name) != new[name]]
+    shown = "; ".join(f"{name} {_shown(stored.get(name))} in the database, {_shown(new[name])} in this file"
+                      for name in differing)
+    return differing, shown
+
+
+def _shown(value: Any) -> str:
+    if value is None or value in ("", ()):
+        return "empty"
+    text = "; ".join(value) if isinstance(value, tuple | list) else str(value)
+    if len(text) > SHOWN_CHARACTERS:
+        text = text[:SHOWN_CHARACTERS - 1] + "\u2026"
+    return f"'{text}'"
 
 
 def _stored_label(row: Sequence[Any]) -> _StoredLabel:
@@ -570,8 +627,11 @@ def import_labels(session: Session, path: str | Path, *, dataset: str | None = N
     Raises ImportFileError (missing or empty file), NotFoundError (unknown dataset),
     ImportRowError naming the line: bad row, unknown claim id, claim id in two datasets (name
     --dataset), cited passage the claim is not shown with, labeler who adjudicated the claim,
-    stored label with other content.
+    stored label with other content (naming the fields, stored and new values).
+    InvalidValueError for a blank or space-padded dataset name. An existing person without the
+    labeler role gets it, and the report says so.
     """
+    check_dataset_name(dataset)
     source = formats.read_labels(path)
     records = list(source.records)
     if not records:
@@ -584,11 +644,10 @@ def import_labels(session: Session, path: str | Path, *, dataset: str | None = N
     planned = _plan_labels(source.path, items, _stored_labels_by_claim_pk(session, claims.values()), update, tally)
 
     now = utcnow()
-    users, created = _ensure_users(session, sorted({record.labeler for record in records}), "labeler")
-    _write_labels(session, planned, lambda item: item.claim, users, now)
+    people = _ensure_users(session, sorted({record.labeler for record in records}), "labeler")
+    _write_labels(session, planned, lambda item: item.claim, people.pks, now)
     refresh_statistics(session)
-    return ImportReport(source.path, source.format, source.encoding, dataset, tally.as_dict(), tuple(created),
-                        "labeler" if created else None, {}, tuple(source.warnings))
+    return people.report(source.path, source.format, source.encoding, dataset, tally.as_dict(), {}, source.warnings)
 
 
 def _checked_label(path: str, record: LabelRecord, claim_pk: int, shown: dict[int, list[str]],
@@ -605,8 +664,8 @@ def _checked_label(path: str, record: LabelRecord, claim_pk: int, shown: dict[in
         raise ImportRowError(path, record.line, "labeler",
                              f"{record.labeler} adjudicated claim '{record.claim_id}' and cannot also label it",
                              "An adjudicator never adjudicates a claim they labeled: give the label to someone else")
-    return _LabelItem(claim_pk, record.labeler, record.label, record.line, record.rationale, record.passage_ids,
-                      record.severity)
+    return _LabelItem(claim_pk, record.claim_id, record.labeler, record.label, record.line, record.rationale,
+                      record.passage_ids, record.severity)
 
 
 # ---------------------------------------------------------------- import_adjudications
@@ -627,13 +686,18 @@ class _AdjudicationItem:
     def content(self) -> tuple[Any, ...]:
         return (self.adjudicator, self.value, self.rationale, self.severity)
 
+    def fields(self) -> dict[str, Any]:
+        """The content by the names of the file's columns."""
+        return dict(zip(ADJUDICATION_FIELDS, self.content(), strict=True))
+
     def audit(self, revision: int) -> dict[str, Any]:
         return {"adjudicator": self.adjudicator, "value": self.value, "rationale": self.rationale,
                 "severity": self.severity, "revision": revision}
 
 
 def import_adjudications(
-    session: Session, path: str | Path, *, dataset: str | None = None, fmt: str = "auto", vote: int | None = None
+    session: Session, path: str | Path, *, dataset: str | None = None, fmt: str = "auto", vote: int | None = None,
+    update: bool = False,
 ) -> ImportReport:
     """Import adjudications: from a CSV or JSONL file (claim_id, adjudicator, label[, rationale,
     severity]), or, with a CLIMATE-FEVER file and `vote=K`, the K-th non-null vote of every
@@ -641,12 +705,17 @@ def import_adjudications(
 
     Unknown adjudicators are created with role adjudicator and no password. The claim must be
     disputed or stale (a stale claim's adjudication is replaced, revision + 1); the same
-    adjudication imported again is unchanged. In vote mode, claims not disputed or without a
-    K-th vote are skipped and counted in the report.
+    adjudication imported again is unchanged; another decision for an adjudicated claim is
+    refused (naming the fields, stored and new values) unless `update`, which replaces it
+    (revision + 1, audited). In vote mode, claims not disputed or without a K-th vote are
+    skipped and counted in the report. An existing person without the adjudicator role gets it,
+    and the report says so.
     Raises ImportFileError (missing or empty file, vote option with the wrong file),
-    NotFoundError (unknown dataset), ImportRowError naming the line: bad row, unknown or
-    ambiguous claim id, adjudicator who labeled the claim, claim in another state.
+    NotFoundError (unknown dataset), InvalidValueError (blank or space-padded dataset name),
+    ImportRowError naming the line: bad row, unknown or ambiguous claim id, adjudicator who
+    labeled the claim, claim in another state, adjudicated claim decided otherwise.
     """
+    check_dataset_name(dataset)
     fmt = formats.detect_format(path) if fmt == "auto" and Path(path).is_file() else fmt
     if fmt == "climate-fever":
         if vote is None:
@@ -662,11 +731,11 @@ def import_adjudications(
     items = [_adjudication_item(record, claims[record.claim_id]) for record in records]
     tally, skipped = _Tally("adjudications"), Counter()
     planned = _plan_adjudications(session, source.path, items, _states_of(session, claims.values()), tally, skipped,
-                                  vote_mode=False)
-    created = _write_adjudications(session, planned, sorted({record.adjudicator for record in records}))
+                                  vote_mode=False, update=update)
+    people = _write_adjudications(session, planned, sorted({record.adjudicator for record in records}))
     refresh_statistics(session)
-    return ImportReport(source.path, source.format, source.encoding, dataset, tally.as_dict(), tuple(created),
-                        "adjudicator" if created else None, dict(skipped), tuple(source.warnings))
+    return people.report(source.path, source.format, source.encoding, dataset, tally.as_dict(), dict(skipped),
+                         source.warnings)
 
 
 def _adjudication_item(record: AdjudicationRecord, claim_pk: int) -> _AdjudicationItem:
@@ -691,10 +760,9 @@ def _import_vote_adjudications(session: Session, path: str | Path, dataset: str 
             if item is not None:
                 items.append(item)
     planned = _plan_adjudications(session, source.path, items, states, tally, skipped, vote_mode=True)
-    created = _write_adjudications(session, planned, [formats.voter_name(vote)] if planned else [])
+    people = _write_adjudications(session, planned, [formats.voter_name(vote)] if planned else [])
     refresh_statistics(session)
-    return ImportReport(source.path, source.format, source.encoding, name, tally.as_dict(), tuple(created),
-                        "adjudicator" if created else None, dict(skipped), ())
+    return people.report(source.path, source.format, source.encoding, name, tally.as_dict(), dict(skipped), ())
 
 
 def _vote_item(path: str, dataset: str, claim: ClaimRecord, claim_pks: dict[str, int], states: dict[int, State],
@@ -724,44 +792,56 @@ class _PlannedAdjudication:
 
 
 def _plan_adjudications(session: Session, path: str, items: list[_AdjudicationItem], states: dict[int, State],
-                        tally: _Tally, skipped: Counter, *, vote_mode: bool) -> list[_PlannedAdjudication]:
+                        tally: _Tally, skipped: Counter, *, vote_mode: bool, update: bool = False,
+                        ) -> list[_PlannedAdjudication]:
     """Check every adjudication against the rules. Raises ImportRowError naming the line when
-    the adjudicator labeled the claim or the claim is neither disputed nor stale. The same
-    adjudication again is unchanged; in vote mode an adjudicated claim with another decision is
-    skipped (counted), not an error."""
+    the adjudicator labeled the claim, the claim is neither disputed nor stale, or (without
+    `update`) the claim is adjudicated with another decision. The same adjudication again is
+    unchanged; in vote mode an adjudicated claim with another decision is skipped (counted), not
+    an error."""
     pks = [item.claim_pk for item in items]
     stored, labelers = _stored_adjudications(session, pks), _labelers(session, pks)
     planned = []
     for item in items:
-        found = stored.get(item.claim_pk)
-        if found is not None and tuple(found[1:5]) == item.content() and states[item.claim_pk] is State.ADJUDICATED:
+        found, state = stored.get(item.claim_pk), states[item.claim_pk]
+        if found is not None and tuple(found[1:5]) == item.content() and state is State.ADJUDICATED:
             tally.add("adjudications", "unchanged")
             continue
-        if vote_mode and states[item.claim_pk] not in ADJUDICABLE:
-            skipped[f"not disputed ({states[item.claim_pk].value})"] += 1
+        if vote_mode and state not in ADJUDICABLE:
+            skipped[f"not disputed ({state.value})"] += 1
             continue
-        _check_adjudicable(path, item, states[item.claim_pk], labelers.get(item.claim_pk, set()))
+        replacing = found is not None and state is State.ADJUDICATED
+        if replacing and not update:
+            differing, shown = _differences(dict(zip(ADJUDICATION_FIELDS, found[1:5], strict=True)), item.fields())
+            raise ImportRowError(path, item.line, differing[0],
+                                 f"claim '{item.claim_id}' is already adjudicated with another {', '.join(differing)}: {shown}",
+                                 "Import with --update to replace the stored decision (revision + 1)")
+        _check_adjudicable(path, item, state, labelers.get(item.claim_pk, set()),
+                           ADJUDICABLE | {State.ADJUDICATED} if replacing else ADJUDICABLE)
         tally.add("adjudications", "new" if found is None else "updated")
         planned.append(_PlannedAdjudication(item, found))
     return planned
 
 
-def _check_adjudicable(path: str, item: _AdjudicationItem, state: State, labelers: set[str]) -> None:
+def _check_adjudicable(path: str, item: _AdjudicationItem, state: State, labelers: set[str],
+                       allowed: frozenset[State] = ADJUDICABLE) -> None:
     if item.adjudicator in labelers:
         raise ImportRowError(path, item.line, "adjudicator",
                              f"{item.adjudicator} labeled claim '{item.claim_id}' and cannot adjudicate it",
                              "An adjudicator never adjudicates a claim they labeled: give the claim to someone else")
-    if state not in ADJUDICABLE:
+    if state not in allowed:
         raise ImportRowError(path, item.line, "claim_id",
                              f"claim '{item.claim_id}' is {state.value}; only a disputed or stale claim can be adjudicated",
                              "Remove the line, or check the claim id")
 
 
-def _write_adjudications(session: Session, planned: list[_PlannedAdjudication], names: list[str]) -> list[str]:
-    """Insert the new adjudications in bulk, replace the stale ones (revision + 1), and record an
-    audit event for each. Returns the names of the people created."""
+def _write_adjudications(session: Session, planned: list[_PlannedAdjudication], names: list[str]) -> _People:
+    """Insert the new adjudications in bulk, replace the stale (or, with --update, adjudicated)
+    ones (revision + 1), and record an audit event for each. Returns the people (created, given
+    the adjudicator role)."""
     now = utcnow()
-    users, created = _ensure_users(session, names, "adjudicator")
+    people = _ensure_users(session, names, "adjudicator")
+    users = people.pks
     new = [plan.item for plan in planned if plan.stored is None]
     _insert(session, Adjudication, [
         {"claim_pk": item.claim_pk, "adjudicator_pk": users[item.adjudicator], "value": item.value,
@@ -776,7 +856,7 @@ def _write_adjudications(session: Session, planned: list[_PlannedAdjudication], 
     for plan in planned:
         if plan.stored is not None:
             _replace_adjudication(session, plan, users, now)
-    return created
+    return people
 
 
 def _replace_adjudication(session: Session, plan: _PlannedAdjudication, users: dict[str, int], now: datetime) -> None:
@@ -864,16 +944,38 @@ def _shown_passages(session: Session, claim_pks: Iterable[int]) -> dict[int, lis
     return shown
 
 
-def _ensure_users(session: Session, names: list[str], role: str) -> tuple[dict[str, int], list[str]]:
-    """name -> user pk for every name, creating unknown people with `role` and no password
-    (`ensure_user`: safe when imports run at once). Returns (pks, names created)."""
+@dataclass(frozen=True)
+class _People:
+    """The people an import's records name: name -> user pk, the names created (with `role`, no
+    password) and the names of existing people who lacked `role` and were given it."""
+
+    role: str
+    pks: dict[str, int]
+    created: tuple[str, ...]
+    given_role: tuple[str, ...]
+
+    def report(self, path: str, fmt: str, encoding: str, dataset: str | None, counts: dict[str, dict[str, int]],
+               skipped: dict[str, int], warnings: Iterable[str]) -> ImportReport:
+        return ImportReport(path, fmt, encoding, dataset, counts, self.created, self.role if self.created else None,
+                            skipped, tuple(warnings), self.given_role, self.role if self.given_role else None)
+
+
+def _ensure_users(session: Session, names: list[str], role: str) -> _People:
+    """The user pk of every name, creating unknown people with `role` and no password
+    (`ensure_user`: safe when imports run at once; it also gives a known person lacking `role`
+    that role, which is noted so that the report says so)."""
+    lacking = set()
+    for batch in _batches(names):
+        for name, roles in session.exec(select(User.name, User.roles).where(User.name.in_(batch))):
+            if role not in roles.split(","):
+                lacking.add(name)
     pks, created = {}, []
     for name in names:
         user, is_new = ensure_user(session, name, role)
         pks[name] = user.id
         if is_new:
             created.append(name)
-    return pks, created
+    return _People(role, pks, tuple(created), tuple(name for name in names if name in lacking))
 
 
 def _pk_map(session: Session, id_column: Any, pk_column: Any, dataset_column: Any, dataset_pk: int) -> dict[str, int]:
