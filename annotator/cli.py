@@ -273,12 +273,30 @@ def release_create(
 
 
 @release_app.command("verify")
-def release_verify(folder: Annotated[Path, typer.Argument(help="A release folder (holding manifest.json).")]) -> None:
-    """Recompute every file's SHA-256 and compare with the manifest."""
-    from annotator.release import check_release
+def release_verify(
+    folder: Annotated[Optional[Path], typer.Argument(help="A release folder (holding manifest.json).")] = None,
+    manifest_sha256: Annotated[Optional[str], typer.Option("--manifest-sha256", help="The manifest's SHA-256 printed by `release create`: also checks manifest.json itself.")] = None,
+    release: Annotated[Optional[str], typer.Option("--release", help="Verify the stored release NAME against the manifest hash recorded in the database.")] = None,
+    db: Db = None,
+) -> None:
+    """Recompute every file's SHA-256 and compare with the manifest (and the manifest with the
+    hash recorded at creation, given --manifest-sha256 or --release)."""
+    if release is not None:
+        from annotator.db import session_scope
+        from annotator.services.releases import check_stored_release
 
-    result = check_release(folder)
-    typer.echo(f"OK: {folder} matches its manifest ({len(result.files)} files checked)")
+        with session_scope(_engine(db)) as session:
+            result = check_stored_release(session, release)
+        where = f"release {release}"
+    elif folder is None:
+        raise typer.BadParameter("give a release folder or --release NAME", param_hint="FOLDER")
+    else:
+        from annotator.release import check_release
+
+        result = check_release(folder, manifest_sha256)
+        where = str(folder)
+    typer.echo(f"OK: {where} matches its manifest ({len(result.files)} files checked)")
+    typer.echo(f"  manifest sha256: {result.manifest_sha256}")
 
 
 @users_app.command("add")

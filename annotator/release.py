@@ -4,8 +4,13 @@ manifest, hashing and verifying.
 A release folder `NAME/` holds `gold.jsonl`, `gold.csv`, `gold.parquet` and `manifest.json`
 (`release_layout` is the one place those names are defined). The data files (`gold.*`) hold no
 release name and no time, and are written deterministically: the same records give the same
-bytes under any release name. The folder is written under a temporary sibling name, fsynced and
-renamed into place, so a failure leaves no `NAME/` folder behind.
+bytes under any release name. The folder is written under a temporary sibling name, fsynced,
+given modes 0755 (folder) and 0644 (files) and renamed into place, so a failure leaves no `NAME/`
+folder behind; a file-system failure becomes ReleaseWriteError. Two release names that differ only
+in case are refused (they are one folder on case-insensitive file systems).
+
+Text is written as raw UTF-8 everywhere: `gold.jsonl` and `manifest.json` keep non-ASCII characters
+as they are (no `\\uXXXX` escapes).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import annotator
-from annotator.errors import InvalidValueError, ReleaseExistsError, ReleaseVerifyError
+from annotator.errors import InvalidValueError, ReleaseExistsError, ReleaseVerifyError, ReleaseWriteError
 from annotator.vocabulary import LABELS
 
 SCHEMA_VERSION = 1
@@ -64,6 +69,11 @@ FORMULA_PREFIXES: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r", "＝", "＋
 
 MIN_LABEL_COLUMNS = 2
 """`gold.csv` always has at least this many label column groups (double labeling)."""
+
+FOLDER_MODE = 0o755
+"""Mode of a written release folder (readable by everyone; mkdtemp would leave 0700)."""
+FILE_MODE = 0o644
+"""Mode of each file of a written release."""
 
 _NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]+")
 _MAX_NAME_LENGTH = 100
@@ -160,6 +170,43 @@ def check_release_name(name: str) -> str:
             f"(not starting with '.', at most {_MAX_NAME_LENGTH} characters), e.g. gold-v1"
         )
     return name
+
+
+def check_release_target(out_dir: str | os.PathLike[str], name: str) -> Path:
+    """The folder `out_dir/name` that a new release called `name` would be written to, when it can be.
+
+    Raises InvalidValueError for a bad name; ReleaseWriteError when `out_dir` exists but is not a
+    folder (or cannot be listed); ReleaseExistsError when `out_dir` holds an entry called `name`,
+    or one whose name differs from it only in case (naming that entry).
+    """
+    check_release_name(name)
+    out_dir = Path(out_dir)
+    final = out_dir / name
+    try:
+        if not out_dir.exists():
+            return final
+        if not out_dir.is_dir():
+            raise ReleaseWriteError(f"cannot write the release folder {final}: {out_dir} is a file, not a folder; nothing was written")
+        wanted = name.casefold()
+        existing = sorted(entry.name for entry in os.scandir(out_dir) if entry.name.casefold() == wanted)
+    except OSError as error:
+        raise _write_error(final, error) from error
+    if name in existing:
+        raise ReleaseExistsError(f"release folder {final} exists already; releases are immutable: choose a new name")
+    if existing:
+        raise ReleaseExistsError(
+            f"release folder {out_dir / existing[0]} exists already and its name differs from '{name}' only in "
+            "case (the same folder on case-insensitive file systems): choose a new name"
+        )
+    return final
+
+
+def _write_error(final: Path, error: OSError) -> ReleaseWriteError:
+    """ReleaseWriteError naming the release folder and the operating system's reason."""
+    reason = error.strerror or str(error) or type(error).__name__
+    if error.filename is not None and Path(os.fsdecode(error.filename)) != final:
+        reason += f" ({os.fsdecode(error.filename)})"
+    return ReleaseWriteError(f"cannot write the release folder {final}: {reason}; nothing was written")
 
 
 def spreadsheet_safe(cell: str) -> str:
@@ -328,37 +375,40 @@ def write_release(
     manifest_fields: JSON-ready fields for `manifest.json` (created_at, creator, scope, excluded,
         agreement, ...). This function adds `name`, `counts`, `files`, `schema_version` and
         `software_version`; a field of those names in manifest_fields raises ValueError.
-    Everything is written to a temporary sibling folder `out_dir/.name.tmp-XXXX`, fsynced and
-    renamed into place; on any failure the temporary folder is removed and no `name` folder
-    exists. `out_dir` is created when missing.
-    Raises InvalidValueError for a bad name, ReleaseExistsError when `out_dir/name` exists,
-    ValueError for malformed records.
+    Everything is written to a temporary sibling folder `out_dir/.name.tmp-XXXX`, fsynced, given
+    modes FOLDER_MODE/FILE_MODE and renamed into place; on any failure the temporary folder is
+    removed and no `name` folder exists. `out_dir` is created when missing (and left, empty, when
+    writing then fails).
+    Raises InvalidValueError for a bad name; ReleaseExistsError when `out_dir` holds `name` or a
+    name that differs from it only in case (see `check_release_target`); ReleaseWriteError when
+    the file system refuses (out_dir is a file, cannot be created, disk full, ...), naming the
+    folder and the reason; ValueError for malformed records.
     """
-    check_release_name(name)
-    out_dir = Path(out_dir)
-    final = out_dir / name
-    _refuse_existing(final)
+    final = check_release_target(out_dir, name)
+    out_dir = final.parent
     ordered = _ordered_records(records)
     reserved = {"name", "counts", "files", "schema_version", "software_version"} & set(manifest_fields)
     if reserved:
         raise ValueError(f"manifest_fields may not set {sorted(reserved)}: write_release sets them")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    temp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=out_dir))
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        temp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=out_dir))
+    except OSError as error:
+        raise _write_error(final, error) from error
     try:
         _write_contents(temp, name, ordered, manifest_fields)
         _rename_into_place(temp, final)
-    except BaseException:
+    except BaseException as error:
         shutil.rmtree(temp, ignore_errors=True)
+        if isinstance(error, OSError):
+            raise _write_error(final, error) from error
         raise
-    _sync_folder(out_dir)
+    try:
+        _sync_folder(out_dir)
+    except OSError as error:  # the rename may not be durable: take the release back out
+        shutil.rmtree(final, ignore_errors=True)
+        raise _write_error(final, error) from error
     return final
-
-
-def _refuse_existing(final: Path) -> None:
-    if final.exists() or final.is_symlink():
-        raise ReleaseExistsError(
-            f"release folder {final} exists already; releases are immutable: choose a new name"
-        )
 
 
 def _write_contents(folder: Path, name: str, records: list[dict[str, Any]], fields: Mapping[str, Any]) -> None:
@@ -377,11 +427,14 @@ def _write_contents(folder: Path, name: str, records: list[dict[str, Any]], fiel
     with open(layout.manifest, "w", encoding="utf-8", newline="\n") as out:
         out.write(manifest_text(manifest))
         _sync(out)
+    for path in layout.all_files.values():
+        os.chmod(path, FILE_MODE)
+    os.chmod(folder, FOLDER_MODE)
     _sync_folder(folder)
 
 
 def _rename_into_place(temp: Path, final: Path) -> None:
-    _refuse_existing(final)
+    check_release_target(final.parent, final.name)
     try:
         os.rename(temp, final)
     except OSError as error:  # another writer took the name between the check and the rename
@@ -391,8 +444,8 @@ def _rename_into_place(temp: Path, final: Path) -> None:
 
 
 def manifest_text(manifest: Mapping[str, Any]) -> str:
-    """The text of `manifest.json`: pretty-printed (indent 2), keys sorted, UTF-8, final newline.
-    Raises ValueError on NaN or infinity (not JSON)."""
+    """The text of `manifest.json`: pretty-printed (indent 2), keys sorted, final newline, non-ASCII
+    text kept as raw characters (no `\\uXXXX` escapes, like gold.jsonl). Raises ValueError on NaN or infinity (not JSON)."""
     return json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
 
 
@@ -447,25 +500,39 @@ class VerifyResult:
     ok: bool
     problems: tuple[str, ...]  # one line each, starting with the file name
     files: tuple[str, ...]  # the files checked: names whose SHA-256 was recomputed
+    manifest_sha256: str | None = None  # SHA-256 of manifest.json as found; None when it is missing
 
 
-def verify_release(folder: str | os.PathLike[str]) -> VerifyResult:
+def verify_release(folder: str | os.PathLike[str], expected_manifest_sha256: str | None = None) -> VerifyResult:
     """Recompute the SHA-256 and size of every file `manifest.json` lists and compare.
 
-    Problems (each names the file): a missing folder or manifest, an unreadable manifest or one
-    without a `files` object, a listed file that is missing or changed, a data file of the
-    layout that the manifest does not list, a listed name that is not a plain file name, and
-    any file or folder in the release that is not listed. Returns a VerifyResult; never raises
-    for a bad release (see `check_release`).
+    expected_manifest_sha256: the SHA-256 of `manifest.json` recorded when the release was created
+        (GoldRelease.manifest_sha256; hex, any case). The manifest cannot vouch for itself: without
+        this, an edit of the manifest that leaves the `files` entries alone (its counts, say) is
+        not detected.
+    Problems (each names the file): a missing folder or manifest, a manifest whose SHA-256 differs
+    from expected_manifest_sha256 (when given), an unreadable manifest or one without a `files`
+    object, a listed file that is missing or changed, a data file of the layout that the
+    manifest does not list, a listed name that is not a plain file name, and any file or folder
+    in the release that is not listed. Returns a VerifyResult (with the manifest's own SHA-256);
+    never raises for a bad release (see `check_release`).
     """
     folder = Path(folder)
     if not folder.is_dir():
         return VerifyResult(False, (f"{folder}: not a release folder (missing or not a directory)",), ())
+    manifest_path = release_layout(folder).manifest
+    manifest_sha256 = _hash_if_readable(manifest_path)
+    problems: list[str] = []
+    if expected_manifest_sha256 is not None and manifest_sha256 is not None:
+        if manifest_sha256 != expected_manifest_sha256.strip().lower():
+            problems.append(
+                f"{manifest_path.name} was changed after the release was created: its SHA-256 is {manifest_sha256}, "
+                f"the release recorded {expected_manifest_sha256}"
+            )
     try:
         listed = _listed_files(read_manifest(folder))
     except ReleaseVerifyError as error:
-        return VerifyResult(False, (str(error),), ())
-    problems: list[str] = []
+        return VerifyResult(False, (*problems, str(error)), (), manifest_sha256)
     checked: list[str] = []
     for file_name, entry in listed.items():
         if Path(file_name).name != file_name or file_name in (".", "..", release_layout(folder).manifest.name):
@@ -476,15 +543,22 @@ def verify_release(folder: str | os.PathLike[str]) -> VerifyResult:
             checked.append(file_name)
             problems += _compare(folder / file_name, entry)
     problems += _unlisted_problems(folder, listed)
-    return VerifyResult(not problems, tuple(problems), tuple(checked))
+    return VerifyResult(not problems, tuple(problems), tuple(checked), manifest_sha256)
 
 
-def check_release(folder: str | os.PathLike[str]) -> VerifyResult:
+def _hash_if_readable(path: Path) -> str | None:
+    try:
+        return sha256_file(path)
+    except OSError:  # missing or unreadable: read_manifest reports it
+        return None
+
+
+def check_release(folder: str | os.PathLike[str], expected_manifest_sha256: str | None = None) -> VerifyResult:
     """Verify a release folder (see `verify_release`) and return the result when it is ok.
 
     Raises ReleaseVerifyError listing every problem otherwise.
     """
-    result = verify_release(folder)
+    result = verify_release(folder, expected_manifest_sha256)
     if not result.ok:
         raise ReleaseVerifyError(
             f"release {Path(folder)} does not match its manifest: " + "; ".join(result.problems)

@@ -155,3 +155,19 @@ def test_demo_seeds_once_and_prints_the_logins(tmp_path):
     assert "already" in again.stdout
     status = json.loads(run("status", "--json", db=db, cwd=tmp_path).stdout)
     assert status["cases"] == 20 and status["claims_by_state"]["unlabeled"] == status["claims"]
+
+
+def test_an_edited_manifest_fails_verify_against_the_recorded_hash(cf_run, tmp_path):
+    import shutil
+
+    copy = tmp_path / "cf-gold-v1"
+    shutil.copytree(cf_run["work"] / "rel" / "cf-gold-v1", copy)
+    recorded = next(line.split()[-1] for line in cf_run["release"].stdout.splitlines() if "manifest sha256" in line)
+    assert run_plain("release", "verify", str(copy), "--manifest-sha256", recorded, cwd=tmp_path).returncode == 0
+    manifest = copy / "manifest.json"
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace('"claims": 5384', '"claims": 999', 1), encoding="utf-8")
+    assert run_plain("release", "verify", str(copy), cwd=tmp_path).returncode == 0  # a manifest cannot vouch for itself
+    failed = run_plain("release", "verify", str(copy), "--manifest-sha256", recorded, cwd=tmp_path)
+    assert failed.returncode == 1 and "manifest.json was changed" in failed.stderr
+    stored = run("release", "verify", "--release", "cf-gold-v1", db=cf_run["db"], cwd=cf_run["work"])
+    assert f"manifest sha256: {recorded}" in stored.stdout

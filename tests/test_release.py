@@ -6,6 +6,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import stat
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -13,12 +15,13 @@ import pytest
 
 import annotator
 from annotator import release
-from annotator.errors import InvalidValueError, ReleaseExistsError, ReleaseVerifyError
+from annotator.errors import InvalidValueError, ReleaseExistsError, ReleaseVerifyError, ReleaseWriteError
 from annotator.release import (
     FORMULA_PREFIXES,
     SCHEMA_VERSION,
     check_release,
     check_release_name,
+    check_release_target,
     release_layout,
     sha256_file,
     spreadsheet_safe,
@@ -147,6 +150,21 @@ def test_gold_jsonl_has_one_claim_a_line_in_the_given_order_with_fixed_keys_and_
     assert list(json.loads(lines[1])["adjudication"]) == ["adjudicator", "label", "rationale", "severity"]
 
 
+def test_japanese_text_is_raw_utf8_in_gold_jsonl_and_manifest_never_escaped(tmp_path):
+    records = _records()
+    records[0]["slice"] = "言い換え"
+    folder = _write(tmp_path, records=records, fields={**FIELDS, "creator": "田中", "scope": {"dataset": "試験"}})
+    jsonl = (folder / "gold.jsonl").read_bytes()
+    assert "返金は30日以内に可能です。".encode() in jsonl and "段落2に記載".encode() in jsonl and "言い換え".encode() in jsonl
+    assert b"\\u" not in jsonl
+    manifest = (folder / "manifest.json").read_bytes()
+    assert "田中".encode() in manifest and "試験".encode() in manifest and '"言い換え": 1'.encode() in manifest
+    assert b"\\u" not in manifest
+    assert json.loads(manifest)["creator"] == "田中"
+    csv_text = (folder / "gold.csv").read_bytes().decode("utf-8-sig")
+    assert "返金は30日以内に可能です。" in csv_text
+
+
 def test_record_keys_given_in_any_order_are_written_in_the_fixed_order(tmp_path):
     records = [dict(reversed(list(record.items()))) for record in _records()]
     folder = _write(tmp_path, records=records)
@@ -273,9 +291,80 @@ def test_a_failure_mid_write_leaves_neither_the_release_nor_the_temporary_folder
         raise OSError("disk full")
 
     monkeypatch.setattr(release.pq, "write_table", broken_parquet)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(ReleaseWriteError) as failed:
         _write(tmp_path)
+    assert str(failed.value) == f"cannot write the release folder {tmp_path / 'gold-v1'}: disk full; nothing was written"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_out_dir_that_cannot_be_created_is_a_clear_error_naming_the_folder_and_the_reason(tmp_path):
+    with pytest.raises(ReleaseWriteError) as failed:
+        write_release("/proc/nope", "v1", _records(), FIELDS)
+    assert str(failed.value) == (
+        "cannot write the release folder /proc/nope/v1: No such file or directory (/proc/nope); nothing was written"
+    )
+    assert not Path("/proc/nope").exists()
+
+
+def test_an_out_dir_that_is_a_file_is_a_clear_error_and_the_file_is_left_alone(tmp_path):
+    target = tmp_path / "out"
+    target.write_text("not a folder", encoding="utf-8")
+    with pytest.raises(ReleaseWriteError) as failed:
+        write_release(target, "v1", _records(), FIELDS)
+    assert str(failed.value) == f"cannot write the release folder {target / 'v1'}: {target} is a file, not a folder; nothing was written"
+    assert [path.name for path in tmp_path.iterdir()] == ["out"] and target.read_text(encoding="utf-8") == "not a folder"
+    with pytest.raises(ReleaseWriteError, match="is a file, not a folder"):
+        check_release_target(target, "v1")
+
+
+def test_an_out_dir_below_a_file_is_a_clear_error(tmp_path):
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    with pytest.raises(ReleaseWriteError) as failed:
+        write_release(tmp_path / "file" / "sub", "v1", _records(), FIELDS)
+    assert str(failed.value).startswith(f"cannot write the release folder {tmp_path / 'file' / 'sub' / 'v1'}: Not a directory")
+    assert [path.name for path in tmp_path.iterdir()] == ["file"]
+
+
+def test_a_failure_after_the_rename_takes_the_release_back_out(tmp_path, monkeypatch):
+    real_sync_folder = release._sync_folder
+
+    def broken_sync(folder):
+        if Path(folder) == tmp_path:
+            raise OSError(5, "Input/output error")
+        real_sync_folder(folder)
+
+    monkeypatch.setattr(release, "_sync_folder", broken_sync)
+    with pytest.raises(ReleaseWriteError) as failed:
+        _write(tmp_path)
+    assert str(failed.value) == f"cannot write the release folder {tmp_path / 'gold-v1'}: Input/output error; nothing was written"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_release_folder_is_0755_and_its_files_0644_whatever_the_umask(tmp_path):
+    previous = os.umask(0o077)
+    try:
+        folder = _write(tmp_path)
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o755
+    assert {path.name: stat.S_IMODE(path.stat().st_mode) for path in folder.iterdir()} == {
+        "gold.jsonl": 0o644, "gold.csv": 0o644, "gold.parquet": 0o644, "manifest.json": 0o644,
+    }
+
+
+def test_a_name_differing_only_in_case_from_an_existing_folder_is_refused_naming_it(tmp_path):
+    first = _write(tmp_path, "r1")
+    with pytest.raises(ReleaseExistsError) as refused:
+        _write(tmp_path, "R1")
+    assert str(refused.value) == (
+        f"release folder {first} exists already and its name differs from 'R1' only in case "
+        "(the same folder on case-insensitive file systems): choose a new name"
+    )
+    assert [path.name for path in tmp_path.iterdir()] == ["r1"]
+    (tmp_path / "Gold-V2").mkdir()
+    with pytest.raises(ReleaseExistsError, match="Gold-V2 exists already and its name differs from 'gold-v2' only in case"):
+        check_release_target(tmp_path, "gold-v2")
+    assert check_release_target(tmp_path, "r2") == tmp_path / "r2"
 
 
 def test_the_folder_is_written_under_a_temporary_sibling_name_then_renamed(tmp_path, monkeypatch):
@@ -308,7 +397,48 @@ def test_verify_passes_on_a_fresh_release(tmp_path):
     result = verify_release(folder)
     assert result.ok and result.problems == ()
     assert sorted(result.files) == ["gold.csv", "gold.jsonl", "gold.parquet"]
+    assert result.manifest_sha256 == sha256_file(folder / "manifest.json")
     assert check_release(folder) == result
+    recorded = sha256_file(folder / "manifest.json")
+    assert verify_release(folder, recorded) == result
+    assert check_release(folder, recorded.upper()) == result
+
+
+def _edit_manifest_counts(folder: Path) -> None:
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest["counts"]["claims"] = 999
+    (folder / "manifest.json").write_text(release.manifest_text(manifest), encoding="utf-8")
+
+
+def test_an_edited_manifest_is_caught_only_against_the_recorded_manifest_hash(tmp_path):
+    folder = _write(tmp_path)
+    recorded = sha256_file(folder / "manifest.json")
+    _edit_manifest_counts(folder)
+    now = sha256_file(folder / "manifest.json")
+    # The manifest cannot vouch for itself: its file hashes still match.
+    assert verify_release(folder).ok and verify_release(folder).manifest_sha256 == now
+    result = verify_release(folder, expected_manifest_sha256=recorded)
+    assert not result.ok
+    assert result.problems == (
+        f"manifest.json was changed after the release was created: its SHA-256 is {now}, the release recorded {recorded}",
+    )
+    assert result.manifest_sha256 == now and sorted(result.files) == ["gold.csv", "gold.jsonl", "gold.parquet"]
+    with pytest.raises(ReleaseVerifyError) as failed:
+        check_release(folder, expected_manifest_sha256=recorded)
+    assert str(failed.value) == f"release {folder} does not match its manifest: {result.problems[0]}"
+
+
+def test_the_recorded_hash_check_comes_with_the_other_problems(tmp_path):
+    folder = _write(tmp_path)
+    recorded = sha256_file(folder / "manifest.json")
+    (folder / "manifest.json").write_text("{not json", encoding="utf-8")
+    result = verify_release(folder, recorded)
+    assert [problem.split(" ")[0] for problem in result.problems] == ["manifest.json", "manifest.json:"]
+    assert result.problems[0].startswith("manifest.json was changed after the release was created")
+    assert result.problems[1].startswith("manifest.json: unreadable")
+    (folder / "manifest.json").unlink()
+    result = verify_release(folder, recorded)
+    assert result.problems == (f"manifest.json: missing in {folder}",) and result.manifest_sha256 is None
 
 
 def test_verify_fails_naming_gold_csv_after_one_byte_changes(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import json
+import stat
 from datetime import timedelta
 from pathlib import Path
 
@@ -13,7 +14,14 @@ from sqlmodel import Session, func, select
 
 from annotator import release
 from annotator.db import session_scope
-from annotator.errors import InvalidValueError, NotFoundError, ReleaseBlockedError, ReleaseExistsError
+from annotator.errors import (
+    InvalidValueError,
+    NotFoundError,
+    ReleaseBlockedError,
+    ReleaseExistsError,
+    ReleaseVerifyError,
+    ReleaseWriteError,
+)
 from annotator.models import (
     Adjudication,
     Case,
@@ -30,7 +38,14 @@ from annotator.models import (
     utcnow,
 )
 from annotator.release import check_release, release_layout, sha256_file
-from annotator.services.releases import create_release, list_releases, most_severe, release_files
+from annotator.services.releases import (
+    check_stored_release,
+    create_release,
+    list_releases,
+    most_severe,
+    release_files,
+    verify_stored_release,
+)
 
 T0 = utcnow() - timedelta(days=1)
 N_BOOT = 20
@@ -142,9 +157,10 @@ def test_create_is_refused_while_a_claim_in_scope_is_not_final_and_writes_nothin
     out = tmp_path / "releases"
     with pytest.raises(ReleaseBlockedError) as refused, session_scope(any_engine) as session:
         create_release(session, "v1", out_dir=out, n_bootstrap=N_BOOT)
-    message = str(refused.value)
-    assert f"1 of 4 claims in any dataset are not final ({state} 1)" in message
-    assert "--only-final" in message
+    assert str(refused.value) == (
+        f"1 of 4 claims in any dataset are not final ({state} 1): label, adjudicate or lift the holds on them first, "
+        'or release only the agreed and adjudicated claims ("only final" in the app, --only-final on the command line)'
+    )
     assert not out.exists()
     assert _count(any_engine, GoldRelease) == 0 and _count(any_engine, GoldLabel) == 0
 
@@ -230,10 +246,64 @@ def test_a_failure_while_writing_leaves_no_folder_no_temporary_folder_and_no_row
         raise OSError("disk full")
 
     monkeypatch.setattr(release.pq, "write_table", broken_parquet)
-    with pytest.raises(OSError, match="disk full"), session_scope(any_engine) as session:
+    with pytest.raises(ReleaseWriteError) as failed, session_scope(any_engine) as session:
         create_release(session, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+    assert str(failed.value) == f"cannot write the release folder {tmp_path / 'out' / 'v1'}: disk full; nothing was written"
     assert list((tmp_path / "out").iterdir()) == []
     assert _count(any_engine, GoldRelease) == 0 and _count(any_engine, GoldLabel) == 0
+
+
+def test_an_out_dir_that_cannot_be_created_is_a_clear_error_with_no_rows(any_engine, tmp_path):
+    with session_scope(any_engine) as session:
+        seed_final(session)
+    with pytest.raises(ReleaseWriteError) as failed, session_scope(any_engine) as session:
+        create_release(session, "v1", out_dir=Path("/proc/nope"), n_bootstrap=N_BOOT)
+    assert str(failed.value) == (
+        "cannot write the release folder /proc/nope/v1: No such file or directory (/proc/nope); nothing was written"
+    )
+    assert _count(any_engine, GoldRelease) == 0 and _count(any_engine, GoldLabel) == 0 and _count(any_engine, LabelEvent) == 0
+
+
+def test_an_out_dir_that_is_a_file_is_a_clear_error_with_no_rows(any_engine, tmp_path):
+    with session_scope(any_engine) as session:
+        seed_final(session)
+    target = tmp_path / "out"
+    target.write_text("not a folder", encoding="utf-8")
+    with pytest.raises(ReleaseWriteError) as failed, session_scope(any_engine) as session:
+        create_release(session, "v1", out_dir=target, n_bootstrap=N_BOOT)
+    assert str(failed.value) == f"cannot write the release folder {target / 'v1'}: {target} is a file, not a folder; nothing was written"
+    assert target.is_file() and target.read_text(encoding="utf-8") == "not a folder"
+    assert not [path.name for path in tmp_path.iterdir() if "v1" in path.name]
+    assert _count(any_engine, GoldRelease) == 0 and _count(any_engine, GoldLabel) == 0 and _count(any_engine, LabelEvent) == 0
+
+
+def test_a_name_differing_only_in_case_from_a_stored_release_is_refused_naming_it(any_engine, tmp_path):
+    with session_scope(any_engine) as session:
+        seed_final(session)
+    with session_scope(any_engine) as session:
+        create_release(session, "r1", out_dir=tmp_path / "a", n_bootstrap=N_BOOT)
+    with pytest.raises(ReleaseExistsError) as refused, session_scope(any_engine) as session:
+        create_release(session, "R1", out_dir=tmp_path / "b", n_bootstrap=N_BOOT)
+    assert str(refused.value) == (
+        "a release named 'r1' exists already and 'R1' differs from it only in case "
+        "(the same folder on case-insensitive file systems): choose a new name"
+    )
+    assert not (tmp_path / "b").exists()
+    assert _count(any_engine, GoldRelease) == 1
+
+
+def test_a_name_differing_only_in_case_from_a_folder_in_out_dir_is_refused_naming_it(any_engine, tmp_path):
+    with session_scope(any_engine) as session:
+        seed_final(session)
+    (tmp_path / "out" / "Gold-V1").mkdir(parents=True)
+    with pytest.raises(ReleaseExistsError) as refused, session_scope(any_engine) as session:
+        create_release(session, "gold-v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+    assert str(refused.value) == (
+        f"release folder {tmp_path / 'out' / 'Gold-V1'} exists already and its name differs from 'gold-v1' only in case "
+        "(the same folder on case-insensitive file systems): choose a new name"
+    )
+    assert [path.name for path in (tmp_path / "out").iterdir()] == ["Gold-V1"]
+    assert _count(any_engine, GoldRelease) == 0
 
 
 def test_a_failure_while_writing_rolls_back_to_the_savepoint_even_if_the_caller_goes_on(any_engine, tmp_path, monkeypatch):
@@ -241,7 +311,7 @@ def test_a_failure_while_writing_rolls_back_to_the_savepoint_even_if_the_caller_
         seed_final(session)
     monkeypatch.setattr(release.pq, "write_table", lambda *a, **k: (_ for _ in ()).throw(OSError("disk full")))
     with session_scope(any_engine) as session:
-        with pytest.raises(OSError):
+        with pytest.raises(ReleaseWriteError, match="disk full"):
             create_release(session, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     assert _count(any_engine, GoldRelease) == 0 and _count(any_engine, GoldLabel) == 0
 
@@ -456,6 +526,75 @@ def test_verify_passes_on_a_fresh_release_and_names_a_changed_file(any_engine, t
     data[-3] ^= 0x20
     csv_path.write_bytes(bytes(data))
     assert [problem.split(":")[0] for problem in release.verify_release(created.path).problems] == ["gold.csv"]
+
+
+def test_verify_stored_release_checks_the_manifest_against_the_recorded_hash(any_engine, tmp_path):
+    with session_scope(any_engine) as session:
+        seed_final(session)
+    with session_scope(any_engine) as session:
+        created = create_release(session, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+    with Session(any_engine) as session:
+        fresh = verify_stored_release(session, "v1")
+        assert fresh.ok and fresh.problems == () and fresh.manifest_sha256 == created.manifest_sha256
+        assert check_stored_release(session, "v1") == fresh
+    manifest_path = created.path / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest["counts"]["claims"] = 999
+    manifest_path.write_text(release.manifest_text(manifest), encoding="utf-8")
+    edited = sha256_file(manifest_path)
+    assert check_release(created.path).ok  # the folder alone cannot tell
+    problem = (
+        f"manifest.json was changed after the release was created: its SHA-256 is {edited}, "
+        f"the release recorded {created.manifest_sha256}"
+    )
+    with Session(any_engine) as session:
+        result = verify_stored_release(session, "v1")
+        assert not result.ok and result.problems == (problem,) and result.manifest_sha256 == edited
+        with pytest.raises(ReleaseVerifyError) as failed:
+            check_stored_release(session, "v1")
+        stored_path = session.exec(select(GoldRelease.path)).one()
+        assert str(failed.value) == f"release 'v1' ({stored_path}) does not match what was released: {problem}"
+        with pytest.raises(NotFoundError, match="no release named 'v9'"):
+            verify_stored_release(session, "v9")
+
+
+def test_verify_stored_release_reports_a_release_without_a_recorded_hash(any_engine, tmp_path):
+    with session_scope(any_engine) as session:
+        seed_final(session)
+    with session_scope(any_engine) as session:
+        create_release(session, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+    with session_scope(any_engine) as session:
+        stored = session.exec(select(GoldRelease)).one()
+        stored.manifest_sha256 = ""
+        session.add(stored)
+    with Session(any_engine) as session:
+        result = verify_stored_release(session, "v1")
+    assert not result.ok and result.problems == (
+        "manifest.json: the database records no SHA-256 for release 'v1', so the manifest itself cannot be checked",
+    )
+
+
+def test_japanese_text_is_raw_utf8_in_gold_jsonl_and_manifest(any_engine, tmp_path):
+    with session_scope(any_engine) as session:
+        seed_final(session).claim("q9", "q9-a", text="解約は書面で行います。", slice_="言い換え",
+                                  labels={"alice": ("support", None, "第3条"), "bob": "support"})
+    with session_scope(any_engine) as session:
+        created = create_release(session, "v1", out_dir=tmp_path / "out", creator="田中", n_bootstrap=N_BOOT)
+    jsonl = (created.path / "gold.jsonl").read_bytes()
+    for text in ("返金は30日以内です。", "解約は書面で行います。", "言い換え", "第3条"):
+        assert text.encode() in jsonl, text
+    assert b"\\u" not in jsonl
+    manifest = (created.path / "manifest.json").read_bytes()
+    assert "田中".encode() in manifest and '"言い換え"'.encode() in manifest and b"\\u" not in manifest
+
+
+def test_a_created_release_folder_is_0755_with_0644_files(any_engine, tmp_path):
+    with session_scope(any_engine) as session:
+        seed_final(session)
+    with session_scope(any_engine) as session:
+        created = create_release(session, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+    assert stat.S_IMODE(created.path.stat().st_mode) == 0o755
+    assert {stat.S_IMODE(path.stat().st_mode) for path in created.path.iterdir()} == {0o644}
 
 
 # ---------------------------------------------------------------------------------- rows, lists

@@ -13,13 +13,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from sqlalchemy import insert
+from sqlalchemy import func, insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from annotator.errors import NotFoundError, ReleaseBlockedError, ReleaseExistsError
+from annotator.errors import NotFoundError, ReleaseBlockedError, ReleaseExistsError, ReleaseVerifyError
 from annotator.models import Adjudication, Case, Claim, ClaimPassage, Dataset, GoldLabel, GoldRelease, Label, Passage, User, utcnow
-from annotator.release import check_release_name, count_records, release_layout, sha256_file, write_release
+from annotator.release import (
+    VerifyResult,
+    check_release_target,
+    count_records,
+    release_layout,
+    sha256_file,
+    verify_release,
+    write_release,
+)
 from annotator.services.audit import record_event
 from annotator.services.lookup import dataset_pk as lookup_dataset_pk
 from annotator.services.reports import agreement_report
@@ -79,13 +87,14 @@ def create_release(
     is committed here (the caller's session_scope does). On any failure no folder is left and the
     rows are rolled back to a savepoint.
 
-    Raises InvalidValueError for a bad name; ReleaseExistsError when the name is taken in the
-    database or on disk; NotFoundError for an unknown dataset; ReleaseBlockedError when there is
+    Raises InvalidValueError for a bad name; ReleaseExistsError when the name, or a name that
+    differs from it only in case, is taken in the database or in `out_dir`; ReleaseWriteError
+    when `out_dir` is a file or the folder cannot be written (the OS reason; no rows, no folder
+    left); NotFoundError for an unknown dataset; ReleaseBlockedError when there is
     no claim in scope, when (without only_final) any claim in scope is not agreed or adjudicated
     (the message counts them by state), or when only_final leaves nothing to release.
     In every refused case nothing is written.
     """
-    check_release_name(name)
     out_dir = Path(out_dir)
     _refuse_taken(session, name, out_dir)
     with _gc_paused():
@@ -127,6 +136,34 @@ def get_release(session: Session, name: str) -> GoldRelease:
     return release
 
 
+def verify_stored_release(session: Session, name: str) -> VerifyResult:
+    """Verify release `name`'s folder against its manifest and the manifest against the SHA-256
+    the database recorded when the release was created (see `annotator.release.verify_release`):
+    an edited manifest.json is a problem even when its `files` entries still match.
+
+    Returns the VerifyResult (never raises for a bad folder); a release with no recorded hash
+    is a problem too. Raises NotFoundError when there is no release called `name`.
+    """
+    release = get_release(session, name)
+    result = verify_release(Path(release.path), release.manifest_sha256 or None)
+    if release.manifest_sha256:
+        return result
+    missing = f"manifest.json: the database records no SHA-256 for release '{name}', so the manifest itself cannot be checked"
+    return VerifyResult(False, (missing, *result.problems), result.files, result.manifest_sha256)
+
+
+def check_stored_release(session: Session, name: str) -> VerifyResult:
+    """`verify_stored_release`, returning the result when it is ok.
+
+    Raises ReleaseVerifyError listing every problem otherwise; NotFoundError for an unknown name.
+    """
+    result = verify_stored_release(session, name)
+    if not result.ok:
+        path = get_release(session, name).path
+        raise ReleaseVerifyError(f"release '{name}' ({path}) does not match what was released: " + "; ".join(result.problems))
+    return result
+
+
 def release_files(session: Session, name: str) -> dict[str, Path]:
     """file name -> path of every file of release `name` (data files, then manifest.json), for
     downloads. Raises NotFoundError when there is no such release or its folder is gone."""
@@ -141,10 +178,18 @@ def release_files(session: Session, name: str) -> dict[str, Path]:
 
 
 def _refuse_taken(session: Session, name: str, out_dir: Path) -> None:
-    if session.exec(select(GoldRelease.id).where(GoldRelease.name == name)).first() is not None:
+    """Refuse a bad name, a name taken in the database or in `out_dir` (also when it differs only
+    in case: one folder on case-insensitive file systems), and an `out_dir` that is a file."""
+    check_release_target(out_dir, name)  # the name first: lower() below relies on ASCII names
+    query = select(GoldRelease.name).where(func.lower(GoldRelease.name) == name.lower()).order_by(GoldRelease.name)
+    taken = list(session.exec(query))
+    if name in taken:
         raise ReleaseExistsError(f"a release named '{name}' exists already; releases are immutable: choose a new name")
-    if (out_dir / name).exists():
-        raise ReleaseExistsError(f"the folder {out_dir / name} exists already; choose a new name or move it away")
+    if taken:
+        raise ReleaseExistsError(
+            f"a release named '{taken[0]}' exists already and '{name}' differs from it only in case "
+            "(the same folder on case-insensitive file systems): choose a new name"
+        )
 
 
 def _choose_claims(
@@ -164,8 +209,8 @@ def _choose_claims(
     if ordered and not only_final:
         raise ReleaseBlockedError(
             f"{sum(map(len, ordered.values()))} of {len(states)} claims in {where} are not final ({counts}): "
-            "label, adjudicate or lift the holds on them first, or use --only-final to release only "
-            "the agreed and adjudicated claims"
+            "label, adjudicate or lift the holds on them first, or release only the agreed and adjudicated "
+            'claims ("only final" in the app, --only-final on the command line)'
         )
     if not final:
         raise ReleaseBlockedError(f"no agreed or adjudicated claim in {where} to release ({counts})")

@@ -9,7 +9,6 @@ import pandas as pd
 import streamlit as st
 
 from annotator.errors import AnnotatorError
-from annotator.release import verify_release
 from annotator.services import releases
 from annotator.ui import components as ui
 from annotator.ui.i18n import t
@@ -35,8 +34,13 @@ def _create() -> None:
                           path=str(Path(created.path).resolve()), left_out=left_out or "-"))
 
 
-def _verify(name: str, folder: str) -> None:
-    result = verify_release(folder)
+def _verify(name: str) -> None:
+    try:
+        with ui.db() as session:
+            result = releases.verify_stored_release(session, name)
+    except AnnotatorError as error:
+        ui.flash_error(error)
+        return
     st.session_state[_VERIFIED] = (name, result.ok, list(result.problems))
 
 
@@ -78,7 +82,7 @@ for column, (file_name, path) in zip(st.columns(max(len(files), 1)), files.items
     column.download_button(file_name, data=Path(path).read_bytes, file_name=file_name, key=f"releases.download.{file_name}",
                            on_click="ignore", icon=":material/download:")
 
-st.button(t("releases.verify"), key="releases.verify", on_click=_verify, args=(release.name, release.path))
+st.button(t("releases.verify"), key="releases.verify", on_click=_verify, args=(release.name,))
 verified = st.session_state.get(_VERIFIED)
 if verified is not None and verified[0] == release.name:
     _, ok, problems = verified
