@@ -722,6 +722,10 @@ def read_label_frame(path: str | Path, categories: Sequence[str] = LABELS) -> pd
     which names the first bad line.
     """
     path, cats = Path(path), tuple(categories)
+    if path.is_dir():
+        raise ImportFileError(f"{path} is a folder, not a file: give a .csv or .jsonl file with columns item_id, rater, label")
+    if not path.exists():
+        raise ImportFileError(f"{path}: file not found")
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".jsonl", ".ndjson"):
         raise ImportFileError(f"{path}: unknown label table format {suffix!r}. "

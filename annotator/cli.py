@@ -7,6 +7,7 @@ The database is chosen by `--db URL`, else `DATABASE_URL`, else the SQLite file
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -39,10 +40,11 @@ UI_APP = Path(__file__).parent / "ui" / "app.py"
 STREAMLIT_CONFIG = Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml"
 
 
-def _engine(db: str | None):  # noqa: ANN202 - sqlalchemy Engine
+def _engine(db: str | None, *, create: bool = False):  # noqa: ANN202 - sqlalchemy Engine
+    """The migrated database; only `init`, `demo` and `import` may create a new SQLite file."""
     from annotator.db import init_db
 
-    return init_db(db)
+    return init_db(db, create=create)
 
 
 def _echo_json(data: object) -> None:
@@ -60,7 +62,7 @@ def init(db: Db = None) -> None:
     """Create or migrate the database."""
     from annotator.db import display_url, resolve_url
 
-    _engine(db)
+    _engine(db, create=True)
     typer.echo(f"Database ready: {display_url(resolve_url(db))}")
 
 
@@ -85,7 +87,7 @@ def demo(
     from annotator.services.demo import DEMO_USERS, seed_demo
 
     url = resolve_url(db)
-    engine = _engine(url)
+    engine = _engine(url, create=True)
     with session_scope(engine) as session:
         seeded = seed_demo(session)
     typer.echo("Demo data seeded (20 cases, dataset 'demo')." if seeded else "Demo data already present.")
@@ -133,7 +135,7 @@ def import_(
     from annotator.db import session_scope
     from annotator.services.imports import import_cases
 
-    with session_scope(_engine(db)) as session:
+    with session_scope(_engine(db, create=True)) as session:
         report = import_cases(session, file, fmt=fmt, dataset=dataset, with_votes=with_votes, first_votes=first_votes, update=update)
     typer.echo(report.summary())
 
@@ -281,6 +283,10 @@ def release_verify(
 ) -> None:
     """Recompute every file's SHA-256 and compare with the manifest (and the manifest with the
     hash recorded at creation, given --manifest-sha256 or --release)."""
+    if manifest_sha256 is not None and not re.fullmatch(r"[0-9a-fA-F]{64}", manifest_sha256):
+        raise typer.BadParameter("give the 64 hexadecimal digits that `release create` printed", param_hint="--manifest-sha256")
+    if release is not None and (folder is not None or manifest_sha256 is not None):
+        raise typer.BadParameter("give either a folder (with --manifest-sha256) or --release NAME, not both", param_hint="--release")
     if release is not None:
         from annotator.db import session_scope
         from annotator.services.releases import check_stored_release
@@ -311,6 +317,8 @@ def users_add(
     from annotator.db import session_scope
     from annotator.services.users import add_user
 
+    if password is not None and no_password:
+        raise typer.BadParameter("give --password or --no-password, not both", param_hint="--no-password")
     if password is None and not no_password:
         password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
     with session_scope(_engine(db)) as session:
@@ -344,9 +352,12 @@ def users_passwd(
     from annotator.db import session_scope
     from annotator.services.users import get_user, set_password
 
+    engine = _engine(db)
+    with session_scope(engine) as session:
+        get_user(session, name)  # an unknown name is an error before any prompt
     if password is None:
         password = typer.prompt("New password", hide_input=True, confirmation_prompt=True)
-    with session_scope(_engine(db)) as session:
+    with session_scope(engine) as session:
         set_password(session, get_user(session, name), password)
     typer.echo(f"Password set for {name}")
 
@@ -376,7 +387,7 @@ def users_enable(name: Annotated[str, typer.Argument(help="Login name.")], db: D
 @app.command()
 def assign(
     labelers: Annotated[str, typer.Option("--labelers", help="Two labelers' names, comma-separated.")],
-    first: Annotated[int, typer.Option("--first", min=1, help="Assign the next N cases nobody is assigned to, in import order.")] = 20,
+    first: Annotated[int, typer.Option("--first", min=1, max=1_000_000, help="Assign the next N cases nobody is assigned to, in import order.")] = 20,
     dataset: DatasetOpt = None,
     db: Db = None,
 ) -> None:

@@ -29,6 +29,8 @@ def resolve_url(url: str | None = None) -> str:
     A plain path (no `scheme://`) names a SQLite file; a bare `postgresql://` URL is given the
     psycopg (v3) driver.
     """
+    if url is not None and not url.strip():
+        raise DatabaseUnavailableError("--db is empty; give a SQLite file path or a database URL")
     chosen = url or os.environ.get("DATABASE_URL") or f"sqlite:///{DEFAULT_SQLITE_PATH}"
     if "://" not in chosen:  # a plain path names a SQLite file
         chosen = f"sqlite:///{chosen}"
@@ -136,11 +138,22 @@ def alembic_config(url: str | None = None):  # noqa: ANN201 - alembic.config.Con
     return config
 
 
-def init_db(url: str | None = None) -> Engine:
+def init_db(url: str | None = None, *, create: bool = True) -> Engine:
     """Create or migrate the database at `url` to the newest schema; returns its engine.
-    Raises DatabaseUnavailableError when the database cannot be opened or reached."""
+
+    create: False refuses a SQLite file that does not exist yet (commands that only read or add
+        to a database must not quietly make an empty one where a path was mistyped).
+    Raises DatabaseUnavailableError when the database cannot be opened or reached.
+    """
     from alembic import command
 
+    resolved = resolve_url(url)
+    if not create and resolved.startswith("sqlite"):
+        path = resolved.split(":///", 1)[-1]
+        if path and path != ":memory:" and not Path(path).exists():
+            raise DatabaseUnavailableError(
+                f"no database at {path}: create one with `annotator init --db {path}` (or `annotator demo`), "
+                "or check the folder you are in and --db / DATABASE_URL")
     engine = make_engine(url)
     config = alembic_config(url)
     try:

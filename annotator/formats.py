@@ -409,6 +409,30 @@ def _json_rows(path: Path) -> Iterator[_Row]:
                 yield _Row(str(path), number, _parse_json_object(path, text, number))
 
 
+def _unstorable_character(record: dict[str, Any]) -> str | None:
+    """What is wrong when a JSON line holds a character no database can store as text: a NUL
+    (`\\u0000`) or a lone UTF-16 surrogate (`\\ud800`); None when there is none. A surrogate pair
+    (an escaped emoji) is fine: json.loads joins it into one character."""
+    for piece in _strings(record):
+        if "\x00" in piece:
+            return "the line holds a NUL character (\\u0000)"
+        if any(0xD800 <= ord(char) <= 0xDFFF for char in piece):
+            return "the line holds a lone UTF-16 surrogate (such as \\ud800), which is not a character"
+    return None
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _strings(item)
+
+
 def _decode_line(path: Path, raw: bytes, number: int, offset: int) -> str:
     try:
         return raw.decode("utf-8")
@@ -433,6 +457,10 @@ def _parse_json_object(path: Path, text: str, number: int) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ImportRowError(str(path), number, None, f"expected a JSON object, got {_json_type(value)}",
                              "Write each record as one JSON object {...} on its own line")
+    bad = _unstorable_character(value)
+    if bad is not None:
+        raise ImportRowError(str(path), number, None, bad,
+                             "Remove it: text is stored as UTF-8, which has no such character, and PostgreSQL refuses NUL")
     return value
 
 

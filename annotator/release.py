@@ -76,6 +76,8 @@ FILE_MODE = 0o644
 """Mode of each file of a written release."""
 
 _NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]+")
+_RESERVED_NAMES = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))})
+"""Folder names Windows refuses, whatever the extension."""
 _MAX_NAME_LENGTH = 100
 
 # Pinned Parquet writer options: no timestamps are written by pyarrow; these fix the rest.
@@ -164,10 +166,12 @@ def check_release_name(name: str) -> str:
 
     Raises InvalidValueError naming the allowed characters otherwise.
     """
-    if not isinstance(name, str) or not _NAME_PATTERN.fullmatch(name) or name.startswith(".") or len(name) > _MAX_NAME_LENGTH:
+    if (not isinstance(name, str) or not _NAME_PATTERN.fullmatch(name) or name[0] in ".-" or name.endswith(".")
+            or len(name) > _MAX_NAME_LENGTH or name.split(".")[0].lower() in _RESERVED_NAMES):
         raise InvalidValueError(
             f"invalid release name {name!r}: use letters, digits, '.', '_' and '-' "
-            f"(not starting with '.', at most {_MAX_NAME_LENGTH} characters), e.g. gold-v1"
+            f"(not starting with '.' or '-', not ending with '.', not a reserved device name such as 'con', "
+            f"at most {_MAX_NAME_LENGTH} characters), e.g. gold-v1"
         )
     return name
 

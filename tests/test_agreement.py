@@ -564,3 +564,10 @@ def test_climate_fever_krippendorff_alpha_over_all_votes(climate_fever_votes):
     report = compute_agreement(rows, n_bootstrap=0)
     assert report.n_raters == 5 and report.n_items == 7675
     assert round(report.krippendorff_alpha.value, 3) == 0.334
+
+
+def test_a_folder_given_as_a_label_table_is_named_as_a_folder(tmp_path):
+    with pytest.raises(ImportFileError, match="is a folder, not a file"):
+        read_label_table(tmp_path)
+    with pytest.raises(ImportFileError, match="file not found"):
+        read_label_table(tmp_path / "absent")

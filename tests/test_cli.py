@@ -171,3 +171,27 @@ def test_an_edited_manifest_fails_verify_against_the_recorded_hash(cf_run, tmp_p
     assert failed.returncode == 1 and "manifest.json was changed" in failed.stderr
     stored = run("release", "verify", "--release", "cf-gold-v1", db=cf_run["db"], cwd=cf_run["work"])
     assert f"manifest sha256: {recorded}" in stored.stdout
+
+
+def test_a_mistyped_database_path_is_refused_and_nothing_is_created(tmp_path):
+    failed = run("status", db=str(tmp_path / "typo.db"), cwd=tmp_path, ok=False)
+    assert failed.returncode == 1 and "no database at" in failed.stderr and "annotator init" in failed.stderr
+    assert not (tmp_path / "typo.db").exists()
+    plain = run_plain("status", cwd=tmp_path)
+    assert plain.returncode == 1 and "no database at data/annotator.db" in plain.stderr
+    assert not (tmp_path / "data").exists()
+
+
+def test_release_verify_takes_a_folder_or_a_stored_release_not_both(tmp_path):
+    both = run_plain("release", "verify", str(tmp_path), "--release", "gold-v1", cwd=tmp_path)
+    assert both.returncode == 2 and "not both" in both.stderr
+    bad_hash = run_plain("release", "verify", str(tmp_path), "--manifest-sha256", "xyz", cwd=tmp_path)
+    assert bad_hash.returncode == 2 and "64 hexadecimal digits" in bad_hash.stderr
+
+
+def test_a_password_for_an_unknown_user_is_not_asked_for(tmp_path):
+    db = str(tmp_path / "a.db")
+    run("init", db=db, cwd=tmp_path)
+    failed = subprocess.run([sys.executable, "-m", "annotator", "users", "passwd", "ghost", "--db", db],
+                            cwd=tmp_path, capture_output=True, text=True, input="", timeout=60)
+    assert failed.returncode == 1 and "no user named 'ghost'" in failed.stderr and "New password" not in failed.stdout

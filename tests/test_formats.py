@@ -539,3 +539,19 @@ def test_a_severity_on_a_support_label_is_refused(tmp_path, reader, name, text):
     line = 3 if name.endswith(".csv") else 2
     assert str(error) == (f"{path}, line {line}, field 'severity': severity 'leak' is given with the label support, but a "
                           "supported claim has no severity. Leave severity empty, or choose the label contradict or insufficient")
+
+
+@pytest.mark.parametrize("escaped, words", [("\\ud800", "lone UTF-16 surrogate"), ("\\u0000", "NUL character")])
+def test_a_character_no_database_can_store_is_refused_naming_the_line(tmp_path, escaped, words):
+    from annotator.errors import ImportRowError
+    from annotator.formats import read_cases
+
+    good = ('{"case_id": "c1", "question": "q", "answer": "", "slice": "normal", "split": "dev", "metadata": {}, '
+            '"passages": [{"passage_id": "p1", "doc_id": "", "version": "", "title": "", "text": "t"}], '
+            '"claims": [{"claim_id": "c1-1", "text": "TEXT"}]}')
+    path = tmp_path / "bad.jsonl"
+    path.write_text(good.replace("TEXT", "emoji \\ud83d\\ude00 is fine") + "\n" + good.replace("TEXT", f"bad {escaped}") + "\n",
+                    encoding="utf-8")
+    with pytest.raises(ImportRowError) as refused:
+        list(read_cases(path).records)
+    assert refused.value.line == 2 and words in str(refused.value)

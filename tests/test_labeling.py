@@ -173,3 +173,18 @@ def test_a_deep_link_finds_only_claims_in_the_users_queue(team_db):
         with pytest.raises(PermissionDeniedError) as refused:
             find_assigned_claim(s, _user(s, "carol"), "case-2-c1")
         assert "not in your queue" in str(refused.value)
+
+
+def test_a_disabled_labeler_cannot_be_assigned(any_engine):
+    from annotator.services.labeling import assign_cases, first_unassigned_cases
+    from annotator.services.users import set_active
+    from tests.factories import make_dataset, make_team
+
+    with session_scope(any_engine) as s:
+        dataset = make_dataset(s, n_cases=2)
+        make_team(s)
+        set_active(s, _user(s, "bob"), False)
+        with pytest.raises(InvalidValueError, match="disabled"):
+            assign_cases(s, first_unassigned_cases(s, 2, dataset.id), ["alice", "bob"])
+        with pytest.raises(InvalidValueError, match="different labelers"):
+            assign_cases(s, first_unassigned_cases(s, 2, dataset.id), ["alice", "alice"])

@@ -92,7 +92,8 @@ def test_release_names_of_letters_digits_dot_underscore_dash_are_accepted(name):
     assert check_release_name(name) == name
 
 
-@pytest.mark.parametrize("name", ["", ".", "..", ".hidden", "a/b", "../up", "v 1", "金", "a\\b", "x" * 101])
+@pytest.mark.parametrize("name", ["", ".", "..", ".hidden", "a/b", "../up", "v 1", "金", "a\\b", "x" * 101,
+                                  "-x", "gold-v1.", "con", "NUL.v1", "com1", "lpt9"])
 def test_other_release_names_are_refused(name, tmp_path):
     with pytest.raises(InvalidValueError, match="release name"):
         write_release(tmp_path, name, _records(), FIELDS)

@@ -95,3 +95,18 @@ def test_an_admin_cannot_disable_themselves_nor_the_last_admin(engine):
         set_active(s, other, True, actor_pk=root.id)
     with session_scope(engine) as s:
         assert get_user(s, "other").active is True
+
+
+def test_an_admin_without_password_does_not_count_as_the_last_admin(engine):
+    with session_scope(engine) as s:
+        boss = add_user(s, "boss", ["admin"], "boss-password")
+        add_user(s, "boss2", ["admin"], None)
+        with pytest.raises(InvalidValueError, match="last active admin"):
+            set_active(s, boss, False)
+
+
+def test_user_names_are_unique_whatever_their_case(engine):
+    with session_scope(engine) as s:
+        add_user(s, "boss", ["labeler"], "boss-password")
+        with pytest.raises(InvalidValueError, match="differ only in case"):
+            add_user(s, "BOSS", ["labeler"], "boss-password")

@@ -89,6 +89,8 @@ def assign_cases(session: Session, case_pks: list[int], labeler_names: list[str]
     for user in labelers:
         if not has_role(user, "labeler"):
             raise InvalidValueError(f"user '{user.name}' is not a labeler; give them the role first")
+        if not user.active:
+            raise InvalidValueError(f"user '{user.name}' is disabled; enable them first or choose another labeler")
     existing = set(
         session.exec(
             select(Assignment.case_pk, Assignment.labeler_pk).where(Assignment.case_pk.in_(case_pks))

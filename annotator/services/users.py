@@ -9,7 +9,7 @@ from __future__ import annotations
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session, func, select
 
 from annotator.errors import InvalidValueError, LoginError, NotFoundError
 from annotator.models import User
@@ -59,8 +59,9 @@ def add_user(
     name = name.strip()
     if not name:
         raise InvalidValueError("a user needs a name")
-    if session.exec(select(User).where(User.name == name)).first() is not None:
-        raise InvalidValueError(f"a user named '{name}' exists already")
+    taken = session.exec(select(User.name).where(func.lower(User.name) == name.lower())).first()
+    if taken is not None:
+        raise InvalidValueError(f"a user named '{taken}' exists already" + ("" if taken == name else " (names differ only in case)"))
     if password is not None:
         _check_password(password)
     user = User(name=name, roles=_check_roles(roles), password_hash=_hash(password) if password else None)
@@ -121,7 +122,7 @@ def set_active(session: Session, user: User, active: bool, actor_pk: int | None 
     if not active:
         if actor_pk is not None and actor_pk == user.id:
             raise InvalidValueError("you cannot disable your own account; ask another admin")
-        if "admin" in roles_of(user) and user.active and _active_admins(session) <= 1:
+        if "admin" in roles_of(user) and user.active and user.password_hash and _active_admins(session) <= 1:
             raise InvalidValueError(f"'{user.name}' is the last active admin; make someone else an admin first")
     before = _public(user)
     user.active = active
@@ -130,7 +131,9 @@ def set_active(session: Session, user: User, active: bool, actor_pk: int | None 
 
 
 def _active_admins(session: Session) -> int:
-    return sum(1 for user in session.exec(select(User).where(User.active)) if "admin" in roles_of(user))
+    """Admins who can log in: active and with a password."""
+    users = session.exec(select(User).where(User.active, User.password_hash.is_not(None)))
+    return sum(1 for user in users if "admin" in roles_of(user))
 
 
 def authenticate(session: Session, name: str, password: str) -> User:
