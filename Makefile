@@ -12,13 +12,19 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
+# irrCAC (GPL, a test-time cross-check only) pins scipy==1.12 and so numpy<2, which pyarrow
+# refuses; its code runs on the current scipy, so it is installed without its pins.
+$(BIN)/.reference: $(BIN)/.installed
+	$(BIN)/python -m pip install --quiet --no-deps 'irrCAC==0.4.4'
+	touch $@
+
 demo: $(BIN)/.installed  ## the app on the embedded SQLite default, with demo data and users
 	$(BIN)/annotator demo
 
 serve: $(BIN)/.installed
 	$(BIN)/annotator serve
 
-test: $(BIN)/.installed  ## the whole test suite
+test: $(BIN)/.installed $(BIN)/.reference  ## the whole test suite
 	$(BIN)/python -m pytest
 
 bench: $(BIN)/.installed

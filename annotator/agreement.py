@@ -26,6 +26,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from operator import itemgetter
@@ -55,6 +56,16 @@ COLUMNS: tuple[str, ...] = ("item_id", "rater", "label")
 _EPS = 1e-12
 """A denominator at or below this is zero: the coefficient is 0/0, undefined."""
 
+PARADOX_MIN_AGREEMENT = 0.8
+"""Percent agreement at or above which a low kappa is called a paradox."""
+
+PARADOX_MIN_GAP = 0.2
+"""How far kappa must fall below percent agreement to be called a paradox."""
+
+DEFAULT_TARGET_HALF_WIDTH = 0.1
+"""The interval half-width (+-) small-sample guidance aims for by default."""
+
+
 
 # ---------------------------------------------------------------------------------------------
 # Results
@@ -69,12 +80,21 @@ class Coefficient:
     undefined_reason: str | None = None
 
 
+Interval = tuple[float, float]
+"""A 95% confidence interval (low, high)."""
+
+
+def _interval_json(interval: Interval | None) -> list[float] | None:
+    return list(interval) if interval else None
+
+
 @dataclass(frozen=True)
 class PairResult:
     """Agreement of one pair of raters over the items both rated.
 
     confusion[i][j] = items rater_a put in category i and rater_b in category j, over the
-    declared categories in their declared order.
+    declared categories in their declared order. ci95: metric -> bootstrap interval over the
+    pair's items; analytic_ci95: metric -> large-sample interval (see AgreementReport).
     """
 
     rater_a: Any
@@ -83,22 +103,42 @@ class PairResult:
     cohen_kappa: Coefficient
     percent_agreement: Coefficient
     confusion: list[list[int]]
+    ci95: dict[str, Interval | None] = field(default_factory=dict)
+    analytic_ci95: dict[str, Interval | None] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """A plain dict for json.dumps (no NaN): values are floats or None."""
+        coefs = (("cohen_kappa", self.cohen_kappa), ("percent_agreement", self.percent_agreement))
         return {
             "rater_a": _plain(self.rater_a),
             "rater_b": _plain(self.rater_b),
             "n_items": self.n_items,
             "cohen_kappa": self.cohen_kappa.value,
             "percent_agreement": self.percent_agreement.value,
+            "ci95": {name: _interval_json(self.ci95.get(name)) for name, _ in coefs},
+            "analytic_ci95": {name: _interval_json(self.analytic_ci95.get(name)) for name, _ in coefs},
             "confusion": self.confusion,
-            "undefined": {
-                name: c.undefined_reason
-                for name, c in (("cohen_kappa", self.cohen_kappa),
-                                ("percent_agreement", self.percent_agreement))
-                if c.undefined_reason
-            },
+            "undefined": {name: c.undefined_reason for name, c in coefs if c.undefined_reason},
+        }
+
+
+@dataclass(frozen=True)
+class CategoryAgreement:
+    """Specific agreement on one category: when one rater of a pair chose it, how often the
+    other did too (see _specific_agreement). n_used of `specific_agreement` counts the ratings
+    in this category on items with >= 2 ratings; ci95 is its bootstrap interval."""
+
+    category: Any
+    specific_agreement: Coefficient
+    ci95: Interval | None
+
+    def to_json(self) -> dict[str, Any]:
+        """{"specific_agreement", "n_ratings", "ci95", "undefined"}; no NaN."""
+        return {
+            "specific_agreement": self.specific_agreement.value,
+            "n_ratings": self.specific_agreement.n_used,
+            "ci95": _interval_json(self.ci95),
+            "undefined": self.specific_agreement.undefined_reason,
         }
 
 
@@ -108,10 +148,15 @@ class AgreementReport:
 
     n_items: items with >= 2 ratings; n_in_scope: all items given; fractions are 0..1.
     ci95: metric -> (low, high) 95% percentile bootstrap interval over items, or None.
+    analytic_ci95: metric -> (low, high) 95% large-sample interval where a library gives one
+    (two raters: Cohen's kappa from statsmodels, Fleiss, Cohen & Everitt 1969 variance, clipped
+    to [-1, 1]; percent agreement, a binomial proportion of items, by Wilson's score interval),
+    else None.
     undefined: metric -> why it is undefined (0/0); such a coefficient's value is None.
     label_counts: rater -> {category: ratings}; by_pair: one PairResult per pair of raters
     sharing at least one item, raters in sorted order; confusion: that pair's matrix when there
-    are exactly two raters, else None; by_group: group value -> report of its items.
+    are exactly two raters, else None; by_category: category -> CategoryAgreement;
+    groups: column (e.g. "slice") -> {group value -> report of its items}.
     indicative: fewer than INDICATIVE_BELOW items, so the figures are indicative only.
     """
 
@@ -126,14 +171,15 @@ class AgreementReport:
     krippendorff_alpha: Coefficient
     gwet_ac1: Coefficient
     brennan_prediger: Coefficient
-    ci95: dict[str, tuple[float, float] | None]
+    ci95: dict[str, Interval | None]
     undefined: dict[str, str]
     label_counts: dict[Any, dict[Any, int]]
     by_pair: tuple[PairResult, ...]
     confusion: list[list[int]] | None
     indicative: bool
-    by: str | None = None
-    by_group: dict[Any, AgreementReport] = field(default_factory=dict)
+    analytic_ci95: dict[str, Interval | None] = field(default_factory=dict)
+    by_category: dict[Any, CategoryAgreement] = field(default_factory=dict)
+    groups: dict[str, dict[Any, AgreementReport]] = field(default_factory=dict)
 
     def coefficient(self, metric: str) -> Coefficient:
         """The Coefficient named `metric` (one of METRICS)."""
@@ -141,12 +187,15 @@ class AgreementReport:
             raise KeyError(f"unknown metric {metric!r}; known: {', '.join(METRICS)}")
         return getattr(self, metric)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, target_half_width: float = DEFAULT_TARGET_HALF_WIDTH) -> dict[str, Any]:
         """A plain dict that json.dumps(..., allow_nan=False) accepts.
 
         Keys: n_items, n_in_scope, n_raters, categories, indicative, one per metric (float or
-        None), n_used, ci95 (metric -> [low, high] or None), undefined, label_counts, by_pair,
-        confusion, and `by_<column>` (e.g. by_slice: group -> the same shape) when grouped.
+        None), n_used, ci95 and analytic_ci95 (metric -> [low, high] or None), undefined,
+        label_counts, by_pair, by_category, confusion, paradox (kappa_paradox, or None),
+        sample_size (items_needed for Krippendorff's alpha at `target_half_width`, or None),
+        by_slice (group -> the same shape without groups; {} when not grouped by slice) and
+        by_<column> for every other grouping column.
         """
         out: dict[str, Any] = {
             "n_items": self.n_items,
@@ -157,16 +206,113 @@ class AgreementReport:
         }
         out.update({m: self.coefficient(m).value for m in METRICS})
         out["n_used"] = {m: self.coefficient(m).n_used for m in METRICS}
-        out["ci95"] = {m: list(ci) if ci else None for m, ci in self.ci95.items()}
+        out["ci95"] = {m: _interval_json(self.ci95.get(m)) for m in METRICS}
+        out["analytic_ci95"] = {m: _interval_json(self.analytic_ci95.get(m)) for m in METRICS}
         out["undefined"] = dict(self.undefined)
         out["label_counts"] = {
             str(r): {str(c): n for c, n in counts.items()} for r, counts in self.label_counts.items()
         }
         out["by_pair"] = [p.to_json() for p in self.by_pair]
+        out["by_category"] = {str(_plain(c)): a.to_json() for c, a in self.by_category.items()}
         out["confusion"] = self.confusion
-        if self.by is not None:
-            out[f"by_{self.by}"] = {str(g): rep.to_json() for g, rep in self.by_group.items()}
+        paradox = kappa_paradox(self)
+        out["paradox"] = paradox.to_json() if paradox else None
+        guide = items_needed(self, half_width=target_half_width)
+        out["sample_size"] = guide.to_json() if guide else None
+        out["by_slice"] = {}
+        for column, parts in self.groups.items():
+            out[f"by_{column}"] = {str(_plain(g)): rep.to_json(target_half_width) for g, rep in parts.items()}
         return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a report: the kappa paradox and the items needed for a narrower interval
+
+@dataclass(frozen=True)
+class Paradox:
+    """High percent agreement with a low kappa: the first paradox of Feinstein & Cicchetti
+    (1990), "High agreement but low kappa: I. The problems of two paradoxes", J. Clin.
+    Epidemiol. 43(6). With skewed categories chance agreement p_e is high, so kappa-like
+    coefficients are low however well raters agree; Gwet's AC1 (Gwet 2008) is not so affected.
+    dominant_share: the dominant category's share of all ratings (0..1).
+    """
+
+    percent_agreement: float
+    kappa_metric: str
+    kappa: float
+    gwet_ac1: float | None
+    dominant_category: Any
+    dominant_share: float
+
+    def to_json(self) -> dict[str, Any]:
+        """Every field as a plain JSON value."""
+        return {"percent_agreement": self.percent_agreement, "kappa_metric": self.kappa_metric,
+                "kappa": self.kappa, "gwet_ac1": self.gwet_ac1,
+                "dominant_category": _plain(self.dominant_category), "dominant_share": self.dominant_share}
+
+
+def kappa_paradox(report: AgreementReport) -> Paradox | None:
+    """The kappa paradox in `report`, or None.
+
+    It is flagged when percent agreement >= PARADOX_MIN_AGREEMENT and the kappa (Cohen's with
+    two raters, else Fleiss') is defined and at least PARADOX_MIN_GAP below it. The report's
+    label counts give the dominant category, which explains it when its share is high.
+    """
+    pa = report.percent_agreement.value
+    name = "cohen_kappa" if report.cohen_kappa.value is not None else "fleiss_kappa"
+    kappa = report.coefficient(name).value
+    if pa is None or kappa is None or pa < PARADOX_MIN_AGREEMENT or pa - kappa < PARADOX_MIN_GAP:
+        return None
+    totals = {c: sum(counts[c] for counts in report.label_counts.values()) for c in report.categories}
+    dominant = max(report.categories, key=lambda c: totals[c])
+    share = totals[dominant] / max(sum(totals.values()), 1)
+    return Paradox(pa, name, kappa, report.gwet_ac1.value, dominant, share)
+
+
+@dataclass(frozen=True)
+class SampleSize:
+    """How many double-labeled items would narrow `metric`'s 95% interval to +-target_half_width.
+
+    half_width: the current interval's half-width; items_needed: the estimated total of items
+    with >= 2 ratings; more_items: items_needed minus those labeled now (>= 0).
+    """
+
+    metric: str
+    target_half_width: float
+    half_width: float
+    n_items: int
+    items_needed: int
+    more_items: int
+
+    def to_json(self) -> dict[str, Any]:
+        """Every field as a plain JSON value."""
+        return {"metric": self.metric, "target_half_width": self.target_half_width,
+                "half_width": self.half_width, "n_items": self.n_items,
+                "items_needed": self.items_needed, "more_items": self.more_items}
+
+
+def items_needed(report: AgreementReport, metric: str = "krippendorff_alpha",
+                 half_width: float = DEFAULT_TARGET_HALF_WIDTH) -> SampleSize | None:
+    """Estimate the double-labeled items that bring `metric`'s 95% interval to +-half_width.
+
+    report: a report with a bootstrap interval for `metric`; half_width: the target, in the
+        coefficient's units (0.1 means +-0.1), > 0.
+    Returns None when `metric` has no interval (undefined, or no bootstrap).
+    Raises ValueError for half_width <= 0, KeyError for an unknown metric.
+    Method: the standard error of a coefficient estimated from n independent items shrinks as
+    1 / sqrt(n) (Efron & Tibshirani 1993, An Introduction to the Bootstrap, ch. 5), so the
+    interval width does too: n_needed = ceil(n * (w_now / w_target)^2), assuming the
+    coefficient and the mix of labels stay as they are. An estimate for planning, not a promise.
+    """
+    if half_width <= 0:
+        raise ValueError(f"the target half-width must be > 0, got {half_width}")
+    n = report.coefficient(metric).n_used
+    interval = report.ci95.get(metric)
+    if interval is None or n == 0:
+        return None
+    now = (interval[1] - interval[0]) / 2
+    needed = max(n, int(np.ceil(n * (now / half_width) ** 2 - 1e-9)))
+    return SampleSize(metric, half_width, now, n, needed, needed - n)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -179,7 +325,7 @@ def compute_agreement(
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
-    by: str | None = None,
+    by: str | Sequence[str] | None = None,
 ) -> AgreementReport:
     """Agreement coefficients, confidence intervals, pairs and groups of a long rating table.
 
@@ -188,8 +334,8 @@ def compute_agreement(
         the group column named by `by`. `line` is only used to name the line in errors.
     categories: the declared categories (>= 2, distinct); all coefficients use all of them.
     n_bootstrap: bootstrap resamples of items for ci95 (0: no intervals); seed: numpy seed.
-    by: a DataFrame column holding each item's group (e.g. "slice"): by_group gets one report
-        per group value, each flagged indicative below INDICATIVE_BELOW items.
+    by: a DataFrame column holding each item's group (e.g. "slice"), or several: groups[column]
+        gets one report per group value, each flagged indicative below INDICATIVE_BELOW items.
     Returns an AgreementReport; coefficients are fractions (0..1 for agreement, kappa-like
         ones in [-1, 1]), None with a reason when undefined (0/0).
     Raises UndefinedCategoryError for a label outside `categories` (naming it and its line);
@@ -210,13 +356,12 @@ def compute_agreement(
     cats = _check_categories(categories)
     if n_bootstrap < 0:
         raise ValueError(f"n_bootstrap must be >= 0, got {n_bootstrap}")
-    columns = _columns(rows, by)
+    group_by = (by,) if isinstance(by, str) else tuple(by or ())
+    columns = _columns(rows, group_by)
     ratings = _encode(columns, cats)
     report = _report(ratings, cats, n_bootstrap, seed)
-    if by is None:
-        return report
-    groups = _group_reports(ratings, columns, by, cats, n_bootstrap, seed)
-    return replace(report, by=by, by_group=groups)
+    groups = {column: _group_reports(ratings, columns, column, cats, n_bootstrap, seed) for column in group_by}
+    return replace(report, groups=groups) if groups else report
 
 
 def _check_categories(categories: Sequence[Any]) -> tuple[Any, ...]:
@@ -248,24 +393,25 @@ class _Ratings:
     n_items: int
 
 
-def _columns(rows: Iterable[tuple] | pd.DataFrame, by: str | None) -> dict[str, Any]:
-    """item_id, rater, label, line (or None) and group (or None) as array-likes."""
+def _columns(rows: Iterable[tuple] | pd.DataFrame, by: tuple[str, ...]) -> dict[str, Any]:
+    """item_id, rater, label, line (or None) and each `by` column as array-likes."""
     if isinstance(rows, pd.DataFrame):
         return _frame_columns(rows, by)
-    if by is not None:
-        raise ValueError(f"by={by!r} needs a DataFrame with a {by!r} column, not tuples")
+    if by:
+        raise ValueError(f"by={by[0]!r} needs a DataFrame with a {by[0]!r} column, not tuples")
     return _tuple_columns(rows)
 
 
-def _frame_columns(frame: pd.DataFrame, by: str | None) -> dict[str, Any]:
+def _frame_columns(frame: pd.DataFrame, by: tuple[str, ...]) -> dict[str, Any]:
     """The needed columns of a DataFrame; ValueError when one is missing."""
-    needed = list(COLUMNS) + ([by] if by is not None else [])
+    needed = [*COLUMNS, *by]
     missing = [c for c in needed if c not in frame.columns]
     if missing:
         raise ValueError(f"the table has no column {missing[0]!r}; it needs {', '.join(needed)}")
-    out = {c: frame[c] for c in COLUMNS}
+    if len(set(by)) != len(by) or set(by) & {*COLUMNS, "line"}:
+        raise ValueError(f"group by distinct columns other than {', '.join((*COLUMNS, 'line'))}; got {by!r}")
+    out = {c: frame[c] for c in needed}
     out["line"] = frame["line"].to_numpy() if "line" in frame.columns else None
-    out["group"] = frame[by] if by is not None else None
     return out
 
 
@@ -282,7 +428,6 @@ def _tuple_columns(rows: Iterable[tuple]) -> dict[str, Any]:
     cols = [_object_array(list(map(itemgetter(k), rows))) for k in range(width)]
     out = dict(zip(COLUMNS, cols))
     out["line"] = cols[3] if width == 4 else None
-    out["group"] = None
     return out
 
 
@@ -406,15 +551,18 @@ def _two_rater_patterns(ratings: _Ratings, q: int) -> tuple[np.ndarray, np.ndarr
 
 
 def _features(counts: np.ndarray, pairs: np.ndarray | None, q: int) -> np.ndarray:
-    """Per-pattern terms whose item sums give every coefficient; shape (P, 4 + 2q + q*q).
+    """Per-pattern terms whose item sums give every coefficient; shape (P, 4 + 4q + q*q).
 
     Columns: 1 (item in scope), r_i >= 2 (pairable), sum_k r_ik(r_ik-1) / (r_i(r_i-1)),
     r_ik / r_i (q columns), r_ik on pairable items (q), sum_k r_ik(r_ik-1) / (r_i-1),
-    and a one-hot of the (a, b) cell of a two-rater confusion matrix (q*q) when both rated.
+    r_ik(r_ik-1) (q: ordered rater pairs agreeing on k), r_ik(r_i-1) (q: ordered rater pairs
+    whose first member said k), and a one-hot of the (a, b) cell of a two-rater confusion
+    matrix (q*q) when both rated.
     """
     r = counts.sum(axis=1)
     pairable = r >= 2
-    same = (counts * (counts - 1)).sum(axis=1)
+    same_k = counts * (counts - 1)
+    same = same_k.sum(axis=1)
     pa_term = np.divide(same, r * (r - 1), out=np.zeros_like(r), where=pairable)
     kd_term = np.divide(same, r - 1, out=np.zeros_like(r), where=pairable)
     conf = np.zeros((counts.shape[0], q * q))
@@ -423,7 +571,7 @@ def _features(counts: np.ndarray, pairs: np.ndarray | None, q: int) -> np.ndarra
         conf[both, pairs[both, 0] * q + pairs[both, 1]] = 1.0
     return np.column_stack([
         np.ones_like(r), pairable, pa_term, counts / np.maximum(r, 1)[:, None],
-        counts * pairable[:, None], kd_term, conf,
+        counts * pairable[:, None], kd_term, same_k, counts * np.maximum(r - 1, 0)[:, None], conf,
     ])
 
 
@@ -437,13 +585,17 @@ class _Sums:
     pi_sum: np.ndarray  # (m, q): sum over items of r_ik / r_i
     nc: np.ndarray  # (m, q): ratings per category on pairable items
     kd: np.ndarray  # sum over pairable items of sum_k r_ik(r_ik-1) / (r_i-1)
+    agree_k: np.ndarray  # (m, q): ordered rater pairs of an item agreeing on category k
+    pairs_k: np.ndarray  # (m, q): ordered rater pairs of an item whose first member said k
     conf: np.ndarray  # (m, q, q): two-rater confusion matrix
 
     @classmethod
     def of(cls, sums: np.ndarray, q: int) -> _Sums:
         """Split a (m, K) matrix of summed features into named parts."""
+        k = 4 + 2 * q
         return cls(sums[:, 0], sums[:, 1], sums[:, 2], sums[:, 3:3 + q], sums[:, 3 + q:3 + 2 * q],
-                   sums[:, 3 + 2 * q], sums[:, 4 + 2 * q:].reshape(-1, q, q))
+                   sums[:, 3 + 2 * q], sums[:, k:k + q], sums[:, k + q:k + 2 * q],
+                   sums[:, k + 2 * q:].reshape(-1, q, q))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -521,6 +673,18 @@ def _krippendorff_alpha(s: _Sums) -> np.ndarray:
     return 1.0 - _div((n - 1) * (n - s.kd), n * n - (s.nc**2).sum(axis=1))
 
 
+def _specific_agreement(s: _Sums) -> np.ndarray:
+    """Specific agreement per category, shape (m, q): given that one rater of a pair put an
+    item in k, the share of such ordered rater pairs where the other rater agreed:
+    p_s(k) = sum_i r_ik(r_ik - 1) / sum_i r_ik(r_i - 1) (Uebersax 1982, "A design-independent
+    method for measuring the reliability of psychiatric diagnosis", J. Psychiatric Research 17;
+    with two raters it is 2 n_kk / (n_k. + n_.k), the positive specific agreement of
+    Fleiss, Levin & Paik 2003, Statistical Methods for Rates and Proportions, 3rd ed., 18.1).
+    NaN when no pairable item has a rating in k.
+    """
+    return _div(s.agree_k, s.pairs_k)
+
+
 def _coefficients(s: _Sums, q: int) -> dict[str, np.ndarray]:
     """Every metric of METRICS for each row of `s`; NaN where undefined."""
     return {
@@ -574,20 +738,61 @@ def _report(ratings: _Ratings, categories: tuple[Any, ...], n_bootstrap: int, se
                             n_both if m == "cohen_kappa" else n2, reasons.get(m))
              for m in METRICS}
     samples = _bootstrap(freq, features, q, n_bootstrap, seed)
+    two_raters = len(ratings.raters) == 2
+    ci95 = {m: None if m in reasons else _percentile_ci(samples.get(m)) for m in METRICS}
+    pairs = _pairs(ratings, categories, n_bootstrap, seed)
+    if two_raters and pairs:  # the one pair is the report: the same figures get the same intervals
+        pairs = (replace(pairs[0], ci95={m: ci95[m] for m in pairs[0].ci95}),)
     return AgreementReport(
         n_items=n2, n_in_scope=ratings.n_items, n_raters=len(ratings.raters),
-        categories=categories, **coefs,
-        ci95={m: None if m in reasons else _percentile_ci(samples.get(m)) for m in METRICS},
+        categories=categories, **coefs, ci95=ci95,
+        analytic_ci95=_analytic_intervals(point.conf[0], coefs) if two_raters else {},
         undefined=reasons,
         label_counts=_label_counts(ratings, categories),
-        by_pair=_pairs(ratings, categories),
-        confusion=point.conf[0].astype(int).tolist() if len(ratings.raters) == 2 else None,
+        by_pair=pairs,
+        by_category=_categories(point, samples.get("specific_agreement"), categories),
+        confusion=point.conf[0].astype(int).tolist() if two_raters else None,
         indicative=n2 < INDICATIVE_BELOW,
     )
 
 
+def _categories(point: _Sums, samples: np.ndarray | None, categories: tuple[Any, ...]) -> dict[Any, CategoryAgreement]:
+    """category -> its specific agreement with a bootstrap interval (samples: (B, q) or None)."""
+    values = _specific_agreement(point)[0]
+    out = {}
+    for k, category in enumerate(categories):
+        n_k = int(point.nc[0, k])
+        if np.isnan(values[k]):
+            reason = f"no rating on an item with two or more ratings is {category!r} (0/0)"
+            out[category] = CategoryAgreement(category, Coefficient(None, n_k, reason), None)
+        else:
+            interval = _percentile_ci(None if samples is None else samples[:, k])
+            out[category] = CategoryAgreement(category, Coefficient(float(values[k]), n_k), interval)
+    return out
+
+
+def _analytic_intervals(conf: np.ndarray, coefs: dict[str, Coefficient]) -> dict[str, Interval | None]:
+    """Large-sample 95% intervals of a two-rater table (see AgreementReport.analytic_ci95)."""
+    from statsmodels.stats.inter_rater import cohens_kappa
+    from statsmodels.stats.proportion import proportion_confint
+
+    out: dict[str, Interval | None] = {}
+    n = int(conf.sum())
+    if coefs["cohen_kappa"].value is not None and n > 1:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a degenerate table: its variance is NaN
+            result = cohens_kappa(conf)
+        low, high = float(result.kappa_low), float(result.kappa_upp)
+        out["cohen_kappa"] = (max(low, -1.0), min(high, 1.0)) if np.isfinite([low, high]).all() else None
+    if coefs["percent_agreement"].value is not None and n > 0:
+        low, high = proportion_confint(int(np.trace(conf)), n, alpha=0.05, method="wilson")
+        out["percent_agreement"] = (float(low), float(high))
+    return out
+
+
 def _bootstrap(freq: np.ndarray, features: np.ndarray, q: int, n_bootstrap: int, seed: int) -> dict[str, np.ndarray]:
-    """Every metric on n_bootstrap resamples of the items: metric -> (n_bootstrap,) array.
+    """Every metric on n_bootstrap resamples of the items: metric -> (n_bootstrap,) array, and
+    "specific_agreement" -> (n_bootstrap, q).
 
     Resampling n items with replacement gives pattern frequencies ~ Multinomial(n, freq / n):
     one (n_bootstrap, P) draw from numpy default_rng(seed), then one matrix product.
@@ -596,7 +801,8 @@ def _bootstrap(freq: np.ndarray, features: np.ndarray, q: int, n_bootstrap: int,
     if n_bootstrap == 0 or n == 0:
         return {}
     weights = np.random.default_rng(seed).multinomial(n, freq / n, size=n_bootstrap)
-    return _coefficients(_Sums.of(weights.astype(float) @ features, q), q)
+    sums = _Sums.of(weights.astype(float) @ features, q)
+    return {**_coefficients(sums, q), "specific_agreement": _specific_agreement(sums)}
 
 
 def _percentile_ci(samples: np.ndarray | None) -> tuple[float, float] | None:
@@ -620,7 +826,7 @@ def _label_counts(ratings: _Ratings, categories: tuple[Any, ...]) -> dict[Any, d
     return {r: dict(zip(categories, map(int, table[k]))) for k, r in enumerate(ratings.raters)}
 
 
-def _pairs(ratings: _Ratings, categories: tuple[Any, ...]) -> tuple[PairResult, ...]:
+def _pairs(ratings: _Ratings, categories: tuple[Any, ...], n_bootstrap: int, seed: int) -> tuple[PairResult, ...]:
     """One PairResult for each pair of raters (sorted) sharing at least one item."""
     q, n_raters = len(categories), len(ratings.raters)
     order = np.argsort(ratings.rater, kind="stable")
@@ -636,23 +842,35 @@ def _pairs(ratings: _Ratings, categories: tuple[Any, ...]) -> tuple[PairResult, 
             if shared.any():
                 cells = cat_a[shared] * q + ratings.cat[rows[b]][shared]
                 conf = np.bincount(cells, minlength=q * q).reshape(q, q)
-                results.append(_pair_result(ratings.raters[a], ratings.raters[b], conf, categories))
+                results.append(_pair_result(ratings.raters[a], ratings.raters[b], conf, categories,
+                                            n_bootstrap, seed))
     return tuple(results)
 
 
-def _pair_result(rater_a: Any, rater_b: Any, conf: np.ndarray, categories: tuple[Any, ...]) -> PairResult:
-    """Cohen's kappa and percent agreement of one pair from its confusion matrix."""
+def _pair_result(rater_a: Any, rater_b: Any, conf: np.ndarray, categories: tuple[Any, ...],
+                 n_bootstrap: int, seed: int) -> PairResult:
+    """Cohen's kappa and percent agreement of one pair from its confusion matrix, with
+    bootstrap intervals (the items' cells resampled as a multinomial, as in _bootstrap)."""
     n = int(conf.sum())
     kappa = float(_cohen_kappa(conf[None].astype(float))[0])
     reason = None
     if np.isnan(kappa):
         reason = (f"both raters put every item in {categories[int(np.argmax(conf.sum(axis=1)))]!r}: "
                   "expected agreement is 1 (0/0)")
+    coefs = {"cohen_kappa": Coefficient(None if reason else kappa, n, reason),
+             "percent_agreement": Coefficient(float(np.trace(conf)) / n, n)}
+    intervals: dict[str, Interval | None] = {}
+    if n_bootstrap:
+        cells = conf.ravel()
+        weights = np.random.default_rng(seed).multinomial(n, cells / n, size=n_bootstrap)
+        tables = weights.reshape(n_bootstrap, *conf.shape).astype(float)
+        samples = {"cohen_kappa": _cohen_kappa(tables),
+                   "percent_agreement": np.trace(tables, axis1=1, axis2=2) / n}
+        intervals = {m: None if c.value is None else _percentile_ci(samples[m]) for m, c in coefs.items()}
     return PairResult(
-        rater_a=rater_a, rater_b=rater_b, n_items=n,
-        cohen_kappa=Coefficient(None if reason else kappa, n, reason),
-        percent_agreement=Coefficient(float(np.trace(conf)) / n, n),
-        confusion=conf.astype(int).tolist(),
+        rater_a=rater_a, rater_b=rater_b, n_items=n, **coefs,
+        confusion=conf.astype(int).tolist(), ci95=intervals,
+        analytic_ci95=_analytic_intervals(conf, coefs),
     )
 
 
@@ -663,7 +881,7 @@ def _pair_result(rater_a: Any, rater_b: Any, conf: np.ndarray, categories: tuple
 def _group_reports(ratings: _Ratings, columns: dict[str, Any], by: str, categories: tuple[Any, ...],
                    n_bootstrap: int, seed: int) -> dict[Any, AgreementReport]:
     """group value -> report of its items (sorted by value); ValueError if an item has two."""
-    codes, names = pd.factorize(columns["group"])
+    codes, names = pd.factorize(columns[by])
     per_item = np.full(ratings.n_items, -1, dtype=np.int64)
     per_item[ratings.item] = codes
     bad = np.flatnonzero((codes < 0) | (per_item[ratings.item] != codes))
@@ -713,15 +931,18 @@ def read_label_table(path: str | Path, categories: Sequence[str] = LABELS) -> li
     return list(zip(*(frame[c].tolist() for c in (*COLUMNS, "line"))))
 
 
-def read_label_frame(path: str | Path, categories: Sequence[str] = LABELS) -> pd.DataFrame:
+def read_label_frame(path: str | Path, categories: Sequence[str] = LABELS, keep: Sequence[str] = ()) -> pd.DataFrame:
     """read_label_table's rows as a DataFrame (columns item_id, rater, label, line) that
     compute_agreement takes as it is; same input, checks and errors.
+
+    keep: more columns to read as text (e.g. "slice" for compute_agreement(by="slice")); each
+        must be in the file (ImportRowError naming the column otherwise); values may be empty.
 
     A plain CSV (no quotes, no blank lines) that passes every check is parsed by pandas'
     pyarrow engine; anything else, or any problem, is read line by line with the csv module,
     which names the first bad line.
     """
-    path, cats = Path(path), tuple(categories)
+    path, cats, keep = Path(path), tuple(categories), tuple(keep)
     if path.is_dir():
         raise ImportFileError(f"{path} is a folder, not a file: give a .csv or .jsonl file with columns item_id, rater, label")
     if not path.exists():
@@ -731,18 +952,18 @@ def read_label_frame(path: str | Path, categories: Sequence[str] = LABELS) -> pd
         raise ImportFileError(f"{path}: unknown label table format {suffix!r}. "
                               "Give a .csv or .jsonl file with columns item_id, rater, label")
     data = _read_bytes(path)
-    frame = _plain_csv_frame(path, data, cats) if suffix == ".csv" else None
+    frame = _plain_csv_frame(path, data, cats, keep) if suffix == ".csv" else None
     if frame is not None:
         return frame
     text = _decode(path, data)
     if suffix == ".csv":
-        rows = _csv_rows(path, text, cats)
+        rows = _csv_rows(path, text, cats, keep)
     else:
-        rows = _jsonl_rows(path, text, cats)
-    return pd.DataFrame(_drop_repeats(path, rows), columns=[*COLUMNS, "line"])
+        rows = _jsonl_rows(path, text, cats, keep)
+    return pd.DataFrame(_drop_repeats(path, rows), columns=[*COLUMNS, "line", *keep])
 
 
-def _plain_csv_frame(path: Path, data: bytes, categories: tuple[str, ...]) -> pd.DataFrame | None:
+def _plain_csv_frame(path: Path, data: bytes, categories: tuple[str, ...], keep: tuple[str, ...]) -> pd.DataFrame | None:
     """The table of a plain, valid CSV parsed by pandas; None when the careful reader is needed.
 
     Plain: no quote character, no lone carriage return, no blank line, so each line is one
@@ -754,22 +975,41 @@ def _plain_csv_frame(path: Path, data: bytes, categories: tuple[str, ...]) -> pd
     header = _plain_header(data)
     if header is None:
         return None
-    index = _header_index(path, header)
-    try:
-        raw = pd.read_csv(io.BytesIO(data), engine="pyarrow", header=None, skiprows=1,
-                          names=list(range(len(header))), dtype=str, keep_default_na=False)
-    except ValueError:  # ParserError, EmptyDataError, UnicodeDecodeError, a narrow first row
+    index = _header_index(path, header, keep)
+    raw = _arrow_text_columns(data, len(header))
+    if raw is None:
         return None
     n_lines = data.count(b"\n") + (not data.endswith(b"\n"))
     if len(raw) != n_lines - 1:  # pyarrow skipped blank lines: line numbers would shift
         return None
     frame = pd.DataFrame({name: raw[k].str.strip() for name, k in zip(COLUMNS, index)})
     frame["line"] = np.arange(2, len(frame) + 2)
+    for name, k in zip(keep, index[len(COLUMNS):]):
+        frame[name] = raw[k].str.strip()
     if (frame[list(COLUMNS)] == "").to_numpy().any() or not frame["label"].isin(categories).all():
         return None
     item, _ = pd.factorize(frame["item_id"])
     rater, raters = pd.factorize(frame["rater"])
     return None if pd.Index(item * len(raters) + rater).duplicated().any() else frame
+
+
+def _arrow_text_columns(data: bytes, width: int) -> pd.DataFrame | None:
+    """The records after the header as text columns 0..width-1, parsed by pyarrow with every
+    column typed as text (so "001" stays "001"); None when pyarrow refuses the bytes."""
+    import pyarrow as pa
+    from pyarrow import csv as pa_csv
+
+    names = [str(k) for k in range(width)]
+    try:
+        table = pa_csv.read_csv(
+            pa.BufferReader(data),
+            read_options=pa_csv.ReadOptions(skip_rows=1, column_names=names),
+            convert_options=pa_csv.ConvertOptions(column_types={n: pa.string() for n in names},
+                                                  strings_can_be_null=False, quoted_strings_can_be_null=False),
+        )
+    except (pa.ArrowInvalid, UnicodeDecodeError):  # a ragged row, invalid UTF-8, no rows
+        return None
+    return pd.DataFrame({k: table.column(n).to_numpy(zero_copy_only=False) for k, n in enumerate(names)})
 
 
 def _plain_header(data: bytes) -> list[str] | None:
@@ -803,8 +1043,8 @@ def _decode(path: Path, data: bytes) -> str:
                              "Save the file as UTF-8 (with or without BOM)") from None
 
 
-def _csv_rows(path: Path, text: str, categories: tuple[str, ...]) -> list[tuple[str, str, str, int]]:
-    """(item_id, rater, label, line) of each CSV record, checked for shape and empty values."""
+def _csv_rows(path: Path, text: str, categories: tuple[str, ...], keep: tuple[str, ...] = ()) -> list[tuple]:
+    """(item_id, rater, label, line, *keep) of each CSV record, checked for shape and empty values."""
     reader = csv.reader(io.StringIO(text, newline=""))
     first = next(reader, None)
     if first is None:
@@ -814,7 +1054,7 @@ def _csv_rows(path: Path, text: str, categories: tuple[str, ...]) -> list[tuple[
         raise ImportRowError(str(path), 1, None, "the first line is blank",
                              "Put the header item_id,rater,label on the first line")
     header = [name.strip() for name in first]
-    index = _header_index(path, header)
+    index = _header_index(path, header, keep)
     rows, start = [], reader.line_num + 1
     for fields in reader:
         line, start = start, reader.line_num + 1
@@ -826,18 +1066,20 @@ def _csv_rows(path: Path, text: str, categories: tuple[str, ...]) -> list[tuple[
                                  "Give every line the header's columns (quote values with commas)")
         values = [fields[k].strip() for k in index]
         _check_values(path, line, values, categories)
-        rows.append((values[0], values[1], values[2], line))
+        rows.append((values[0], values[1], values[2], line, *values[3:]))
     return rows
 
 
-def _header_index(path: Path, header: list[str]) -> list[int]:
-    """Positions of item_id, rater, label in the header; ImportRowError on line 1 otherwise."""
-    for name in COLUMNS:
+def _header_index(path: Path, header: list[str], keep: tuple[str, ...] = ()) -> list[int]:
+    """Positions of item_id, rater, label and the `keep` columns in the header; ImportRowError
+    on line 1 otherwise."""
+    for name in (*COLUMNS, *keep):
         if header.count(name) != 1:
             problem = "names it twice" if name in header else "has no such column"
-            raise ImportRowError(str(path), 1, name, f"the header {problem} (found: {', '.join(header)})",
-                                 "Name the columns item_id, rater, label, once each, in the first line")
-    return [header.index(name) for name in COLUMNS]
+            hint = ("Name the columns item_id, rater, label, once each, in the first line" if name in COLUMNS
+                    else f"Add a column {name} to break agreement down by it, or leave out --by {name}")
+            raise ImportRowError(str(path), 1, name, f"the header {problem} (found: {', '.join(header)})", hint)
+    return [header.index(name) for name in (*COLUMNS, *keep)]
 
 
 def _check_values(path: Path, line: int, values: Sequence[Any], categories: tuple[str, ...]) -> None:
@@ -853,19 +1095,19 @@ def _check_values(path: Path, line: int, values: Sequence[Any], categories: tupl
                              "Correct the label, or declare the category (--categories)")
 
 
-def _jsonl_rows(path: Path, text: str, categories: tuple[str, ...]) -> list[tuple[str, str, str, int]]:
-    """(item_id, rater, label, line) of each JSONL line; blank lines are skipped."""
+def _jsonl_rows(path: Path, text: str, categories: tuple[str, ...], keep: tuple[str, ...] = ()) -> list[tuple]:
+    """(item_id, rater, label, line, *keep) of each JSONL line; blank lines are skipped."""
     rows = []
     for line, raw in enumerate(text.split("\n"), start=1):
         if raw.strip():
-            row = _jsonl_row(path, line, raw)
+            row = _jsonl_row(path, line, raw, keep)
             _check_values(path, line, row[:3], categories)
             rows.append(row)
     return rows
 
 
-def _jsonl_row(path: Path, line: int, raw: str) -> tuple[str, str, str, int]:
-    """One JSONL line as (item_id, rater, label, line); ImportRowError when malformed."""
+def _jsonl_row(path: Path, line: int, raw: str, keep: tuple[str, ...] = ()) -> tuple:
+    """One JSONL line as (item_id, rater, label, line, *keep); ImportRowError when malformed."""
     try:
         obj = json.loads(raw)
     except json.JSONDecodeError as exc:
@@ -874,27 +1116,30 @@ def _jsonl_row(path: Path, line: int, raw: str) -> tuple[str, str, str, int]:
     if not isinstance(obj, dict):
         raise ImportRowError(str(path), line, None, "not a JSON object",
                              "Write one object per line with item_id, rater, label")
-    values = [obj.get(name) for name in COLUMNS]
-    for name, value in zip(COLUMNS, values):
+    values = [obj.get(name) for name in (*COLUMNS, *keep)]
+    for name, value in zip((*COLUMNS, *keep), values):
         allowed = (str,) if name == "label" else (str, int)
         if value is None:
-            raise ImportRowError(str(path), line, name, f"{name} is missing",
-                                 "Give every line item_id, rater and label")
+            fix = ("Give every line item_id, rater and label" if name in COLUMNS
+                   else f"Give every line a {name} to break agreement down by it, or leave out --by {name}")
+            raise ImportRowError(str(path), line, name, f"{name} is missing", fix)
         if isinstance(value, bool) or not isinstance(value, allowed):
             kind = "text" if name == "label" else "text or an integer"
             raise ImportRowError(str(path), line, name, f"{name} is {type(value).__name__}, not {kind}",
                                  f"Write {name} as {kind}")
-    return (str(values[0]).strip(), str(values[1]).strip(), values[2].strip(), line)
+    return (str(values[0]).strip(), str(values[1]).strip(), values[2].strip(), line,
+            *(str(v).strip() for v in values[3:]))
 
 
-def _drop_repeats(path: Path, rows: list[tuple[str, str, str, int]]) -> list[tuple[str, str, str, int]]:
+def _drop_repeats(path: Path, rows: list[tuple]) -> list[tuple]:
     """Rows without exact repeats; ImportRowError naming both lines of a conflicting pair."""
     seen: dict[tuple[str, str], tuple[str, int]] = {}
     kept = []
-    for item_id, rater, label, line in rows:
+    for row in rows:
+        item_id, rater, label, line = row[:4]
         earlier = seen.setdefault((item_id, rater), (label, line))
         if earlier[1] == line:
-            kept.append((item_id, rater, label, line))
+            kept.append(row)
         elif earlier[0] != label:
             raise ImportRowError(str(path), line, "label",
                                  f"item {item_id!r} is labeled twice by {rater!r}: "

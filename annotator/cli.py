@@ -178,60 +178,44 @@ def adjudications_import(
 def agreement(
     dataset: DatasetOpt = None,
     labels: Annotated[Optional[Path], typer.Option("--labels", help="Compute from a CSV/JSONL of item_id, rater, label, without a database.")] = None,
-    by: Annotated[Optional[str], typer.Option("--by", help="Break down by 'slice' or 'split'.")] = None,
+    by: Annotated[Optional[str], typer.Option("--by", help="Break down by slice, split or guideline_version (comma-separated for several). From the database, by slice is always included.")] = None,
     categories: Annotated[Optional[str], typer.Option("--categories", help="Declared categories, comma-separated (default: support,contradict,insufficient).")] = None,
     bootstrap: Annotated[int, typer.Option("--bootstrap", min=0, max=MAX_BOOTSTRAP, help="Bootstrap resamples for the 95% intervals (0: none).")] = 1000,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the bootstrap.")] = 0,
+    target_half_width: Annotated[float, typer.Option("--target-half-width", min=0.001, max=1.0, help="Sample-size guidance: the +- width of Krippendorff's alpha's 95% interval to aim for.")] = 0.1,
     as_json: JsonOpt = False,
     db: Db = None,
 ) -> None:
     """Inter-annotator agreement on the blind labels (never on adjudications)."""
     from annotator.agreement import compute_agreement, read_label_frame
+    from annotator.agreement_text import format_agreement
+    from annotator.services.reports import GROUP_COLUMNS
     from annotator.vocabulary import declared_categories
 
     try:
         declared = declared_categories(categories)
     except ValueError as error:
         raise typer.BadParameter(str(error), param_hint="--categories") from None
-    if by not in (None, "slice", "split"):
-        raise typer.BadParameter("use 'slice' or 'split'", param_hint="--by")
+    group_by = tuple(dict.fromkeys(part.strip() for part in (by or "").split(",") if part.strip()))
+    unknown = [column for column in group_by if column not in GROUP_COLUMNS]
+    if unknown:
+        raise typer.BadParameter(f"{unknown[0]!r}: use {', '.join(GROUP_COLUMNS)}", param_hint="--by")
     if labels is not None:
-        if by is not None:
-            raise typer.BadParameter("--by needs the database (a labels file has no slices)", param_hint="--by")
-        report = compute_agreement(read_label_frame(labels, declared), declared, n_bootstrap=bootstrap, seed=seed)
+        frame = read_label_frame(labels, declared, keep=group_by)
+        report = compute_agreement(frame, declared, n_bootstrap=bootstrap, seed=seed, by=group_by)
     else:
         from annotator.db import session_scope
         from annotator.services.reports import agreement_report
 
+        group_by = tuple(dict.fromkeys(("slice", *group_by)))
         with session_scope(_engine(db)) as session:
-            report = agreement_report(session, _dataset_pk(session, dataset), by=by, n_bootstrap=bootstrap, seed=seed, categories=declared)
-    data = report.to_json()
+            report = agreement_report(session, _dataset_pk(session, dataset), by=group_by, n_bootstrap=bootstrap,
+                                      seed=seed, categories=declared)
+    data = report.to_json(target_half_width=target_half_width)
     if as_json:
         _echo_json(data)
     else:
         typer.echo(format_agreement(data))
-
-
-def format_agreement(data: dict, indent: str = "") -> str:
-    """Agreement as text: one line per coefficient with its 95% interval and n used / n in scope."""
-    metrics = ("percent_agreement", "cohen_kappa", "scott_pi", "fleiss_kappa", "krippendorff_alpha", "gwet_ac1", "brennan_prediger")
-    lines = [f"{indent}items with >= 2 labels: {data['n_items']} of {data['n_in_scope']} in scope; raters: {data['n_raters']}"]
-    for metric in metrics:
-        if metric not in data:
-            continue
-        value, interval = data[metric], (data.get("ci95") or {}).get(metric)
-        n_used = (data.get("n_used") or {}).get(metric, data["n_items"])
-        if value is None:
-            reason = (data.get("undefined") or {}).get(metric, "undefined")
-            lines.append(f"{indent}  {metric:<20} undefined ({reason})")
-            continue
-        ci = f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else ""
-        lines.append(f"{indent}  {metric:<20} {value:.4f}{ci}  n={n_used}/{data['n_in_scope']}")
-    for name, part in (data.get("by_slice") or {}).items():
-        flag = " (indicative: fewer than 10 items)" if part.get("indicative") else ""
-        lines.append(f"{indent}{name}{flag}:")
-        lines.append(format_agreement({k: v for k, v in part.items() if k != "by_slice"}, indent + "    "))
-    return "\n".join(lines)
 
 
 @queue_app.command("adjudication")

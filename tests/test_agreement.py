@@ -21,6 +21,8 @@ from annotator.agreement import (
     _csv_rows,
     _plain_csv_frame,
     compute_agreement,
+    items_needed,
+    kappa_paradox,
     read_label_frame,
     read_label_table,
 )
@@ -247,7 +249,9 @@ def test_json_has_the_documented_keys_and_no_nan():
     assert data["label_counts"]["a"] == {c: a.count(c) for c in LABELS}
     assert all(len(data["ci95"][m]) == 2 for m in METRICS)
     assert all(0.0 <= data[m] <= 1.0 for m in METRICS)
-    assert "by_slice" not in data
+    assert data["by_slice"] == {}
+    assert set(data["by_category"]) == set(LABELS) and data["paradox"] is None
+    assert data["sample_size"]["metric"] == "krippendorff_alpha"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -380,9 +384,9 @@ def sliced_frame():
 
 def test_a_slice_below_ten_items_is_indicative():
     report = compute_agreement(sliced_frame(), n_bootstrap=100, by="slice")
-    assert list(report.by_group) == ["normal", "permission"]
-    assert report.by_group["normal"].n_items == 12 and not report.by_group["normal"].indicative
-    assert report.by_group["permission"].n_items == 3 and report.by_group["permission"].indicative
+    assert list(report.groups["slice"]) == ["normal", "permission"]
+    assert report.groups["slice"]["normal"].n_items == 12 and not report.groups["slice"]["normal"].indicative
+    assert report.groups["slice"]["permission"].n_items == 3 and report.groups["slice"]["permission"].indicative
     assert INDICATIVE_BELOW == 10
     data = json.loads(json.dumps(report.to_json(), allow_nan=False))
     assert set(data["by_slice"]) == {"normal", "permission"}
@@ -394,7 +398,7 @@ def test_a_slice_report_equals_the_report_of_its_items_alone():
     frame = sliced_frame()
     report = compute_agreement(frame, n_bootstrap=100, by="slice")
     alone = compute_agreement(frame[frame["slice"] == "normal"].drop(columns="slice"), n_bootstrap=100)
-    assert report.by_group["normal"].to_json() == alone.to_json()
+    assert report.groups["slice"]["normal"].to_json() == alone.to_json()
 
 
 def test_an_item_in_two_slices_is_refused():
@@ -453,13 +457,15 @@ def test_blank_lines_do_not_shift_line_numbers(tmp_path, content, expected):
         assert [row[3] for row in read_label_table(path)] == expected
 
 
-def test_plain_and_careful_csv_readers_agree(tmp_path):
+@pytest.mark.parametrize("keep", [(), ("slice",)])
+def test_plain_and_careful_csv_readers_agree(tmp_path, keep):
     a, b = random_two_raters(50, 16)
-    text = "item_id,rater,label\n" + "".join(f"{i},{r},{lab}\n" for i, r, lab in two_rater_rows(a, b))
+    text = "slice,item_id,rater,label\n" + "".join(
+        f"s{len(i) % 3},{i},{r},{lab}\n" for i, r, lab in two_rater_rows(a, b))
     path = write(tmp_path, "labels.csv", text)
-    fast = _plain_csv_frame(path, text.encode("utf-8"), LABELS)
-    assert fast is not None
-    assert list(fast.itertuples(index=False, name=None)) == _csv_rows(path, text, LABELS)
+    fast = _plain_csv_frame(path, text.encode("utf-8"), LABELS, keep)
+    assert fast is not None and list(fast.columns) == ["item_id", "rater", "label", "line", *keep]
+    assert list(fast.itertuples(index=False, name=None)) == _csv_rows(path, text, LABELS, keep)
 
 
 def test_jsonl_is_read_with_line_numbers_and_blank_lines_skipped(tmp_path):
@@ -571,3 +577,184 @@ def test_a_folder_given_as_a_label_table_is_named_as_a_folder(tmp_path):
         read_label_table(tmp_path)
     with pytest.raises(ImportFileError, match="file not found"):
         read_label_table(tmp_path / "absent")
+
+
+# ---------------------------------------------------------------------------------------------
+# Specific agreement per category
+
+
+@given(st.lists(st.tuples(st.sampled_from(LABELS), st.sampled_from(LABELS)), min_size=1, max_size=60))
+@settings(max_examples=60, deadline=None)
+def test_two_rater_specific_agreement_is_2nkk_over_the_margins(pairs):
+    a, b = [x for x, _ in pairs], [y for _, y in pairs]
+    report = compute_agreement(two_rater_rows(a, b), n_bootstrap=0)
+    for k in LABELS:
+        both = sum(1 for x, y in pairs if x == y == k)
+        margins = a.count(k) + b.count(k)
+        part = report.by_category[k]
+        assert part.specific_agreement.n_used == margins
+        if margins == 0:
+            assert part.specific_agreement.value is None and k in part.specific_agreement.undefined_reason
+        else:
+            assert part.specific_agreement.value == pytest.approx(2 * both / margins)
+
+
+def test_multi_rater_specific_agreement_counts_ordered_pairs_of_raters():
+    matrix = [["support", "support", "contradict"], ["support", None, "support"],
+              ["insufficient", "insufficient", "insufficient"], ["contradict", None, None]]
+    report = compute_agreement(long_rows(matrix), n_bootstrap=0)
+    for k in LABELS:  # brute force: every ordered pair of distinct raters on an item
+        first_says_k = agree = 0
+        for row in matrix:
+            given_labels = [v for v in row if v is not None]
+            for i, x in enumerate(given_labels):
+                for j, y in enumerate(given_labels):
+                    if i != j and x == k:
+                        first_says_k += 1
+                        agree += y == k
+        assert report.by_category[k].specific_agreement.value == pytest.approx(agree / first_says_k)
+
+
+def test_specific_agreement_intervals_contain_the_estimate():
+    a, b = random_two_raters(200, 21)
+    report = compute_agreement(two_rater_rows(a, b), n_bootstrap=300)
+    for part in report.by_category.values():
+        low, high = part.ci95
+        assert low <= part.specific_agreement.value <= high
+
+
+# ---------------------------------------------------------------------------------------------
+# Analytic intervals and pairs
+
+
+def test_analytic_kappa_interval_is_statsmodels_and_percent_agreement_is_wilson():
+    from statsmodels.stats.inter_rater import cohens_kappa
+    from statsmodels.stats.proportion import proportion_confint
+
+    a, b = random_two_raters(150, 5)
+    report = compute_agreement(two_rater_rows(a, b), n_bootstrap=0)
+    table = np.array(report.confusion)
+    expected = cohens_kappa(table)
+    assert report.analytic_ci95["cohen_kappa"] == pytest.approx((expected.kappa_low, expected.kappa_upp))
+    agree = int(np.trace(table))
+    assert report.analytic_ci95["percent_agreement"] == pytest.approx(proportion_confint(agree, 150, method="wilson"))
+    assert report.by_pair[0].analytic_ci95 == report.analytic_ci95
+    assert json.loads(json.dumps(report.to_json(), allow_nan=False))["analytic_ci95"]["fleiss_kappa"] is None
+
+
+def test_no_analytic_interval_for_more_than_two_raters_or_an_undefined_kappa():
+    matrix = [["support", "contradict", "support"]] * 5 + [["contradict"] * 3] * 5
+    assert compute_agreement(long_rows(matrix), n_bootstrap=0).analytic_ci95 == {}
+    same = compute_agreement(two_rater_rows(["support"] * 6, ["support"] * 6), n_bootstrap=0)
+    assert same.analytic_ci95.get("cohen_kappa") is None
+
+
+def test_each_pair_of_three_raters_gets_a_bootstrap_interval_around_its_kappa():
+    rng = np.random.default_rng(3)
+    matrix = [[LABELS[k], LABELS[k if rng.random() < 0.7 else rng.integers(3)], LABELS[rng.integers(3)]]
+              for k in rng.integers(0, 3, 120)]
+    report = compute_agreement(long_rows(matrix), n_bootstrap=400)
+    assert len(report.by_pair) == 3
+    for pair in report.by_pair:
+        low, high = pair.ci95["cohen_kappa"]
+        assert low <= pair.cohen_kappa.value <= high and high - low > 0.01
+
+
+def test_the_one_pair_of_a_two_rater_report_has_the_report_s_intervals():
+    a, b = random_two_raters(90, 8)
+    report = compute_agreement(two_rater_rows(a, b), n_bootstrap=200)
+    pair = report.by_pair[0]
+    assert pair.ci95 == {m: report.ci95[m] for m in ("cohen_kappa", "percent_agreement")}
+
+
+# ---------------------------------------------------------------------------------------------
+# The kappa paradox and sample-size guidance
+
+
+def test_high_agreement_on_skewed_labels_is_flagged_as_the_kappa_paradox():
+    a = ["support"] * 90 + ["support"] * 5 + ["contradict"] * 5
+    b = ["support"] * 90 + ["contradict"] * 5 + ["support"] * 5
+    report = compute_agreement(two_rater_rows(a, b), n_bootstrap=0)
+    paradox = kappa_paradox(report)
+    assert paradox is not None and paradox.kappa_metric == "cohen_kappa"
+    assert paradox.percent_agreement == pytest.approx(0.9) and paradox.kappa < 0.0
+    assert paradox.dominant_category == "support" and paradox.dominant_share == pytest.approx(0.95)
+    assert paradox.gwet_ac1 == report.gwet_ac1.value > 0.85
+    assert report.to_json()["paradox"]["dominant_category"] == "support"
+
+
+def test_balanced_labels_or_low_agreement_are_no_paradox():
+    a, b = random_two_raters(300, 2, agree=0.95)
+    assert kappa_paradox(compute_agreement(two_rater_rows(a, b), n_bootstrap=0)) is None
+    a, b = random_two_raters(300, 2, agree=0.2)
+    assert compute_agreement(two_rater_rows(a, b), n_bootstrap=0).to_json()["paradox"] is None
+
+
+def test_items_needed_scales_the_interval_with_the_square_root_of_n():
+    a, b = random_two_raters(20, 4)
+    report = compute_agreement(two_rater_rows(a, b), n_bootstrap=1000)
+    low, high = report.ci95["krippendorff_alpha"]
+    guide = items_needed(report, half_width=0.1)
+    assert guide.half_width == pytest.approx((high - low) / 2)
+    assert guide.items_needed == int(np.ceil(20 * (guide.half_width / 0.1) ** 2))
+    assert guide.more_items == guide.items_needed - 20 > 0
+    assert items_needed(report, half_width=1.0).more_items == 0
+    assert report.to_json(target_half_width=0.05)["sample_size"]["items_needed"] > guide.items_needed
+
+
+def test_the_estimate_is_close_to_what_more_items_really_give():
+    a, b = random_two_raters(4000, 9)
+    small = compute_agreement(two_rater_rows(a[:100], b[:100]), n_bootstrap=2000)
+    guide = items_needed(small, half_width=0.05)
+    big = compute_agreement(two_rater_rows(a[:guide.items_needed], b[:guide.items_needed]), n_bootstrap=2000)
+    low, high = big.ci95["krippendorff_alpha"]
+    assert (high - low) / 2 == pytest.approx(0.05, abs=0.015)
+
+
+def test_no_guidance_without_an_interval_and_a_target_must_be_positive():
+    report = compute_agreement(two_rater_rows(["support"] * 8, ["support"] * 8), n_bootstrap=100)
+    assert items_needed(report) is None and report.to_json()["sample_size"] is None
+    with pytest.raises(ValueError, match="half-width"):
+        items_needed(report, half_width=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Several breakdowns at once, and group columns read from label files
+
+
+def test_a_report_can_be_broken_down_by_several_columns():
+    frame = sliced_frame()
+    frame["split"] = np.where(frame["item_id"].str[-1].isin(list("02468")), "dev", "test")
+    report = compute_agreement(frame, n_bootstrap=50, by=("slice", "split"))
+    assert set(report.groups) == {"slice", "split"}
+    assert sum(r.n_items for r in report.groups["split"].values()) == report.n_items
+    data = report.to_json()
+    assert set(data["by_split"]) == {"dev", "test"} and set(data["by_slice"]) == {"normal", "permission"}
+
+
+@pytest.mark.parametrize("name, text", [
+    ("labels.csv", "item_id,rater,label,slice\nc1,a,support,normal\nc1,b,support,normal\n"
+                   "c2,a,support,\nc2,b,contradict,\n"),
+    ("labels.csv", 'item_id,rater,label,slice\nc1,a,support,normal\nc1,b,support,"normal"\n'
+                   "c2,a,support,\nc2,b,contradict,\n"),
+    ("labels.jsonl", '{"item_id":"c1","rater":"a","label":"support","slice":"normal"}\n'
+                     '{"item_id":"c1","rater":"b","label":"support","slice":"normal"}\n'
+                     '{"item_id":"c2","rater":"a","label":"support","slice":""}\n'
+                     '{"item_id":"c2","rater":"b","label":"contradict","slice":""}\n'),
+])
+def test_a_label_file_can_carry_a_group_column(tmp_path, name, text):
+    frame = read_label_frame(write(tmp_path, name, text), keep=("slice",))
+    assert frame["slice"].tolist() == ["normal", "normal", "", ""]
+    report = compute_agreement(frame, n_bootstrap=0, by="slice")
+    assert report.groups["slice"]["normal"].percent_agreement.value == 1.0
+    assert report.groups["slice"][""].percent_agreement.value == 0.0
+
+
+@pytest.mark.parametrize("name, text", [
+    ("labels.csv", "item_id,rater,label\nc1,a,support\n"),
+    ("labels.jsonl", '{"item_id":"c1","rater":"a","label":"support"}\n'),
+])
+def test_a_missing_group_column_is_named(tmp_path, name, text):
+    with pytest.raises(ImportRowError) as error:
+        read_label_frame(write(tmp_path, name, text), keep=("slice",))
+    assert error.value.field == "slice" and error.value.line == 1 and "--by slice" in str(error.value)

@@ -147,6 +147,43 @@ def test_agreement_from_a_labels_file_needs_no_database_and_names_an_unknown_lab
     assert failed.returncode == 1 and "maybe" in failed.stderr and "line 3" in failed.stderr
 
 
+def test_agreement_from_a_labels_file_breaks_down_by_its_slice_column(tmp_path):
+    labels = tmp_path / "labels.csv"
+    rows = [f"c{i},{r},{'support' if r == 'a' or i % 4 else 'contradict'},{'normal' if i < 12 else 'permission'}"
+            for i in range(16) for r in "ab"]
+    labels.write_text("item_id,rater,label,slice\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    done = run_plain("agreement", "--labels", str(labels), "--by", "slice", "--json", "--bootstrap", "50", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["by_slice"]["normal"]["n_items"] == 12 and report["by_slice"]["permission"]["indicative"]
+    assert {"brennan_prediger", "by_pair", "by_category", "analytic_ci95", "sample_size"} <= set(report)
+    text = run_plain("agreement", "--labels", str(labels), "--by", "slice", "--bootstrap", "50", cwd=tmp_path).stdout
+    for words in ("brennan_prediger", "specific agreement", "labeler pairs", "by slice:", "permission (indicative"):
+        assert words in text
+    failed = run_plain("agreement", "--labels", str(labels), "--by", "split", cwd=tmp_path)
+    assert failed.returncode == 1 and "labels.csv" in failed.stderr and "split" in failed.stderr
+
+
+def test_agreement_refuses_an_unknown_breakdown_and_a_zero_target_width(tmp_path):
+    labels = tmp_path / "labels.csv"
+    labels.write_text("item_id,rater,label\n1,a,support\n1,b,support\n", encoding="utf-8")
+    unknown = run_plain("agreement", "--labels", str(labels), "--by", "labeler", cwd=tmp_path)
+    assert unknown.returncode == 2 and "guideline_version" in unknown.stderr
+    zero = run_plain("agreement", "--labels", str(labels), "--target-half-width", "0", cwd=tmp_path)
+    assert zero.returncode == 2 and "--target-half-width" in zero.stderr
+
+
+def test_agreement_text_explains_the_paradox_and_the_sample_size(tmp_path):
+    labels = tmp_path / "labels.csv"
+    pairs = [("support", "support")] * 18 + [("support", "contradict"), ("contradict", "support")]
+    labels.write_text("item_id,rater,label\n" + "".join(f"{i},a,{x}\n{i},b,{y}\n" for i, (x, y) in enumerate(pairs)),
+                      encoding="utf-8")
+    done = run_plain("agreement", "--labels", str(labels), "--target-half-width", "0.05", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "kappa paradox" in done.stdout and "support is 95% of all labels" in done.stdout
+    assert "more double-labeled items" in done.stdout and "+-0.05" in done.stdout
+
+
 def test_demo_seeds_once_and_prints_the_logins(tmp_path):
     db = f"sqlite:///{tmp_path / 'demo.db'}"
     first = run("demo", "--no-serve", db=db, cwd=tmp_path)

@@ -1,9 +1,9 @@
 """Agreement reports on the labels in the database: gathers the long table
-(item_id, rater, label, slice, split) and hands it to `annotator.agreement`."""
+(item_id, rater, label, slice, split, guideline_version) and hands it to `annotator.agreement`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 import pandas as pd
@@ -15,17 +15,23 @@ from annotator.vocabulary import LABELS
 
 DEFAULT_BOOTSTRAP = 1000
 IN_CHUNK = 30_000
+GROUP_COLUMNS = ("slice", "split", "guideline_version")
+"""What a report can be broken down by."""
+MIXED_VERSIONS = "mixed"
+"""The guideline_version group of a claim whose labels were made under different versions."""
 
 
 def label_table(session: Session, dataset_pk: int | None = None, claim_pks: Iterable[int] | None = None) -> pd.DataFrame:
     """Every stored (pre-adjudication) label in scope as a long table.
 
     Returns a DataFrame with columns item_id (the claim's primary key, as a string), rater (the
-    labeler's name), label, slice, split; one row per label. Adjudications are not labels and
-    are never included: agreement is computed on the blind labels only.
+    labeler's name), label, slice, split, guideline_version; one row per label.
+    guideline_version is the claim's: the version its labels were made under, or MIXED_VERSIONS
+    when they differ. Adjudications are not labels and are never included: agreement is
+    computed on the blind labels only.
     """
     query = (
-        select(Label.claim_pk, User.name, Label.value, Case.slice, Case.split)
+        select(Label.claim_pk, User.name, Label.value, Case.slice, Case.split, Label.guideline_version)
         .join(User, User.id == Label.labeler_pk)
         .join(Claim, Claim.id == Label.claim_pk)
         .join(Case, Case.id == Claim.case_pk)
@@ -38,8 +44,10 @@ def label_table(session: Session, dataset_pk: int | None = None, claim_pks: Iter
         wanted = sorted(set(claim_pks))
         rows = [row for start in range(0, len(wanted), IN_CHUNK)
                 for row in session.exec(query.where(Label.claim_pk.in_(wanted[start:start + IN_CHUNK]))).all()]
-    frame = pd.DataFrame(rows, columns=["item_id", "rater", "label", "slice", "split"])
+    frame = pd.DataFrame(rows, columns=["item_id", "rater", "label", "slice", "split", "guideline_version"])
     frame["item_id"] = frame["item_id"].astype(str)
+    versions = frame.groupby("item_id")["guideline_version"].transform("nunique")
+    frame.loc[versions > 1, "guideline_version"] = MIXED_VERSIONS
     return frame
 
 
@@ -48,17 +56,21 @@ def agreement_report(
     dataset_pk: int | None = None,
     claim_pks: Iterable[int] | None = None,
     *,
-    by: str | None = None,
+    by: str | Sequence[str] | None = None,
     n_bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     categories: tuple[str, ...] = LABELS,
 ) -> AgreementReport:
     """The agreement report over the stored labels in scope (see `label_table`), optionally
-    broken down `by` "slice" or "split". Bootstrap intervals are seeded: the same labels give the
-    same report."""
+    broken down `by` one or more of GROUP_COLUMNS. Bootstrap intervals are seeded: the same
+    labels give the same report. Raises ValueError for another `by` column."""
+    group_by = (by,) if isinstance(by, str) else tuple(by or ())
+    unknown = [column for column in group_by if column not in GROUP_COLUMNS]
+    if unknown:
+        raise ValueError(f"cannot break agreement down by {unknown[0]!r}; use {', '.join(GROUP_COLUMNS)}")
     wanted = None if claim_pks is None else list(claim_pks)
     table = label_table(session, dataset_pk, wanted)
-    report = compute_agreement(table, categories, n_bootstrap=n_bootstrap, seed=seed, by=by)
+    report = compute_agreement(table, categories, n_bootstrap=n_bootstrap, seed=seed, by=group_by)
     return replace(report, n_in_scope=_count_claims(session, dataset_pk, wanted))
 
 

@@ -1,0 +1,138 @@
+"""An agreement report as plain text for the terminal: the `annotator agreement` output.
+
+Takes the dict of `AgreementReport.to_json()` (so it formats a saved JSON report too) and
+returns lines; no computing happens here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from annotator.agreement import METRICS
+from annotator.vocabulary import INDICATIVE_BELOW
+
+GROUP_TITLES = {"slice": "slice", "split": "split", "guideline_version": "guideline version"}
+"""The breakdowns a report may carry (by_<key>), with their names in the text."""
+
+
+def format_agreement(data: dict[str, Any]) -> str:
+    """The whole report: coefficients, paradox note, label counts, categories, pairs, sample
+    size guidance and every breakdown present in `data` (by_slice, by_split, ...)."""
+    sections = [
+        _coefficients(data, ""),
+        _paradox(data),
+        _label_counts(data),
+        _categories(data),
+        _pairs(data),
+        _sample_size(data),
+        *(_breakdown(data, column) for column in GROUP_TITLES),
+    ]
+    return "\n".join(section for section in sections if section)
+
+
+def _interval(interval: list[float] | None) -> str:
+    return f"[{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "-"
+
+
+def _coefficients(data: dict[str, Any], indent: str) -> str:
+    """A header line and one line per coefficient: value, bootstrap and analytic 95% CI, n."""
+    lines = [f"{indent}items with >= 2 labels: {data['n_items']} of {data['n_in_scope']} in scope; "
+             f"raters: {data['n_raters']}"]
+    lines.append(f"{indent}  {'coefficient':<20} {'value':>7}  {'95% CI (bootstrap)':<18}  "
+                 f"{'95% CI (analytic)':<18}  n used / in scope")
+    for metric in METRICS:
+        if metric not in data:
+            continue
+        value = data[metric]
+        if value is None:
+            reason = (data.get("undefined") or {}).get(metric, "no data")
+            lines.append(f"{indent}  {metric:<20} undefined: {reason}")
+            continue
+        boot = _interval((data.get("ci95") or {}).get(metric))
+        analytic = _interval((data.get("analytic_ci95") or {}).get(metric))
+        n_used = (data.get("n_used") or {}).get(metric, data["n_items"])
+        lines.append(f"{indent}  {metric:<20} {value:>7.4f}  {boot:<18}  {analytic:<18}  "
+                     f"{n_used} / {data['n_in_scope']}")
+    return "\n".join(lines)
+
+
+def _paradox(data: dict[str, Any]) -> str:
+    paradox = data.get("paradox")
+    if not paradox:
+        return ""
+    ac1 = paradox["gwet_ac1"]
+    return (f"Note: percent agreement is high ({paradox['percent_agreement']:.3f}) but "
+            f"{paradox['kappa_metric']} is low ({paradox['kappa']:.3f}): "
+            f"{paradox['dominant_category']!s} is {paradox['dominant_share']:.0%} of all labels, so chance "
+            "agreement is high (the kappa paradox). Gwet's AC1, less sensitive to skewed categories, is "
+            + ("undefined." if ac1 is None else f"{ac1:.3f}."))
+
+
+def _label_counts(data: dict[str, Any]) -> str:
+    counts = data.get("label_counts") or {}
+    if not counts:
+        return ""
+    categories = [str(c) for c in data["categories"]]
+    width = max(len(r) for r in counts) + 2
+    lines = ["labels per rater:", "  " + " " * width + "".join(f"{c:>14}" for c in categories)]
+    lines += ["  " + f"{rater:<{width}}" + "".join(f"{row.get(c, 0):>14}" for c in categories)
+              for rater, row in counts.items()]
+    return "\n".join(lines)
+
+
+def _categories(data: dict[str, Any]) -> str:
+    per_category = data.get("by_category") or {}
+    if not per_category:
+        return ""
+    lines = ["specific agreement (when one rater chose the category, how often the other did too):"]
+    for category, part in per_category.items():
+        if part["specific_agreement"] is None:
+            lines.append(f"  {category:<20} undefined: {part['undefined']}")
+        else:
+            lines.append(f"  {category:<20} {part['specific_agreement']:>7.4f}  {_interval(part['ci95']):<18}  "
+                         f"{part['n_ratings']} ratings")
+    return "\n".join(lines)
+
+
+def _pairs(data: dict[str, Any]) -> str:
+    pairs = data.get("by_pair") or []
+    if not pairs:
+        return ""
+    categories = [str(c) for c in data["categories"]]
+    lines = ["labeler pairs (Cohen's kappa on the items both labeled; rows: first rater, columns: second):"]
+    for pair in pairs:
+        kappa = pair["cohen_kappa"]
+        shown = (f"undefined: {pair['undefined'].get('cohen_kappa')}" if kappa is None
+                 else f"{kappa:.4f} {_interval(pair['ci95'].get('cohen_kappa'))}")
+        lines.append(f"  {pair['rater_a']} x {pair['rater_b']}: kappa {shown}, "
+                     f"percent agreement {pair['percent_agreement']:.4f}, n = {pair['n_items']}")
+        width = max(map(len, categories)) + 2
+        lines.append("    " + " " * width + "".join(f"{c:>14}" for c in categories))
+        lines += ["    " + f"{c:<{width}}" + "".join(f"{n:>14}" for n in row)
+                  for c, row in zip(categories, pair["confusion"])]
+    return "\n".join(lines)
+
+
+def _sample_size(data: dict[str, Any]) -> str:
+    guide = data.get("sample_size")
+    if not guide:
+        return ""
+    target, now = guide["target_half_width"], guide["half_width"]
+    if guide["more_items"] == 0:
+        return (f"sample size: the {guide['metric']} interval is already +-{now:.3f}, within +-{target:g} "
+                f"({guide['n_items']} items).")
+    return (f"sample size: about {guide['more_items']} more double-labeled items ({guide['items_needed']} in all) "
+            f"would bring the {guide['metric']} interval to +-{target:g} (now +-{now:.3f} from "
+            f"{guide['n_items']} items); an estimate assuming the labels keep their current mix.")
+
+
+def _breakdown(data: dict[str, Any], column: str) -> str:
+    parts = data.get(f"by_{column}") or {}
+    if not parts:
+        return ""
+    lines = [f"by {GROUP_TITLES[column]}:"]
+    for name, part in parts.items():
+        flag = f" (indicative: fewer than {INDICATIVE_BELOW} items)" if part.get("indicative") else ""
+        lines.append(f"  {name or '(none)'}{flag}:")
+        lines.append(_coefficients(part, "    "))
+    return "\n".join(lines)
