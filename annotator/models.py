@@ -117,7 +117,8 @@ class User(SQLModel, table=True):
     roles: str = ""  # comma-separated names from vocabulary.ROLES
     password_hash: str | None = None  # None: cannot log in until a password is set
     active: bool = True
-    failed_logins: int = 0
+    failed_logins: int = 0  # consecutive failed logins; reset by a successful one or a new password
+    locked_until: datetime | None = _time(nullable=True)  # no login attempt is checked before then
     created_at: datetime = _time()
 
 

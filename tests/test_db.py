@@ -34,11 +34,38 @@ def test_the_migrations_create_exactly_the_tables_of_the_models(any_db_url):
     assert differences == []
 
 
+def _head() -> str:
+    from alembic.script import ScriptDirectory
+
+    from annotator.db import alembic_config
+
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
 def test_init_twice_is_harmless(sqlite_url):
     init_db(sqlite_url).dispose()
     engine = init_db(sqlite_url)
     with engine.connect() as connection:
-        assert connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == "0001"
+        assert connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == _head() != "0001"
+
+
+def test_a_database_of_the_first_schema_is_upgraded_keeping_its_users(any_db_url):
+    from alembic import command
+
+    from annotator.db import alembic_config
+
+    command.upgrade(alembic_config(any_db_url), "0001")
+    engine = make_engine(any_db_url)
+    with engine.begin() as connection:
+        connection.exec_driver_sql(
+            "INSERT INTO \"user\" (name, roles, active, failed_logins, created_at) "
+            "VALUES ('old', 'labeler', true, 2, '2026-01-01 00:00:00')")
+    engine.dispose()
+    engine = init_db(any_db_url)
+    with engine.connect() as connection:
+        row = connection.exec_driver_sql("SELECT name, failed_logins, locked_until FROM \"user\"").one()
+        assert tuple(row) == ("old", 2, None)
+        assert connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == _head()
 
 
 @pytest.mark.parametrize("url, words", [

@@ -110,3 +110,49 @@ def test_user_names_are_unique_whatever_their_case(engine):
         add_user(s, "boss", ["labeler"], "boss-password")
         with pytest.raises(InvalidValueError, match="differ only in case"):
             add_user(s, "BOSS", ["labeler"], "boss-password")
+
+
+def test_login_delay_is_free_at_first_then_doubles_up_to_a_cap():
+    from annotator.services.users import LOGIN_FREE_ATTEMPTS, LOGIN_MAX_DELAY_SECONDS, login_delay
+
+    assert [login_delay(n) for n in range(LOGIN_FREE_ATTEMPTS)] == [0.0] * LOGIN_FREE_ATTEMPTS
+    assert [login_delay(LOGIN_FREE_ATTEMPTS + k) for k in range(4)] == [1.0, 2.0, 4.0, 8.0]
+    assert login_delay(1000) == LOGIN_MAX_DELAY_SECONDS
+
+
+def test_repeated_failed_logins_make_the_account_wait_without_checking_the_password(engine):
+    from datetime import timedelta
+
+    from annotator.models import utcnow
+    from annotator.services.users import LOGIN_FREE_ATTEMPTS
+
+    with session_scope(engine) as s:
+        add_user(s, "alice", ["labeler"], "s3cret-pass")
+    start = utcnow()
+    for attempt in range(LOGIN_FREE_ATTEMPTS):
+        with pytest.raises(LoginError) as error, session_scope(engine) as s:
+            authenticate(s, "alice", "wrong-pass", now=start)
+    assert "wait 1 seconds" in str(error.value)
+    with pytest.raises(LoginError, match="too many failed logins"), session_scope(engine) as s:
+        authenticate(s, "alice", "s3cret-pass", now=start)  # the right password, but too early
+    with session_scope(engine) as s:
+        assert get_user(s, "alice").failed_logins == LOGIN_FREE_ATTEMPTS  # the early try is not counted
+        assert authenticate(s, "alice", "s3cret-pass", now=start + timedelta(seconds=1)).name == "alice"
+    with session_scope(engine) as s:
+        user = get_user(s, "alice")
+        assert user.failed_logins == 0 and user.locked_until is None
+
+
+def test_a_new_password_lifts_the_login_delay(engine):
+    from annotator.models import utcnow
+
+    with session_scope(engine) as s:
+        add_user(s, "alice", ["labeler"], "s3cret-pass")
+    now = utcnow()
+    for _ in range(6):
+        with pytest.raises(LoginError), session_scope(engine) as s:
+            authenticate(s, "alice", "wrong-pass", now=now)
+    with session_scope(engine) as s:
+        set_password(s, get_user(s, "alice"), "brand-new-pass")
+    with session_scope(engine) as s:
+        assert authenticate(s, "alice", "brand-new-pass", now=now).name == "alice"

@@ -1,10 +1,15 @@
 """Local users: create, find, authenticate, change roles and passwords.
 
 Passwords are hashed with Argon2id (argon2-cffi); a hash is never logged or shown. A user
-without a password (created by a labels import) cannot log in until an admin sets one.
+without a password (created by a labels import) cannot log in until an admin sets one. After
+LOGIN_FREE_ATTEMPTS failed logins in a row, each further attempt must wait a delay that doubles
+with every failure (login_delay), so guessing a password online is slow.
 """
 
 from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -12,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, func, select
 
 from annotator.errors import InvalidValueError, LoginError, NotFoundError
-from annotator.models import User
+from annotator.models import User, utcnow
 from annotator.services.audit import record_event
 from annotator.vocabulary import ROLES
 
@@ -108,7 +113,7 @@ def set_password(session: Session, user: User, password: str, actor_pk: int | No
     _check_password(password)
     before = _public(user)
     user.password_hash = _hash(password)
-    user.failed_logins = 0
+    user.failed_logins, user.locked_until = 0, None
     session.add(user)
     record_event(session, actor_pk=actor_pk, entity="user", entity_pk=user.id, action="update", before=before, after=_public(user))
 
@@ -136,21 +141,51 @@ def _active_admins(session: Session) -> int:
     return sum(1 for user in users if "admin" in roles_of(user))
 
 
-def authenticate(session: Session, name: str, password: str) -> User:
-    """The user whose name and password match. Raises LoginError (the same message whether the
-    name or the password is wrong). A failed attempt on a known user is counted and committed."""
+LOGIN_FREE_ATTEMPTS = 3
+"""Failed logins in a row that cost no delay."""
+
+LOGIN_MAX_DELAY_SECONDS = 300
+"""The longest wait between two login attempts on one account."""
+
+_WRONG = "unknown user name or wrong password (or the account has no password yet)"
+
+
+def login_delay(failed_logins: int) -> float:
+    """Seconds to wait before the next login attempt after `failed_logins` failures in a row:
+    0 up to LOGIN_FREE_ATTEMPTS - 1, then 1, 2, 4, ... doubling, at most LOGIN_MAX_DELAY_SECONDS
+    (exponential backoff, as NIST SP 800-63B section 5.2.2 allows for rate limiting)."""
+    if failed_logins < LOGIN_FREE_ATTEMPTS:
+        return 0.0
+    return float(min(2 ** min(failed_logins - LOGIN_FREE_ATTEMPTS, 16), LOGIN_MAX_DELAY_SECONDS))
+
+
+def authenticate(session: Session, name: str, password: str, now: datetime | None = None) -> User:
+    """The user whose name and password match.
+
+    now: the current time (default: utcnow()), for tests.
+    Raises LoginError: the same message whether the name or the password is wrong; while the
+    account's login delay runs, "wait N seconds" without checking the password at all. A failed
+    attempt on a known user is counted, starts the next delay and is committed (it is kept
+    although the caller's transaction rolls back).
+    """
+    now = now or utcnow()
     user = session.exec(select(User).where(User.name == name.strip())).first()
     if user is None or not user.active or user.password_hash is None:
-        raise LoginError("unknown user name or wrong password (or the account has no password yet)")
+        raise LoginError(_WRONG)
+    if user.locked_until is not None and now < user.locked_until:
+        wait = math.ceil((user.locked_until - now).total_seconds())
+        raise LoginError(f"too many failed logins for this account: wait {wait} seconds, then try again")
     try:
         _hasher.verify(user.password_hash, password)
     except (VerificationError, InvalidHashError):
         user.failed_logins += 1
+        delay = login_delay(user.failed_logins)
+        user.locked_until = now + timedelta(seconds=delay) if delay else None
         session.add(user)
-        session.commit()  # the failed attempt is kept although the caller's transaction rolls back
-        raise LoginError("unknown user name or wrong password (or the account has no password yet)") from None
-    if user.failed_logins:
-        user.failed_logins = 0
+        session.commit()
+        raise LoginError(_WRONG + (f"; wait {math.ceil(delay)} seconds before trying again" if delay else "")) from None
+    if user.failed_logins or user.locked_until:
+        user.failed_logins, user.locked_until = 0, None
         session.add(user)
     return user
 
