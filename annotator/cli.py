@@ -407,6 +407,22 @@ def status(dataset: DatasetOpt = None, as_json: JsonOpt = False, db: Db = None) 
 
 
 @app.command()
+def backup(
+    path: Annotated[Path, typer.Argument(help="The backup file to write, e.g. backups/annotator-2026-05-09.db.")],
+    force: Annotated[bool, typer.Option("--force", help="Replace PATH if it exists.")] = False,
+    db: Db = None,
+) -> None:
+    """Copy the SQLite database to PATH, consistently, while the app runs (PostgreSQL: use pg_dump)."""
+    from annotator.backup import backup_database
+
+    done = backup_database(path, db, force=force)
+    typer.echo(f"Backup of {done.source} written to {done.path}")
+    typer.echo(f"  {done.size_bytes:,} bytes; the copy holds {done.claims:,} claims and {done.labels:,} labels; integrity_check {done.integrity}")
+    restarted = f", restarted {done.restarts} times as others wrote" if done.restarts else ""
+    typer.echo(f"  took {done.seconds:.2f} s ({done.steps} step{'s' if done.steps != 1 else ''}{restarted})")
+
+
+@app.command()
 def version() -> None:
     """Print the version."""
     typer.echo(__version__)

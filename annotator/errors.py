@@ -80,3 +80,15 @@ class UndefinedCategoryError(AnnotatorError):
 
 class ReleaseWriteError(AnnotatorError):
     """A release folder could not be written (the file system refused); nothing was left behind."""
+
+
+class BackupTargetError(AnnotatorError):
+    """The backup file cannot be written where asked (exists, no folder, not writable, the database itself)."""
+
+
+class BackupUnsupportedError(AnnotatorError):
+    """The database is not a SQLite file this command can copy (PostgreSQL: use pg_dump)."""
+
+
+class BackupFailedError(AnnotatorError):
+    """The copy could not be completed or failed its integrity check; nothing was written."""
