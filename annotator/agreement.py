@@ -704,7 +704,7 @@ def _reason(metric: str, s: _Sums, categories: tuple[Any, ...], n_raters: int) -
     if metric == "cohen_kappa":
         if n_raters != 2:
             return (f"Cohen's kappa is for exactly two raters; there are {n_raters} "
-                    "(see by_pair for each pair)")
+                    "(each labeler pair has its own kappa)")
         if s.conf.sum() == 0:
             return "no item was rated by both raters"
         return (f"both raters put every item in {only(s.conf[0].sum(axis=1))}: "

@@ -98,6 +98,108 @@ ENGLISH: dict[str, str] = {
     "metric.krippendorff_alpha": "Krippendorff's alpha (nominal)",
     "metric.gwet_ac1": "Gwet's AC1",
     "metric.brennan_prediger": "Brennan-Prediger",
+    "agreement.computing": "Computing agreement with {n:,} bootstrap resamples...",
+    "agreement.value_only": "{value} (no interval)",
+    "agreement.no_interval": "no interval",
+    "agreement.undefined_note": "undefined (note {n})",
+    "agreement.note_line": "Note {n}. Undefined: {reason}.",
+    "agreement.analytic_none": "—",
+    "agreement.n_short": "{used} / {scope}",
+    "agreement.ci_help": "Brackets hold 95% percentile bootstrap intervals over claims ({n:,} resamples, seed 0). "
+                         "Analytic intervals are given with two labelers only: Cohen's kappa by the large-sample "
+                         "variance of Fleiss, Cohen & Everitt (1969), percent agreement by Wilson's score interval.",
+    "agreement.chance_help": "Chance agreement: none for percent agreement; each labeler's own label mix for Cohen's "
+                             "kappa; the labels pooled over labelers for Scott's pi, Fleiss' kappa and Krippendorff's "
+                             "alpha (which also corrects for small samples); 1 / number of categories for "
+                             "Brennan-Prediger; Gwet's AC1 shrinks it as one category dominates, so skew affects it little.",
+    "agreement.thresholds": "Krippendorff (2004) suggests relying on alpha ≥ 0.800 and drawing only tentative "
+                            "conclusions from 0.667 ≤ alpha < 0.800.",
+    "agreement.overall_chart": "All coefficients with their 95% bootstrap intervals",
+    "agreement.overall_chart_alt": "Dot plot of the seven agreement coefficients with 95% interval whiskers; "
+                                   "the table above gives the same figures.",
+    "agreement.chart_x": "Coefficient (-1 to 1; 0 = chance level)",
+    "agreement.chart_how": "Point: the value; whisker: its 95% bootstrap interval; dashed line: 0, chance level.",
+    "agreement.chart_x_share": "Specific agreement (0 to 1)",
+    "agreement.label_counts_help": "Labels per labeler on the claims in scope (share of that labeler's labels). "
+                                   "Different mixes between labelers lower Scott's pi and alpha more than Cohen's kappa.",
+    "col.labeler": "Labeler",
+    "col.total": "Total",
+    "col.analytic": "Analytic 95% CI",
+    "agreement.count_share": "{n} ({share:.0%})",
+    "metric_short.percent_agreement": "% agreement",
+    "metric_short.cohen_kappa": "Cohen's κ",
+    "metric_short.scott_pi": "Scott's π",
+    "metric_short.fleiss_kappa": "Fleiss' κ",
+    "metric_short.krippendorff_alpha": "Krippendorff's α",
+    "metric_short.gwet_ac1": "Gwet's AC1",
+    "metric_short.brennan_prediger": "Brennan-Prediger",
+    "metric_about.percent_agreement": "none: the raw share of claims labeled alike",
+    "metric_about.cohen_kappa": "from each labeler's own label mix (two labelers)",
+    "metric_about.scott_pi": "from the labels pooled over both labelers",
+    "metric_about.fleiss_kappa": "from the pooled labels, any number of labelers",
+    "metric_about.krippendorff_alpha": "from the pooled labels, small-sample corrected; missing labels allowed",
+    "metric_about.gwet_ac1": "shrinking as one category dominates: little affected by skew",
+    "metric_about.brennan_prediger": "1 / number of categories (all equally likely)",
+    "agreement.paradox": "Percent agreement is high ({pa:.3f}) but {kappa_name} ({kappa:.3f}) is low because "
+                         "{category} holds {share:.0%} of all labels, so the agreement expected by chance is high "
+                         "(the kappa paradox; Feinstein & Cicchetti 1990). Gwet's AC1, less sensitive to such skew, "
+                         "is {ac1}.",
+    "agreement.sample_size": "How many more claims?",
+    "agreement.target": "Target width of the 95% interval (±)",
+    "agreement.target_option": "±{hw:.2f}",
+    "agreement.more_items": "About {more:,} more double-labeled claims would bring the 95% interval of {metric} to "
+                            "±{target:.2f} (now ±{now:.2f} from {n:,} claims); an estimate assuming the labels keep "
+                            "their current mix.",
+    "agreement.already_narrow": "The 95% interval of {metric} is already ±{now:.2f} from {n:,} claims, within the "
+                                "target ±{target:.2f}: no more claims are needed for it.",
+    "agreement.no_estimate": "No estimate of the claims needed: {metric} has no interval ({reason}).",
+    "agreement.sample_method": "An interval's width shrinks as 1/√n (Efron & Tibshirani 1993), so the "
+                               "claims needed are ⌈n × (now / target)²⌉. A planning estimate, not a promise.",
+    "agreement.breakdowns": "Breakdowns",
+    "agreement.by_split": "Per split",
+    "agreement.by_guideline_version": "Per guideline version",
+    "agreement.tab": "{name} ({n})",
+    "agreement.group_name.slice": "Slice",
+    "agreement.group_name.split": "Split",
+    "agreement.group_name.guideline_version": "Guideline version",
+    "agreement.single_group": "{what}: every claim with two labels is in one group ({group}), so there is no breakdown.",
+    "agreement.indicative_help_any": "A group with fewer than {n} claims is indicative only.",
+    "agreement.group_none": "none set",
+    "agreement.group_mixed": "mixed (labels under different versions)",
+    "agreement.group_row": "{group} · {n} claims",
+    "agreement.group_row_indicative": "{group} · {n} claims · indicative only",
+    "agreement.marker_full": "{n} or more claims",
+    "agreement.marker_indicative": "indicative only (fewer than {n} claims)",
+    "agreement.group_chart": "{what}: coefficients per group with 95% intervals",
+    "agreement.group_chart_alt": "Dot plot per coefficient: one row per {what}, a point at the value and a whisker "
+                                 "for its 95% interval; indicative groups are drawn as triangles and named so in the "
+                                 "row label. The table above gives the same figures.",
+    "agreement.confusion_help": "Rows: the first labeler's label; columns: the second's. The diagonal holds the "
+                                "agreements; off the diagonal, which categories get confused.",
+    "agreement.confusion_chart": "Confusion matrix of {a} (rows) and {b} (columns)",
+    "agreement.pairs": "Labeler pairs",
+    "agreement.pairs_help": "Cohen's kappa and percent agreement of each pair of labelers over the claims both labeled.",
+    "agreement.pair_matrix": "Cohen's kappa per pair of labelers",
+    "agreement.pair_matrix_alt": "Heatmap of Cohen's kappa for every pair of labelers, the value printed in each cell.",
+    "agreement.pair_matrix_two": "With two labelers the one pair's kappa is the overall Cohen's kappa; a labeler-pair "
+                                 "matrix is drawn from three labelers on.",
+    "agreement.cell_none": "no shared claims",
+    "col.labeler_a": "Labeler A",
+    "col.labeler_b": "Labeler B",
+    "col.both": "Claims both labeled",
+    "agreement.by_category": "Per category",
+    "agreement.category_help": "Specific agreement: when one labeler said a category (for example {example}), how "
+                               "often the other labeler said it too. Ratings: labels in the category on claims with "
+                               "two or more labels.",
+    "agreement.category_chart": "Specific agreement per category with 95% intervals",
+    "agreement.category_chart_alt": "Dot plot of the specific agreement of each category with its 95% interval; "
+                                    "the table beside gives the same figures.",
+    "col.category": "Category",
+    "col.specific": "Specific agreement [95% CI]",
+    "col.ratings": "Ratings",
+    "col.more_items": "More claims for ±{target:.2f}",
+    "agreement.more_items_help": "More claims for ±{target:.2f}: about how many more double-labeled claims the group "
+                                 "would need for the 95% interval of its Krippendorff's alpha to narrow to ±{target:.2f}.",
     # releases page
     "releases.create": "Create a gold release",
     "releases.name": "Release name",
@@ -168,6 +270,7 @@ ENGLISH: dict[str, str] = {
     "col.created": "Created",
     "col.creator": "Creator",
     "col.path": "Folder",
+    "col.guideline_version": "Guideline version",
     # vocabularies
     **{f"value.{v}": v for v in LABELS},
     **{f"severity.{s}": s.replace("_", " ") for s in SEVERITIES},

@@ -1,53 +1,73 @@
 """Agreement: how often the two blind labels of a claim agree, chance-corrected, overall and per
-slice, with bootstrap intervals and the number of items behind every figure. It measures how
-clear the labeling guideline is, not how good the RAG system is."""
+slice, split and guideline version, per category and per pair of labelers, with bootstrap
+intervals and the number of items behind every figure. It measures how clear the labeling
+guideline is, not how good the RAG system is.
+
+The report (1,000 bootstrap resamples per group) is cached per database, dataset and label
+fingerprint: a rerun reuses it, a new or revised label recomputes it.
+"""
 
 from __future__ import annotations
 
-import altair as alt
-import pandas as pd
 import streamlit as st
 
+from annotator.agreement import DEFAULT_TARGET_HALF_WIDTH, AgreementReport
 from annotator.errors import AnnotatorError
+from annotator.services.fingerprint import label_fingerprint
 from annotator.services.lookup import dataset_pk
-from annotator.services.reports import agreement_report
+from annotator.services.reports import DEFAULT_BOOTSTRAP, GROUP_COLUMNS, agreement_report
+from annotator.ui import charts
 from annotator.ui import components as ui
+from annotator.ui import format as fmt
 from annotator.ui.i18n import t
+from annotator.vocabulary import INDICATIVE_BELOW
 
-MAIN_METRICS = ("percent_agreement", "cohen_kappa", "krippendorff_alpha")
-OTHER_METRICS = ("scott_pi", "fleiss_kappa", "gwet_ac1", "brennan_prediger")
-
-
-def _number(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+TARGETS = (0.05, 0.10, 0.15, 0.20)  # the interval half-widths small-sample guidance can aim for
 
 
-def _figure(report: dict, metric: str) -> str:
-    """ "0.712 [0.534, 0.861]", or "undefined: <reason>" when the coefficient is None."""
-    value = report.get(metric)
-    if value is None:
-        return t("agreement.undefined", reason=report.get("undefined", {}).get(metric, t("agreement.no_data")))
-    ci = (report.get("ci95") or {}).get(metric)
-    return f"{value:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+@st.cache_data(show_spinner=False, max_entries=64)
+def _report(database: str, dataset: str | None, fingerprint: tuple, n_bootstrap: int) -> AgreementReport:
+    """The agreement report of `dataset`, computed once per (database, dataset, fingerprint)."""
+    with ui.db() as session:
+        return agreement_report(session, dataset_pk(session, dataset), by=GROUP_COLUMNS,
+                                n_bootstrap=n_bootstrap, seed=0)
 
 
-def _n(report: dict, metric: str) -> str:
-    return t("agreement.n", used=(report.get("n_used") or {}).get(metric, 0), scope=report["n_in_scope"])
+def load(dataset: str | None) -> AgreementReport:
+    """The cached report, recomputed when the labels in scope changed (see services.fingerprint)."""
+    with ui.db() as session:
+        fingerprint = tuple(label_fingerprint(session, dataset_pk(session, dataset)))
+    database = ui.engine().url.render_as_string(hide_password=True)
+    with st.spinner(t("agreement.computing", n=DEFAULT_BOOTSTRAP)):
+        return _report(database, dataset, fingerprint, DEFAULT_BOOTSTRAP)
 
 
-def _metrics(report: dict) -> list[str]:
-    return [m for m in (*MAIN_METRICS, *OTHER_METRICS) if m in report]
+def headline(report: dict) -> None:
+    """The main coefficients as metrics, with Gwet's AC1 beside kappa when the paradox fires."""
+    metrics = list(fmt.main_metrics(report))
+    if report.get("paradox"):
+        metrics.insert(metrics.index(fmt.kappa_metric(report)) + 1, "gwet_ac1")
+    for column, metric in zip(st.columns(len(metrics)), metrics, strict=True):
+        column.metric(t(f"metric.{metric}"), fmt.number(report.get(metric)), help=t(f"metric_about.{metric}"))
+        column.caption(fmt.figure(report, metric) + " · " + fmt.n_text(report, metric))
 
 
-def _confusion_chart(frame: pd.DataFrame, rater_a: str, rater_b: str) -> alt.Chart:
-    long = frame.reset_index(names="a").melt(id_vars="a", var_name="b", value_name="n")
-    base = alt.Chart(long).encode(
-        x=alt.X("b:N", title=rater_b, sort=list(frame.columns)),
-        y=alt.Y("a:N", title=rater_a, sort=list(frame.index)),
+def breakdown(column: str, groups: dict, target: float, metrics: tuple[str, ...]) -> None:
+    """One breakdown tab: the table of groups and the dot plot of their coefficients."""
+    what = t(f"agreement.group_name.{column}")
+    st.caption(t("agreement.indicative_help") if column == "slice"
+               else t("agreement.indicative_help_any", n=INDICATIVE_BELOW))
+    table, notes = fmt.group_table(column, groups, target, metrics)
+    st.dataframe(table, hide_index=True)
+    for note in notes:
+        st.caption(note)
+    st.caption(t("agreement.more_items_help", target=target))
+    st.altair_chart(
+        charts.interval_chart(fmt.group_points(column, groups, metrics), title=t("agreement.group_chart", what=what),
+                              x_title=t("agreement.chart_x"), notes=fmt.marker_notes(), panel_width=150,
+                              subtitle=t("agreement.chart_how"),
+                              description=t("agreement.group_chart_alt", what=what.lower())),
     )
-    dark = alt.datum.n > max(int(long["n"].max()), 1) / 2
-    text = base.mark_text().encode(text="n:Q", color=alt.condition(dark, alt.value("white"), alt.value("black")))
-    return base.mark_rect().encode(color=alt.Color("n:Q", legend=None, scale=alt.Scale(scheme="blues"))) + text
 
 
 ui.require_page("agreement")
@@ -55,53 +75,93 @@ st.title(t("page.agreement"))
 st.info(t("agreement.note"))
 dataset = ui.dataset_select("agreement.dataset")
 try:
-    with ui.db() as session:
-        report = agreement_report(session, dataset_pk(session, dataset), by="slice").to_json()
+    cached = load(dataset)
 except AnnotatorError as error:
     st.error(str(error))
     st.stop()
+target = st.session_state.get("agreement.target", DEFAULT_TARGET_HALF_WIDTH)
+report = cached.to_json(target_half_width=target)
 
 st.caption(t("agreement.scope", items=report["n_items"], scope=report["n_in_scope"], raters=report["n_raters"]))
-for column, metric in zip(st.columns(len(MAIN_METRICS)), MAIN_METRICS, strict=True):
-    value = report.get(metric)
-    column.metric(t(f"metric.{metric}"), _number(value) if value is not None else t("agreement.undefined_short"))
-    column.caption(_figure(report, metric) + " · " + _n(report, metric))
+headline(report)
+if paradox := fmt.paradox_text(report):
+    st.warning(paradox, icon=":material/balance:")
 
 st.subheader(t("agreement.overall"))
-st.dataframe(
-    pd.DataFrame([{t("col.metric"): t(f"metric.{m}"), t("col.value"): _figure(report, m), t("col.n"): _n(report, m)}
-                  for m in _metrics(report)]),
-    hide_index=True,
+table_col, counts_col = st.columns([5, 2])
+with table_col:
+    st.table(fmt.overall_table(report), hide_index=True)
+    st.caption(t("agreement.ci_help", n=DEFAULT_BOOTSTRAP))
+    st.caption(t("agreement.chance_help"))
+    st.caption(t("agreement.thresholds"))
+with counts_col:
+    st.markdown(f"**{t('agreement.label_counts')}**")
+    st.dataframe(fmt.label_count_table(report))
+    st.caption(t("agreement.label_counts_help"))
+st.altair_chart(
+    charts.interval_chart(fmt.overall_points(report), title=t("agreement.overall_chart"),
+                          x_title=t("agreement.chart_x"), panel_width=560, subtitle=t("agreement.chart_how"),
+                          description=t("agreement.overall_chart_alt"))
 )
+if not report["n_items"]:
+    st.warning(t("agreement.no_pairs"))
+    st.stop()
 
-st.subheader(t("agreement.by_slice"))
-st.caption(t("agreement.indicative_help"))
-slices = report.get("by_slice") or {}
-st.dataframe(
-    pd.DataFrame(
-        [{t("col.slice"): name, t("col.items"): part["n_items"],
-          t("col.indicative"): t("agreement.indicative") if part.get("indicative") else "",
-          **{t(f"metric.{m}"): _figure(part, m) for m in MAIN_METRICS}}
-         for name, part in slices.items()],
-        columns=[t("col.slice"), t("col.items"), t("col.indicative"), *(t(f"metric.{m}") for m in MAIN_METRICS)],
-    ),
-    hide_index=True,
-)
+st.subheader(t("agreement.sample_size"))
+st.radio(t("agreement.target"), TARGETS, index=TARGETS.index(DEFAULT_TARGET_HALF_WIDTH), key="agreement.target",
+         horizontal=True, format_func=lambda hw: t("agreement.target_option", hw=hw))
+st.markdown(fmt.sample_size_text(report, target))
+st.caption(t("agreement.sample_method"))
+
+st.subheader(t("agreement.breakdowns"))
+shown = {}
+for column in GROUP_COLUMNS:
+    groups = report.get(f"by_{column}") or {}
+    if len(groups) > 1:
+        shown[column] = groups
+    elif groups:
+        st.caption(t("agreement.single_group", what=t(f"agreement.group_name.{column}"),
+                     group=fmt.group_name(column, next(iter(groups)))))
+if shown:
+    tabs = st.tabs([t("agreement.tab", name=t(f"agreement.by_{column}"), n=len(groups)) for column, groups in shown.items()])
+    for tab, (column, groups) in zip(tabs, shown.items(), strict=True):
+        with tab:
+            breakdown(column, groups, target, fmt.group_metrics(report))
 
 st.subheader(t("agreement.confusion"))
-categories = [t(f"value.{c}") for c in report["categories"]]
-for pair in report.get("by_pair") or []:
-    frame = pd.DataFrame(pair["confusion"], index=categories, columns=categories)
-    st.caption(t("agreement.pair", a=pair["rater_a"], b=pair["rater_b"], n=pair["n_items"]))
-    table_col, chart_col = st.columns(2)
-    table_col.dataframe(frame.rename_axis(f'{pair["rater_a"]} \\ {pair["rater_b"]}'))
-    chart_col.altair_chart(_confusion_chart(frame, str(pair["rater_a"]), str(pair["rater_b"])))
-if not report.get("by_pair"):
-    st.caption(t("agreement.no_pairs"))
+st.caption(t("agreement.confusion_help"))
+pairs = report.get("by_pair") or []
+for number, pair in enumerate(pairs):
+    heading = t("agreement.pair", a=pair["rater_a"], b=pair["rater_b"], n=pair["n_items"])
+    with st.expander(heading, expanded=number == 0) if len(pairs) > 1 else st.container():
+        if len(pairs) == 1:
+            st.caption(heading)
+        frame = fmt.confusion_frame(pair, report["categories"])
+        table_col, chart_col = st.columns(2)
+        table_col.dataframe(frame)
+        chart_col.altair_chart(
+            charts.confusion_chart(pair["confusion"], list(frame.columns), str(pair["rater_a"]), str(pair["rater_b"]),
+                                   title=t("agreement.confusion_chart", a=pair["rater_a"], b=pair["rater_b"]))
+        )
 
-st.subheader(t("agreement.label_counts"))
-counts = report.get("label_counts") or {}
-st.dataframe(
-    pd.DataFrame.from_dict(counts, orient="index", columns=list(report["categories"])).rename(
-        columns=lambda c: t(f"value.{c}")),
+st.subheader(t("agreement.pairs"))
+st.caption(t("agreement.pairs_help"))
+st.dataframe(fmt.pair_table(report), hide_index=True)
+raters, cells = fmt.pair_cells(report)
+if len(raters) > 2:
+    st.altair_chart(
+        charts.pair_matrix_chart(raters, cells, title=t("agreement.pair_matrix"), legend_title=t("metric.cohen_kappa"),
+                                 description=t("agreement.pair_matrix_alt"))
+    )
+else:
+    st.caption(t("agreement.pair_matrix_two"))
+
+st.subheader(t("agreement.by_category"))
+st.caption(t("agreement.category_help", example=fmt.category_name(report["categories"][0])))
+table_col, chart_col = st.columns(2)
+table_col.dataframe(fmt.category_table(report), hide_index=True)
+chart_col.altair_chart(
+    charts.interval_chart(fmt.category_points(report), title=t("agreement.category_chart"),
+                          x_title=t("agreement.chart_x_share"), domain=(0.0, 1.0), panel_width=320,
+                          description=t("agreement.category_chart_alt"))
 )

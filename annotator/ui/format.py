@@ -1,0 +1,278 @@
+"""Text and table rows for the Agreement page, from the plain dict of `AgreementReport.to_json()`.
+
+Every figure reads "value [low, high]"; every n reads "used / in scope"; an undefined
+coefficient reads "undefined: <reason>", never NaN or a blank. No Streamlit here: plain data in,
+strings, DataFrames and chart points out, so the page only lays them out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from annotator.agreement import METRICS
+from annotator.services.reports import MIXED_VERSIONS
+from annotator.ui.charts import IntervalPoint, PairCell
+from annotator.ui.i18n import ENGLISH, t
+from annotator.vocabulary import INDICATIVE_BELOW
+
+MAIN_METRICS: tuple[str, ...] = ("percent_agreement", "cohen_kappa", "krippendorff_alpha")
+"""The headline coefficients with two labelers (from three on, Fleiss' kappa replaces Cohen's:
+see main_metrics)."""
+
+GROUP_METRICS: tuple[str, ...] = (*MAIN_METRICS, "gwet_ac1")
+"""The coefficients of a breakdown table and chart with two labelers (AC1 too: a small group is
+often skewed)."""
+
+GROUP_DIGITS = 2
+"""Decimals of a breakdown's figures: a group holds few claims, a third decimal would be noise."""
+
+SAMPLE_SIZE_METRIC = "krippendorff_alpha"
+"""The coefficient small-sample guidance is given for (the one `to_json` sizes)."""
+
+Report = Mapping[str, Any]
+
+
+def kappa_metric(report: Report) -> str:
+    """The kappa to headline: Cohen's with two labelers; Fleiss' from three on, where Cohen's
+    kappa (a two-rater coefficient) is undefined and each pair's is in the pair table."""
+    return "cohen_kappa" if report.get("n_raters", 0) <= 2 else "fleiss_kappa"
+
+
+def main_metrics(report: Report) -> tuple[str, ...]:
+    """MAIN_METRICS with the report's kappa (see kappa_metric)."""
+    return tuple(kappa_metric(report) if m == "cohen_kappa" else m for m in MAIN_METRICS)
+
+
+def group_metrics(report: Report) -> tuple[str, ...]:
+    """GROUP_METRICS with the whole report's kappa, so every group shows the same columns."""
+    return tuple(kappa_metric(report) if m == "cohen_kappa" else m for m in GROUP_METRICS)
+
+
+# --- single figures --------------------------------------------------------------------------
+
+
+def number(value: float | None) -> str:
+    """A coefficient with three decimals, or "undefined"."""
+    return t("agreement.undefined_short") if value is None else f"{value:.3f}"
+
+
+def interval(ci: Sequence[float] | None, digits: int = 3) -> str:
+    """ "[0.534, 0.861]", or "no interval"."""
+    return t("agreement.no_interval") if not ci else f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
+
+
+def reason(report: Report, metric: str) -> str:
+    """Why `metric` is undefined in `report` (a report or a by_pair entry)."""
+    return (report.get("undefined") or {}).get(metric) or t("agreement.no_data")
+
+
+def figure(report: Report, metric: str, digits: int = 3) -> str:
+    """ "0.712 [0.534, 0.861]" (bootstrap interval), "0.712 (no interval)", or "undefined: <reason>".
+    Works on a report and on a by_pair entry; `digits` decimals (2 for small groups)."""
+    value = report.get(metric)
+    if value is None:
+        return t("agreement.undefined", reason=reason(report, metric))
+    ci = (report.get("ci95") or {}).get(metric)
+    shown = f"{value:.{digits}f}"
+    return f"{shown} {interval(ci, digits)}" if ci else t("agreement.value_only", value=shown)
+
+
+def n_text(report: Report, metric: str) -> str:
+    """ "n = 18 / 20": items `metric` used, of the items in scope."""
+    return t("agreement.n", used=(report.get("n_used") or {}).get(metric, 0), scope=report["n_in_scope"])
+
+
+def analytic(report: Report, metric: str) -> str:
+    """The analytic 95% interval as "[low, high]", or a dash where none is given."""
+    ci = (report.get("analytic_ci95") or {}).get(metric)
+    return interval(ci) if ci else t("agreement.analytic_none")
+
+
+def category_name(category: str) -> str:
+    """A label category's display name (the category itself when the catalog has none)."""
+    key = f"value.{category}"
+    return t(key) if key in ENGLISH else str(category)
+
+
+def group_name(column: str, value: str) -> str:
+    """A group value for display: "" is "(none set)", and a guideline version of "mixed" says so."""
+    if value == "":
+        return t("agreement.group_none")
+    if column == "guideline_version" and value == MIXED_VERSIONS:
+        return t("agreement.group_mixed")
+    return value
+
+
+# --- the paradox and the sample size ----------------------------------------------------------
+
+
+def paradox_text(report: Report) -> str | None:
+    """The kappa-paradox explanation, or None when the report flags no paradox."""
+    paradox = report.get("paradox")
+    if not paradox:
+        return None
+    return t("agreement.paradox", pa=paradox["percent_agreement"], kappa_name=t(f"metric.{paradox['kappa_metric']}"),
+             kappa=paradox["kappa"], category=category_name(paradox["dominant_category"]),
+             share=paradox["dominant_share"], ac1=figure(report, "gwet_ac1"))
+
+
+def sample_size_text(report: Report, target: float) -> str:
+    """How many more double-labeled claims would narrow alpha's interval to ±target; that it is
+    narrow enough already; or why there is no estimate. `report` is to_json(target)."""
+    metric = t(f"metric.{SAMPLE_SIZE_METRIC}")
+    guide = report.get("sample_size")
+    if not guide:
+        why = reason(report, SAMPLE_SIZE_METRIC) if report.get(SAMPLE_SIZE_METRIC) is None else t("agreement.no_interval")
+        return t("agreement.no_estimate", metric=metric, reason=why)
+    fields = {"metric": metric, "target": target, "now": guide["half_width"], "n": guide["n_items"]}
+    if guide["more_items"] <= 0:
+        return t("agreement.already_narrow", **fields)
+    return t("agreement.more_items", more=guide["more_items"], **fields)
+
+
+def more_items(report: Report) -> str:
+    """A group's extra claims needed for the target, as text ("no interval" when none)."""
+    guide = report.get("sample_size")
+    return t("agreement.no_interval") if not guide else f"{guide['more_items']:,}"
+
+
+# --- tables ----------------------------------------------------------------------------------
+
+
+def overall_table(report: Report) -> pd.DataFrame:
+    """One row per coefficient: name, value [bootstrap CI], analytic CI, n used / in scope."""
+    return pd.DataFrame(
+        [{t("col.metric"): t(f"metric.{m}"), t("col.value"): figure(report, m), t("col.analytic"): analytic(report, m),
+          t("col.n"): t("agreement.n_short", used=(report.get("n_used") or {}).get(m, 0), scope=report["n_in_scope"])}
+         for m in METRICS],
+        columns=[t("col.metric"), t("col.value"), t("col.analytic"), t("col.n")],
+    )
+
+
+def label_count_table(report: Report) -> pd.DataFrame:
+    """Categories x labelers (narrow: one column a labeler): "n (share of that labeler's
+    labels)" per category, and each labeler's total in the last row."""
+    categories = list(report["categories"])
+    columns = {}
+    for rater, counts in (report.get("label_counts") or {}).items():
+        total = sum(counts.get(c, 0) for c in categories)
+        columns[str(rater)] = [t("agreement.count_share", n=counts.get(c, 0), share=counts.get(c, 0) / max(total, 1))
+                               for c in categories] + [f"{total:,}"]
+    index = pd.Index([*(category_name(c) for c in categories), t("col.total")], name=t("col.category"))
+    return pd.DataFrame(columns, index=index)
+
+
+def group_table(column: str, groups: Mapping[str, Report], target: float,
+                metrics: Sequence[str] = GROUP_METRICS) -> tuple[pd.DataFrame, list[str]]:
+    """One row per group: its name, claims, the indicative note (as text), the `metrics`
+    figures (GROUP_DIGITS decimals), and the extra claims its alpha needs for ±target; and the
+    notes that say why: an undefined cell reads "undefined (note 1)", note 1 gives the reason
+    (reasons are long and repeat across groups, so each is written once under the table)."""
+    reasons: list[str] = []
+
+    def cell(part: Report, metric: str) -> str:
+        if part.get(metric) is not None:
+            return figure(part, metric, GROUP_DIGITS)
+        why = reason(part, metric)
+        if why not in reasons:
+            reasons.append(why)
+        return t("agreement.undefined_note", n=reasons.index(why) + 1)
+
+    name = t(f"col.{column}")
+    columns = [name, t("col.items"), t("col.indicative"), *(t(f"metric_short.{m}") for m in metrics),
+               t("col.more_items", target=target)]
+    rows = [[group_name(column, value), part["n_items"], t("agreement.indicative") if part.get("indicative") else "",
+             *(cell(part, m) for m in metrics), more_items(part)]
+            for value, part in groups.items()]
+    notes = [t("agreement.note_line", n=k, reason=why) for k, why in enumerate(reasons, start=1)]
+    return pd.DataFrame(rows, columns=columns), notes
+
+
+def group_points(column: str, groups: Mapping[str, Report], metrics: Sequence[str] = GROUP_METRICS) -> list[IntervalPoint]:
+    """Chart points of a breakdown: one per group and coefficient of `metrics`."""
+    points = []
+    for value, part in groups.items():
+        key = "agreement.group_row_indicative" if part.get("indicative") else "agreement.group_row"
+        row = t(key, group=group_name(column, value), n=part["n_items"])
+        for metric in metrics:
+            points.append(_point(row, t(f"metric_short.{metric}"), part.get(metric), (part.get("ci95") or {}).get(metric),
+                                 marker_note(part.get("indicative"))))
+    return points
+
+
+def marker_notes() -> tuple[str, str]:
+    """The two legend entries of a breakdown chart: enough claims, indicative only."""
+    return (t("agreement.marker_full", n=INDICATIVE_BELOW), t("agreement.marker_indicative", n=INDICATIVE_BELOW))
+
+
+def marker_note(indicative: bool | None) -> str:
+    """The legend entry of a group."""
+    return marker_notes()[1 if indicative else 0]
+
+
+def overall_points(report: Report) -> list[IntervalPoint]:
+    """Chart points of the overall report: one per coefficient."""
+    return [_point(t(f"metric.{m}"), "", report.get(m), (report.get("ci95") or {}).get(m)) for m in METRICS]
+
+
+def _point(row: str, panel: str, value: float | None, ci: Sequence[float] | None, note: str = "") -> IntervalPoint:
+    low, high = (ci[0], ci[1]) if ci else (None, None)
+    text = t("agreement.undefined_short") if value is None else f"{value:.2f}"
+    return IntervalPoint(row=row, panel=panel, value=value, low=low, high=high, note=note, text=text)
+
+
+def category_table(report: Report) -> pd.DataFrame:
+    """One row per category: specific agreement [CI] (or undefined: reason) and its ratings."""
+    rows = []
+    for category, part in (report.get("by_category") or {}).items():
+        value = part.get("specific_agreement")
+        if value is None:
+            shown = t("agreement.undefined", reason=part.get("undefined") or t("agreement.no_data"))
+        else:
+            shown = f"{value:.3f} {interval(part.get('ci95'))}"
+        rows.append([category_name(category), shown, part.get("n_ratings", 0)])
+    return pd.DataFrame(rows, columns=[t("col.category"), t("col.specific"), t("col.ratings")])
+
+
+def category_points(report: Report) -> list[IntervalPoint]:
+    """Chart points of specific agreement: one per category."""
+    return [_point(category_name(c), "", part.get("specific_agreement"), part.get("ci95"))
+            for c, part in (report.get("by_category") or {}).items()]
+
+
+def pair_table(report: Report) -> pd.DataFrame:
+    """One row per pair of labelers: the two names, claims both labeled, Cohen's kappa and
+    percent agreement with bootstrap intervals, and kappa's analytic interval."""
+    columns = [t("col.labeler_a"), t("col.labeler_b"), t("col.both"), t("metric.cohen_kappa"),
+               t("metric.percent_agreement"), f"{t('metric.cohen_kappa')} · {t('col.analytic')}"]
+    rows = [[str(p["rater_a"]), str(p["rater_b"]), p["n_items"], figure(p, "cohen_kappa"),
+             figure(p, "percent_agreement"), analytic(p, "cohen_kappa")]
+            for p in report.get("by_pair") or []]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def pair_cells(report: Report) -> tuple[list[str], list[PairCell]]:
+    """The labelers and one cell per pair of them for the pair matrix: Cohen's kappa, "undefined",
+    or "no shared claims" for a pair that labeled no claim in common."""
+    raters = sorted(str(r) for r in report.get("label_counts") or {})
+    found = {(str(p["rater_a"]), str(p["rater_b"])): p for p in report.get("by_pair") or []}
+    cells = []
+    for i, a in enumerate(raters):
+        for b in raters[i + 1:]:
+            pair = found.get((a, b)) or found.get((b, a))
+            if pair is None:
+                cells.append(PairCell(a, b, None, t("agreement.cell_none")))
+            else:
+                kappa = pair.get("cohen_kappa")
+                cells.append(PairCell(a, b, kappa, number(kappa) if kappa is None else f"{kappa:.2f}"))
+    return raters, cells
+
+
+def confusion_frame(pair: Report, categories: Sequence[str]) -> pd.DataFrame:
+    """A pair's confusion matrix as a table: rows the first labeler's labels, columns the second's."""
+    names = [category_name(c) for c in categories]
+    return pd.DataFrame(pair["confusion"], index=names, columns=names).rename_axis(
+        f'{pair["rater_a"]} \\ {pair["rater_b"]}')
