@@ -205,3 +205,25 @@ def _check_password(password: str) -> None:
 
 def _hash(password: str) -> str:
     return _hasher.hash(password)
+
+
+def user_for_identity(session: Session, email: str) -> User | None:
+    """The active user a single sign-on identity (the provider's `email` claim) logs in as, or
+    None when there is none: no user is named `email` (compared case-insensitively), the user is
+    disabled, or several names differ from `email` only in case and none is exactly `email`.
+
+    Users are never created here: an admin adds them first (`annotator users add EMAIL --role
+    labeler --no-password`), and their roles come from this table, never from the provider.
+    """
+    email = email.strip()
+    if not email:
+        return None
+    candidates = list(session.exec(select(User).where(func.lower(User.name) == email.lower())))
+    exact = [user for user in candidates if user.name == email]
+    if exact:
+        user = exact[0]
+    elif len(candidates) == 1:
+        user = candidates[0]
+    else:
+        return None
+    return user if user.active else None

@@ -3,6 +3,10 @@
 Without a logged-in user only the login page exists. After login the navigation is built from
 the user's roles on every run, so a page a role lacks is not in the app at all: it cannot be
 opened by URL either.
+
+Login is by local name and password, unless the secrets configure an OpenID Connect provider in
+`[auth]`: then the login page only offers "Log in with <provider>" (st.login) and the provider's
+email names the annotator user (see auth.py).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import streamlit as st
 
 from annotator.errors import DatabaseUnavailableError, LoginError
 from annotator.services.users import authenticate, roles_of
+from annotator.ui import auth
 from annotator.ui import components as ui
 from annotator.ui.i18n import t
 
@@ -46,6 +51,31 @@ def login_page() -> None:
         st.form_submit_button(t("login.submit"), on_click=_log_in, type="primary")
 
 
+def sso_login_page() -> None:
+    """The login page when an OIDC provider is configured: one button per provider."""
+    st.title(t("app.title"))
+    ui.show_flash()
+    if sso.missing:  # sso: this run's auth.sso_config(), set below
+        st.error(t("sso.misconfigured", settings=", ".join(sso.missing)))
+        return
+    for provider in sso.providers:
+        st.button(t("sso.log_in_with", provider=provider.label), key="sso.login" + (f".{provider.name}" if provider.name else ""),
+                  on_click=auth.log_in, args=(provider.name,), type="primary", icon=":material/login:")
+
+
+def sso_refused_page() -> None:
+    """Shown to someone the provider logged in who is no active annotator user."""
+    st.title(t("app.title"))
+    who = auth.identity()
+    if who is None or who.email is None:
+        st.error(t("sso.no_email"))
+    elif who.email_verified is False:
+        st.error(t("sso.unverified", email=who.email))
+    else:
+        st.error(t("sso.unknown", email=who.email))
+    st.button(t("app.logout"), key="sso.logout", on_click=auth.log_out, icon=":material/logout:")
+
+
 def no_pages() -> None:
     """Shown to a user whose roles open no page."""
     st.info(t("app.no_pages"))
@@ -53,15 +83,20 @@ def no_pages() -> None:
 
 st.set_page_config(page_title=t("app.title"), page_icon=":material/fact_check:", layout="wide")
 
+sso = auth.sso_config()
 try:
-    me = ui.current_user()
+    me = auth.sso_user(auth.identity()) if sso is not None else ui.current_user()
 except DatabaseUnavailableError as error:
     st.error(str(error))
     st.stop()
 if me is None:
     if st.query_params.get("claim"):  # a deep link opened in a new tab: keep it for after the login
         st.session_state[ui.PENDING_CLAIM] = st.query_params["claim"]
-    navigation = st.navigation([st.Page(login_page, title=t("login.title"), url_path="login", default=True)], position="hidden")
+    if sso is None:
+        entry = login_page
+    else:
+        entry = sso_login_page if auth.identity() is None else sso_refused_page
+    navigation = st.navigation([st.Page(entry, title=t("login.title"), url_path="login", default=True)], position="hidden")
 else:
     pages = [
         st.Page(path, title=t(f"page.{key}"), icon=icon, url_path=key)
@@ -70,6 +105,6 @@ else:
     ]
     with st.sidebar:
         st.caption(t("app.logged_in_as", name=me.name, roles=", ".join(sorted(roles_of(me)))))
-        st.button(t("app.logout"), key="app.logout", on_click=ui.forget_user, icon=":material/logout:")
+        st.button(t("app.logout"), key="app.logout", on_click=auth.log_out, icon=":material/logout:")
     navigation = st.navigation(pages or [st.Page(no_pages, title=t("app.title"), url_path="home", default=True)])
 navigation.run()

@@ -20,6 +20,16 @@ ENGLISH: dict[str, str] = {
     "login.name": "User name",
     "login.password": "Password",
     "login.submit": "Log in",
+    "sso.log_in_with": "Log in with {provider}",
+    "sso.unknown": "You are logged in as {email}, but annotator has no active account of that name. "
+                   "Ask an admin to add you as {email} (`annotator users add {email} --role labeler "
+                   "--no-password`), or to enable your account.",
+    "sso.unverified": "Your provider has not verified the email address {email}; annotator accepts "
+                      "verified addresses only.",
+    "sso.no_email": "Your provider sent no email address, so annotator cannot tell who you are. Ask an "
+                    "admin to have the provider send the `email` claim.",
+    "sso.misconfigured": "Single sign-on is set up in .streamlit/secrets.toml but lacks {settings}. "
+                         "Ask an admin to complete it.",
     "page.label": "Label",
     "page.adjudicate": "Adjudicate",
     "page.agreement": "Agreement",
@@ -61,6 +71,20 @@ ENGLISH: dict[str, str] = {
     "label.hold_note": "Note (optional)",
     "label.hold_button": "Put the case on hold",
     "label.held": "The case is on hold: {reason}.",
+    "label.draft_restored": "Restored your unsaved draft from {time}.",
+    "label.draft_restored_value": "Restored your unsaved draft from {time}. You had chosen {value}; "
+                                  "it is not saved until you press a label button.",
+    "label.draft_kept": "Your input is kept as a draft (last at {time}): a reload or reconnect restores it. "
+                        "Only you can see it.",
+    "label.draft_elsewhere": "Another tab or window of yours changed this claim's draft at {time}. This tab "
+                             "keeps showing its own input; your next change here replaces that draft.",
+    "label.draft_replaced": "This replaced the draft another tab or window of yours had kept at {time}; "
+                            "the draft now holds what this tab shows.",
+    "label.draft_blocked": "You have an unsaved draft on this claim from {time}; it cannot become a label now.",
+    "label.draft_discard": "Discard draft",
+    "label.draft_discarded": "Draft discarded.",
+    "label.stale_kept": "Your input below is kept, also as a draft (a reload restores it). The label shown above "
+                        "is the one saved elsewhere; press a label button to replace it with yours.",
     # adjudicate page
     "adjudicate.waiting": "Claims waiting for a decision: {n} (claims you label are not shown).",
     "label.too_fast": "Ignored a second click: the claim had just changed. Look at this claim, then choose its label.",
@@ -242,6 +266,16 @@ ENGLISH: dict[str, str] = {
     "admin.enable_button": "Enable",
     "admin.disabled": "User {name} disabled: they cannot log in.",
     "admin.enabled": "User {name} enabled.",
+    "admin.tab_history": "Claim history",
+    "admin.history_help": "Every recorded change of one claim and of its case, oldest first: labels, "
+                          "adjudications, holds, assignments, changes by import --update, releases. It names "
+                          "the labelers, so only admins see it. Times are UTC.",
+    "admin.history_claim": "Claim id",
+    "admin.history_claim_hint": "demo-01-c1",
+    "admin.history_unknown": "No claim has the id '{claim_id}'.",
+    "admin.history_dataset": "Claim '{claim_id}' is in several datasets: choose one",
+    "admin.history_of": "Claim {claim_id} · case {case_id} · dataset {dataset}",
+    "admin.history_none": "Nothing is recorded about this claim yet.",
     "status.cases": "Cases",
     "status.claims": "Claims",
     "status.labels": "Labels",
@@ -271,6 +305,10 @@ ENGLISH: dict[str, str] = {
     "col.creator": "Creator",
     "col.path": "Folder",
     "col.guideline_version": "Guideline version",
+    "col.when": "When (UTC)",
+    "col.who": "Who",
+    "col.what": "What",
+    "col.change": "Change (before -> after)",
     # vocabularies
     **{f"value.{v}": v for v in LABELS},
     **{f"severity.{s}": s.replace("_", " ") for s in SEVERITIES},
