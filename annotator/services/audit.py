@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy import insert
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from annotator.models import LabelEvent, utcnow
 
@@ -54,8 +54,3 @@ def record_events(session: Session, rows: list[dict[str, Any]], batch: int = 500
     for start in range(0, len(rows), batch):
         session.exec(insert(LabelEvent.__table__), params=rows[start:start + batch])
 
-
-def claim_history(session: Session, claim_pk: int) -> list[LabelEvent]:
-    """Every event about one claim, oldest first (admins only; callers check the role)."""
-    query = select(LabelEvent).where(LabelEvent.claim_pk == claim_pk).order_by(LabelEvent.id)
-    return list(session.exec(query))

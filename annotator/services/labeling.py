@@ -391,6 +391,7 @@ def lift_hold(session: Session, user: User, case_pk: int) -> bool:
         raise PermissionDeniedError("only an admin or the person who placed the hold may lift it")
     hold.lifted_at = utcnow()
     session.add(hold)
+    what = {"case_pk": case_pk, "reason": hold.reason}
     record_event(session, actor_pk=user.id, entity="hold", entity_pk=hold.id, action="update",
-                 before={"lifted": False}, after={"lifted": True})
+                 before={**what, "lifted": False}, after={**what, "lifted": True})
     return True

@@ -115,7 +115,8 @@ def set_password(session: Session, user: User, password: str, actor_pk: int | No
     user.password_hash = _hash(password)
     user.failed_logins, user.locked_until = 0, None
     session.add(user)
-    record_event(session, actor_pk=actor_pk, entity="user", entity_pk=user.id, action="update", before=before, after=_public(user))
+    record_event(session, actor_pk=actor_pk, entity="user", entity_pk=user.id, action="update", before=before,
+                 after={**_public(user), "password_changed": True})
 
 
 def set_active(session: Session, user: User, active: bool, actor_pk: int | None = None) -> None:

@@ -92,6 +92,8 @@ except DatabaseUnavailableError as error:
 if me is None:
     if st.query_params.get("claim"):  # a deep link opened in a new tab: keep it for after the login
         st.session_state[ui.PENDING_CLAIM] = st.query_params["claim"]
+    if st.query_params.get("history"):  # a link to a claim's history: keep it for after the login
+        st.session_state["auth.pending_history"] = st.query_params["history"]
     if sso is None:
         entry = login_page
     else:
@@ -99,7 +101,8 @@ if me is None:
     navigation = st.navigation([st.Page(entry, title=t("login.title"), url_path="login", default=True)], position="hidden")
 else:
     pages = [
-        st.Page(path, title=t(f"page.{key}"), icon=icon, url_path=key)
+        st.Page(path, title=t(f"page.{key}"), icon=icon, url_path=key,
+                default=key == "admin" and "auth.pending_history" in st.session_state)
         for key, path, icon in PAGES
         if ui.may_open(me, key)
     ]

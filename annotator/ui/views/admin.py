@@ -1,12 +1,15 @@
-"""Admin: assign cases to two labelers, manage users, see the project's counts."""
+"""Admin: assign cases to two labelers, manage users, see the project's counts and a claim's
+history (`?history=<claim_id>` opens it on that claim)."""
 
 from __future__ import annotations
+
+import re
 
 import pandas as pd
 import streamlit as st
 
 from annotator.errors import AnnotatorError, InvalidValueError
-from annotator.services import labeling, users
+from annotator.services import history, labeling, users
 from annotator.services.lookup import dataset_pk, find_case
 from annotator.services.status import project_status
 from annotator.ui import components as ui
@@ -74,7 +77,72 @@ def _set_active(active: bool) -> None:
     ui.flash("success", t("admin.enabled" if active else "admin.disabled", name=name))
 
 
+HISTORY_PARAM = "history"  # /admin?history=<claim_id> opens the Claim history tab on that claim
+HISTORY_CLAIM = "admin.history_claim"
+PENDING_HISTORY = "auth.pending_history"  # a ?history= link that arrived before login, if app.py keeps one
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>:$~=^&])")
+
+
+def _plain(text: str) -> str:
+    """`text` with every Markdown-special character backslash-escaped: st.table renders its cells
+    as Markdown, and a rationale is the labeler's own text, shown as typed."""
+    return _MARKDOWN.sub(r"\\\1", text)
+
+
+def _history_to_url() -> None:
+    """Keep `?history=` in step with the claim id typed, so the address can be shared."""
+    claim_id = (st.session_state.get(HISTORY_CLAIM) or "").strip()
+    if claim_id:
+        st.query_params[HISTORY_PARAM] = claim_id
+    elif HISTORY_PARAM in st.query_params:
+        del st.query_params[HISTORY_PARAM]
+
+
+def _claim_history() -> None:
+    """The Claim history tab: a claim id, a dataset when the id is in several, the events."""
+    st.caption(t("admin.history_help"))
+    claim_id = st.text_input(t("admin.history_claim"), key=HISTORY_CLAIM, on_change=_history_to_url,
+                             placeholder=t("admin.history_claim_hint")).strip()
+    if not claim_id:
+        return
+    try:
+        with ui.db() as session:
+            datasets = history.claim_datasets(session, ui.session_user(session), claim_id)
+    except AnnotatorError as error:
+        st.error(str(error))
+        return
+    if not datasets:
+        st.warning(t("admin.history_unknown", claim_id=claim_id))
+        return
+    dataset = datasets[0]
+    if len(datasets) > 1:
+        dataset = st.selectbox(t("admin.history_dataset", claim_id=claim_id), datasets,
+                               key=f"admin.history_dataset.{claim_id}")
+    try:
+        with ui.db() as session:
+            found = history.claim_history_view(session, ui.session_user(session), claim_id, dataset)
+    except AnnotatorError as error:
+        st.error(str(error))
+        return
+    st.markdown(f"**{_plain(t('admin.history_of', claim_id=found.claim_id, case_id=found.case_id, dataset=found.dataset))}**")
+    st.text(found.text)
+    if not found.rows:
+        st.info(t("admin.history_none"))
+        return
+    columns = [t("col.when"), t("col.who"), t("col.what"), t("col.change")]
+    st.table(  # a static table: every change is shown whole, wrapped, not cut at the column's edge
+        pd.DataFrame([[_plain(cell) for cell in (row.when, row.who, row.what, row.change)] for row in found.rows],
+                     columns=columns),
+        hide_index=True,
+    )
+
+
 me = ui.require_page("admin")
+_linked = st.session_state.pop(PENDING_HISTORY, None) or st.query_params.get(HISTORY_PARAM)
+if _linked:  # a link to a claim's history: open the tab on it
+    st.session_state[HISTORY_CLAIM] = _linked
+if "admin.history_linked" not in st.session_state:  # decided once per session: the tab must not jump later
+    st.session_state["admin.history_linked"] = bool(_linked)
 with ui.db() as session:
     people = users.list_users(session)
     status = project_status(session)
@@ -83,7 +151,9 @@ labelers = [person.name for person in people if person.active and users.has_role
 
 st.title(t("page.admin"))
 ui.show_flash()
-assign_tab, users_tab, status_tab = st.tabs([t("admin.tab_assign"), t("admin.tab_users"), t("admin.tab_status")])
+tab_names = [t("admin.tab_assign"), t("admin.tab_users"), t("admin.tab_status"), t("admin.tab_history")]
+assign_tab, users_tab, status_tab, history_tab = st.tabs(
+    tab_names, default=tab_names[3] if st.session_state["admin.history_linked"] else None)
 
 with assign_tab:
     st.caption(t("admin.assign_help"))
@@ -135,3 +205,6 @@ with status_tab:
                           t("col.cases"): list(holds.values())}),
             hide_index=True,
         )
+
+with history_tab:
+    _claim_history()

@@ -1,0 +1,216 @@
+"""A claim's history for admins: every audit event about the claim and its case, oldest first,
+as plain rows (when, who, what, the change from before to after).
+
+Events reach a claim in three ways (see `audit.record_event`): labels, adjudications and claim
+changes carry the claim's `claim_pk`; holds and assignments are per case and carry only their
+own row's key (`entity_pk` = Hold.id / Assignment.id), found here through the claim's case;
+case changes carry the case's key; a release is linked through its GoldLabel row of the claim.
+Only admins may read it: it names labelers, which the blind rule hides from everyone else.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC
+from typing import Any
+
+from sqlalchemy import and_, or_
+from sqlmodel import Session, select
+
+from annotator.errors import PermissionDeniedError
+from annotator.models import Assignment, Case, Claim, Dataset, GoldLabel, GoldRelease, Hold, Label, LabelEvent, User
+from annotator.services.lookup import find_claim
+from annotator.services.users import has_role
+
+NO_ACTOR = "command line / import"
+"""`who` of an event written without a logged-in user (imports, the command line, the demo)."""
+
+_WHAT: dict[tuple[str, str], str] = {
+    ("label", "create"): "label created",
+    ("label", "update"): "label revised",
+    ("adjudication", "create"): "adjudication decided",
+    ("adjudication", "update"): "adjudication revised",
+    ("hold", "create"): "case put on hold",
+    ("hold", "update"): "case hold lifted",
+    ("assignment", "create"): "case assigned",
+    ("claim", "update"): "claim changed by import --update",
+    ("case", "update"): "case changed by import --update",
+    ("release", "create"): "released in a gold release",
+}
+
+_FIELDS: dict[str, str] = {  # stored key -> shown name, in the order they are shown
+    "labeler": "labeler", "adjudicator": "adjudicator", "passage_id": "passage", "case_id": "case",
+    "value": "value", "passage_ids": "passage ids", "rationale": "rationale", "severity": "severity",
+    "guideline_version": "guideline version", "text": "text", "question": "question", "answer": "answer",
+    "slice": "slice", "split": "split", "metadata": "metadata", "doc_id": "document", "version": "version",
+    "title": "title", "reason": "reason", "note": "note", "source": "source", "revision": "revision",
+}
+_IDENTITY = ("labeler", "passage_id")
+"""Keys that name what changed rather than how: shown plainly even when unchanged."""
+_NEVER_SHOWN = frozenset({"password", "password_hash", "case_pk", "lifted", "path", "manifest_sha256", "counts"})
+"""Keys left out of every summary: secrets (defensive: user events hold only `has_password`) and
+internal keys."""
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    """One audit event as an admin reads it.
+
+    when: UTC time, ISO 8601 to the second ("2026-05-09T10:11:12+00:00"). who: the user's name,
+    or NO_ACTOR. what: e.g. "label revised". change: "labeler: aoi; value: support -> contradict;
+    revision: 1 -> 2" (an update shows the changed fields only; a create shows what was set).
+    entity, action: the event's raw `entity` and `action`.
+    """
+
+    when: str
+    who: str
+    what: str
+    change: str
+    entity: str
+    action: str
+
+
+@dataclass(frozen=True)
+class ClaimHistory:
+    """A claim (its id, dataset, case id and current text) and its events, oldest first."""
+
+    claim_id: str
+    dataset: str
+    case_id: str
+    text: str
+    rows: tuple[HistoryRow, ...]
+
+
+def _check_admin(actor: User) -> None:
+    if not has_role(actor, "admin"):
+        raise PermissionDeniedError("only an admin may see a claim's history: it names the labelers")
+
+
+def claim_datasets(session: Session, actor: User, claim_id: str) -> list[str]:
+    """The names of the datasets holding a claim with the id `claim_id`, sorted (empty when none).
+    Raises PermissionDeniedError unless `actor` is an admin."""
+    _check_admin(actor)
+    query = (select(Dataset.name).join(Claim, Claim.dataset_id == Dataset.id)
+             .where(Claim.claim_id == claim_id.strip()).order_by(Dataset.name))
+    return list(session.exec(query))
+
+
+def claim_history_view(session: Session, actor: User, claim_id: str, dataset: str | None = None) -> ClaimHistory:
+    """Every recorded event about the claim `claim_id` (in `dataset`, or in the only dataset that
+    has it) and about its case, oldest first.
+
+    Raises PermissionDeniedError unless `actor` is an admin (checked before anything is read),
+    NotFoundError for an unknown claim or dataset, AmbiguousIdError when the id is in several
+    datasets and none is named.
+    """
+    _check_admin(actor)
+    claim = find_claim(session, claim_id.strip(), dataset)
+    case = session.get(Case, claim.case_pk)
+    dataset_name = session.get(Dataset, claim.dataset_id).name
+    holds = select(Hold.id).where(Hold.case_pk == case.id)
+    assignments = select(Assignment.id).where(Assignment.case_pk == case.id)
+    releases = select(GoldLabel.release_pk).where(GoldLabel.claim_pk == claim.id)
+    events = list(session.exec(select(LabelEvent).where(or_(
+        LabelEvent.claim_pk == claim.id,
+        and_(LabelEvent.entity == "case", LabelEvent.entity_pk == case.id),
+        and_(LabelEvent.entity == "hold", LabelEvent.entity_pk.in_(holds)),
+        and_(LabelEvent.entity == "assignment", LabelEvent.entity_pk.in_(assignments)),
+        and_(LabelEvent.entity == "release", LabelEvent.entity_pk.in_(releases)),
+    )).order_by(LabelEvent.id)))
+    context = _Context(
+        actors=_names(session, {event.actor_pk for event in events if event.actor_pk is not None}),
+        labelers=dict(session.exec(select(Label.id, User.name).join(User, User.id == Label.labeler_pk)
+                                   .where(Label.claim_pk == claim.id)).all()),
+        holds={pk: (reason, note) for pk, reason, note in session.exec(
+            select(Hold.id, Hold.reason, Hold.note).where(Hold.case_pk == case.id))},
+        releases={pk: (name, gold, resolution) for pk, name, gold, resolution in session.exec(
+            select(GoldRelease.id, GoldRelease.name, GoldLabel.gold_label, GoldLabel.resolution)
+            .join(GoldLabel, GoldLabel.release_pk == GoldRelease.id).where(GoldLabel.claim_pk == claim.id))},
+    )
+    return ClaimHistory(claim.claim_id, dataset_name, case.case_id, claim.text,
+                        tuple(_row(event, context) for event in events))
+
+
+@dataclass(frozen=True)
+class _Context:
+    actors: dict[int, str]  # user pk -> name
+    labelers: dict[int, str]  # label pk -> its labeler's name
+    holds: dict[int, tuple[str, str]]  # hold pk -> (reason, note)
+    releases: dict[int, tuple[str, str, str]]  # release pk -> (name, gold label, resolution)
+
+
+def _names(session: Session, pks: set[int]) -> dict[int, str]:
+    if not pks:
+        return {}
+    return dict(session.exec(select(User.id, User.name).where(User.id.in_(sorted(pks)))).all())
+
+
+def _row(event: LabelEvent, context: _Context) -> HistoryRow:
+    who = NO_ACTOR if event.actor_pk is None else context.actors.get(event.actor_pk, f"user #{event.actor_pk}")
+    what = _WHAT.get((event.entity, event.action), f"{event.entity} {event.action}")
+    before, after = dict(event.before or {}), dict(event.after or {})
+    if event.entity == "label" and "labeler" not in after and event.entity_pk in context.labelers:
+        after = {"labeler": context.labelers[event.entity_pk], **after}  # app labels: the labeler is the row's
+        if before:
+            before = {"labeler": after["labeler"], **before}
+    if event.entity == "claim" and "passage_id" in after:
+        what = "passage changed by import --update"
+    if event.entity == "hold" and event.action == "update":
+        reason, note = context.holds.get(event.entity_pk, ("?", ""))
+        before, after = {}, {"reason": reason, "note": note}
+    if event.entity == "release":
+        name, gold, resolution = context.releases.get(event.entity_pk, (after.get("name", "?"), "?", "?"))
+        return HistoryRow(_when(event), who, what, f"release: {name}; gold label: {gold} ({resolution})",
+                          event.entity, event.action)
+    change = _changes(before, after) if before else _settings(after)
+    return HistoryRow(_when(event), who, what, change, event.entity, event.action)
+
+
+def _when(event: LabelEvent) -> str:
+    return event.at.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def _ordered(keys: set[str]) -> list[str]:
+    known = [key for key in _FIELDS if key in keys]
+    return known + sorted(key for key in keys - set(_FIELDS) if key not in _NEVER_SHOWN)
+
+
+def _settings(after: dict[str, Any]) -> str:
+    """What a create set: every non-empty field, e.g. "labeler: aoi; value: support; revision: 1"."""
+    shown = [f"{_FIELDS.get(key, key)}: {_shown(key, after[key])}" for key in _ordered(set(after))
+             if key in ("value", "revision") or not _empty(after[key])]
+    return "; ".join(shown)
+
+
+def _changes(before: dict[str, Any], after: dict[str, Any]) -> str:
+    """What an update changed, e.g. "labeler: aoi; value: support -> contradict; revision: 1 -> 2"."""
+    parts = []
+    for key in _ordered(set(before) | set(after)):
+        old, new = before.get(key), after.get(key)
+        if key in _IDENTITY and old == new:
+            parts.append(f"{_FIELDS[key]}: {_shown(key, new)}")
+        elif old != new and not (_empty(old) and _empty(new)):
+            parts.append(f"{_FIELDS.get(key, key)}: {_shown(key, old)} -> {_shown(key, new)}")
+    return "; ".join(parts) or "no visible change"
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value == "" or value == [] or value == {}
+
+
+_TEXTS = frozenset({"rationale", "text", "question", "answer", "title", "note"})
+"""Free-text fields, shown in double quotes so that their edges are visible."""
+
+
+def _shown(key: str, value: Any) -> str:
+    """A stored value for reading: "-" for none, ids joined by ", ", free texts in double quotes."""
+    if _empty(value):
+        return "-"
+    if isinstance(value, list | tuple):
+        return ", ".join(str(item) for item in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    if key in _TEXTS:
+        return json.dumps(str(value), ensure_ascii=False)
+    return str(value)
