@@ -26,6 +26,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -36,7 +37,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from annotator.errors import ImportFileError, ImportRowError, UndefinedCategoryError
+from annotator.formats import check_quotes_closed, decode_csv_bytes
+from annotator.errors import AgreementInputError, ImportFileError, ImportRowError, UndefinedCategoryError
 from annotator.vocabulary import INDICATIVE_BELOW, LABELS
 
 METRICS: tuple[str, ...] = (
@@ -65,6 +67,13 @@ PARADOX_MIN_GAP = 0.2
 DEFAULT_TARGET_HALF_WIDTH = 0.1
 """The interval half-width (+-) small-sample guidance aims for by default."""
 
+MIN_BOOTSTRAP = 100
+"""Fewer resamples than this give no usable 95% interval (0 means: no intervals)."""
+
+MAX_UNDEFINED_RESAMPLES = 0.05
+"""When a coefficient is 0/0 in more than this share of resamples, it gets no interval: the
+percentile interval of the others would be conditional on the data having enough variety."""
+
 
 
 # ---------------------------------------------------------------------------------------------
@@ -76,7 +85,8 @@ class Coefficient:
     """One agreement coefficient with the number of items it used."""
 
     value: float | None  # None when undefined (0/0)
-    n_used: int  # items it used: with >= 2 ratings (Cohen: rated by both raters)
+    n_used: int  # items it used: with >= 2 ratings (Cohen: rated by both raters; Fleiss, AC1:
+    # every rated item, whose ratings enter their chance agreement)
     undefined_reason: str | None = None
 
 
@@ -147,7 +157,8 @@ class AgreementReport:
     """Agreement over one set of items (all of them, or one group such as a slice).
 
     n_items: items with >= 2 ratings; n_in_scope: all items given; fractions are 0..1.
-    ci95: metric -> (low, high) 95% percentile bootstrap interval over items, or None.
+    ci95: metric -> (low, high) 95% percentile bootstrap interval over items, or None;
+    ci95_missing: metric -> why it has no bootstrap interval.
     analytic_ci95: metric -> (low, high) 95% large-sample interval where a library gives one
     (two raters: Cohen's kappa from statsmodels, Fleiss, Cohen & Everitt 1969 variance, clipped
     to [-1, 1]; percent agreement, a binomial proportion of items, by Wilson's score interval),
@@ -178,6 +189,7 @@ class AgreementReport:
     confusion: list[list[int]] | None
     indicative: bool
     analytic_ci95: dict[str, Interval | None] = field(default_factory=dict)
+    ci95_missing: dict[str, str] = field(default_factory=dict)
     by_category: dict[Any, CategoryAgreement] = field(default_factory=dict)
     groups: dict[str, dict[Any, AgreementReport]] = field(default_factory=dict)
 
@@ -191,7 +203,8 @@ class AgreementReport:
         """A plain dict that json.dumps(..., allow_nan=False) accepts.
 
         Keys: n_items, n_in_scope, n_raters, categories, indicative, one per metric (float or
-        None), n_used, ci95 and analytic_ci95 (metric -> [low, high] or None), undefined,
+        None), n_used, ci95 and analytic_ci95 (metric -> [low, high] or None), ci95_missing
+        (metric -> why there is no bootstrap interval), undefined,
         label_counts, by_pair, by_category, confusion, paradox (kappa_paradox, or None),
         sample_size (items_needed for Krippendorff's alpha at `target_half_width`, or None),
         by_slice (group -> the same shape without groups; {} when not grouped by slice) and
@@ -208,6 +221,7 @@ class AgreementReport:
         out["n_used"] = {m: self.coefficient(m).n_used for m in METRICS}
         out["ci95"] = {m: _interval_json(self.ci95.get(m)) for m in METRICS}
         out["analytic_ci95"] = {m: _interval_json(self.analytic_ci95.get(m)) for m in METRICS}
+        out["ci95_missing"] = dict(self.ci95_missing)
         out["undefined"] = dict(self.undefined)
         out["label_counts"] = {
             str(r): {str(c): n for c, n in counts.items()} for r, counts in self.label_counts.items()
@@ -234,7 +248,7 @@ class Paradox:
     (1990), "High agreement but low kappa: I. The problems of two paradoxes", J. Clin.
     Epidemiol. 43(6). With skewed categories chance agreement p_e is high, so kappa-like
     coefficients are low however well raters agree; Gwet's AC1 (Gwet 2008) is not so affected.
-    dominant_share: the dominant category's share of all ratings (0..1).
+    dominant_share: the dominant category's share of the ratings of items with >= 2 ratings (0..1).
     """
 
     percent_agreement: float
@@ -255,15 +269,16 @@ def kappa_paradox(report: AgreementReport) -> Paradox | None:
     """The kappa paradox in `report`, or None.
 
     It is flagged when percent agreement >= PARADOX_MIN_AGREEMENT and the kappa (Cohen's with
-    two raters, else Fleiss') is defined and at least PARADOX_MIN_GAP below it. The report's
-    label counts give the dominant category, which explains it when its share is high.
+    two raters, else Fleiss') is defined and at least PARADOX_MIN_GAP below it. The ratings of
+    the items with >= 2 ratings give the dominant category, which explains it when its share is
+    high.
     """
     pa = report.percent_agreement.value
     name = "cohen_kappa" if report.cohen_kappa.value is not None else "fleiss_kappa"
     kappa = report.coefficient(name).value
     if pa is None or kappa is None or pa < PARADOX_MIN_AGREEMENT or pa - kappa < PARADOX_MIN_GAP:
         return None
-    totals = {c: sum(counts[c] for counts in report.label_counts.values()) for c in report.categories}
+    totals = {c: report.by_category[c].specific_agreement.n_used for c in report.categories}
     dominant = max(report.categories, key=lambda c: totals[c])
     share = totals[dominant] / max(sum(totals.values()), 1)
     return Paradox(pa, name, kappa, report.gwet_ac1.value, dominant, share)
@@ -297,21 +312,23 @@ def items_needed(report: AgreementReport, metric: str = "krippendorff_alpha",
 
     report: a report with a bootstrap interval for `metric`; half_width: the target, in the
         coefficient's units (0.1 means +-0.1), > 0.
-    Returns None when `metric` has no interval (undefined, or no bootstrap).
+    Returns None when `metric` has no interval (undefined, or no bootstrap) or a zero-width one
+        (every resample gave the same value, which says nothing about more items).
     Raises ValueError for half_width <= 0, KeyError for an unknown metric.
     Method: the standard error of a coefficient estimated from n independent items shrinks as
     1 / sqrt(n) (Efron & Tibshirani 1993, An Introduction to the Bootstrap, ch. 5), so the
     interval width does too: n_needed = ceil(n * (w_now / w_target)^2), assuming the
-    coefficient and the mix of labels stay as they are. An estimate for planning, not a promise.
+    coefficient and the mix of labels stay as they are. An estimate for planning, not a promise;
+    never fewer than INDICATIVE_BELOW items in all, below which any figure is only indicative.
     """
     if half_width <= 0:
-        raise ValueError(f"the target half-width must be > 0, got {half_width}")
+        raise AgreementInputError(f"the target half-width must be > 0, got {half_width}")
     n = report.coefficient(metric).n_used
     interval = report.ci95.get(metric)
-    if interval is None or n == 0:
+    if interval is None or n == 0 or interval[1] - interval[0] <= _EPS:
         return None
     now = (interval[1] - interval[0]) / 2
-    needed = max(n, int(np.ceil(n * (now / half_width) ** 2 - 1e-9)))
+    needed = max(n, INDICATIVE_BELOW, int(np.ceil(n * (now / half_width) ** 2 - 1e-9)))
     return SampleSize(metric, half_width, now, n, needed, needed - n)
 
 
@@ -354,8 +371,9 @@ def compute_agreement(
         resamples where a coefficient is 0/0 are left out of its interval.
     """
     cats = _check_categories(categories)
-    if n_bootstrap < 0:
-        raise ValueError(f"n_bootstrap must be >= 0, got {n_bootstrap}")
+    if n_bootstrap < 0 or 0 < n_bootstrap < MIN_BOOTSTRAP:
+        raise AgreementInputError(f"use 0 bootstrap resamples (no intervals) or at least {MIN_BOOTSTRAP} "
+                                  f"(1,000 recommended), not {n_bootstrap}")
     group_by = (by,) if isinstance(by, str) else tuple(by or ())
     columns = _columns(rows, group_by)
     ratings = _encode(columns, cats)
@@ -368,9 +386,9 @@ def _check_categories(categories: Sequence[Any]) -> tuple[Any, ...]:
     """The declared categories as a tuple; ValueError when fewer than two or repeated."""
     cats = tuple(categories)
     if len(cats) < 2:
-        raise ValueError(f"declare at least two categories, got {cats!r}")
+        raise AgreementInputError(f"declare at least two categories, got {cats!r}")
     if len(set(cats)) != len(cats):
-        raise ValueError(f"a category is declared twice in {cats!r}")
+        raise AgreementInputError(f"a category is declared twice in {cats!r}")
     return cats
 
 
@@ -398,7 +416,7 @@ def _columns(rows: Iterable[tuple] | pd.DataFrame, by: tuple[str, ...]) -> dict[
     if isinstance(rows, pd.DataFrame):
         return _frame_columns(rows, by)
     if by:
-        raise ValueError(f"by={by[0]!r} needs a DataFrame with a {by[0]!r} column, not tuples")
+        raise AgreementInputError(f"by={by[0]!r} needs a DataFrame with a {by[0]!r} column, not tuples")
     return _tuple_columns(rows)
 
 
@@ -407,9 +425,9 @@ def _frame_columns(frame: pd.DataFrame, by: tuple[str, ...]) -> dict[str, Any]:
     needed = [*COLUMNS, *by]
     missing = [c for c in needed if c not in frame.columns]
     if missing:
-        raise ValueError(f"the table has no column {missing[0]!r}; it needs {', '.join(needed)}")
+        raise AgreementInputError(f"the table has no column {missing[0]!r}; it needs {', '.join(needed)}")
     if len(set(by)) != len(by) or set(by) & {*COLUMNS, "line"}:
-        raise ValueError(f"group by distinct columns other than {', '.join((*COLUMNS, 'line'))}; got {by!r}")
+        raise AgreementInputError(f"group by distinct columns other than {', '.join((*COLUMNS, 'line'))}; got {by!r}")
     out = {c: frame[c] for c in needed}
     out["line"] = frame["line"].to_numpy() if "line" in frame.columns else None
     return out
@@ -420,7 +438,7 @@ def _tuple_columns(rows: Iterable[tuple]) -> dict[str, Any]:
     rows = rows if isinstance(rows, list) else list(rows)
     widths = set(map(len, rows))
     if not widths <= {3, 4} or len(widths) > 1:
-        raise ValueError(
+        raise AgreementInputError(
             "every row must be (item_id, rater, label) or (item_id, rater, label, line), "
             f"all of the same length; got lengths {sorted(widths)}"
         )
@@ -446,7 +464,7 @@ def _encode(columns: dict[str, Any], categories: tuple[Any, ...]) -> _Ratings:
     for name, codes in (("item_id", item), ("rater", rater_codes)):
         if codes.size and codes.min() < 0:
             row = int(np.argmax(codes < 0))
-            raise ValueError(f"{name} is missing{_where(columns['line'], row)}")
+            raise AgreementInputError(f"{name} is missing{_where(columns['line'], row)}")
     rater, raters = _sorted_codes(rater_codes, rater_names.tolist())
     _check_duplicates(item, rater, columns)
     n_items = int(item.max()) + 1 if item.size else 0
@@ -498,7 +516,7 @@ def _check_duplicates(item: np.ndarray, rater: np.ndarray, columns: dict[str, An
     first = int(np.flatnonzero(key == key[second])[0])
     lines = columns["line"]
     where = f" (lines {lines[first]} and {lines[second]})" if lines is not None else ""
-    raise ValueError(
+    raise AgreementInputError(
         f"item {_at(columns['item_id'], second)!r} is rated twice by "
         f"{_at(columns['rater'], second)!r}{where}; keep one rating per item and rater"
     )
@@ -702,6 +720,8 @@ def _reason(metric: str, s: _Sums, categories: tuple[Any, ...], n_raters: int) -
     """Why `metric` is undefined for the (single-row) sums `s`."""
     only = lambda counts: repr(categories[int(np.argmax(counts))])  # noqa: E731
     if metric == "cohen_kappa":
+        if n_raters == 0:
+            return "there are no ratings"
         if n_raters != 2:
             return (f"Cohen's kappa is for exactly two raters; there are {n_raters} "
                     "(each labeler pair has its own kappa)")
@@ -734,18 +754,19 @@ def _report(ratings: _Ratings, categories: tuple[Any, ...], n_bootstrap: int, se
     n2, n_both = int(point.n2[0]), int(point.conf.sum())
     reasons = {m: _reason(m, point, categories, len(ratings.raters))
                for m, v in values.items() if np.isnan(v)}
-    coefs = {m: Coefficient(None if m in reasons else float(values[m]),
-                            n_both if m == "cohen_kappa" else n2, reasons.get(m))
+    used = {"cohen_kappa": n_both, "fleiss_kappa": ratings.n_items, "gwet_ac1": ratings.n_items}
+    coefs = {m: Coefficient(None if m in reasons else float(values[m]), used.get(m, n2), reasons.get(m))
              for m in METRICS}
     samples = _bootstrap(freq, features, q, n_bootstrap, seed)
     two_raters = len(ratings.raters) == 2
     ci95 = {m: None if m in reasons else _percentile_ci(samples.get(m)) for m in METRICS}
+    ci95_missing = {m: _missing_interval_reason(m, reasons, samples) for m in METRICS if ci95[m] is None}
     pairs = _pairs(ratings, categories, n_bootstrap, seed)
     if two_raters and pairs:  # the one pair is the report: the same figures get the same intervals
         pairs = (replace(pairs[0], ci95={m: ci95[m] for m in pairs[0].ci95}),)
     return AgreementReport(
         n_items=n2, n_in_scope=ratings.n_items, n_raters=len(ratings.raters),
-        categories=categories, **coefs, ci95=ci95,
+        categories=categories, **coefs, ci95=ci95, ci95_missing=ci95_missing,
         analytic_ci95=_analytic_intervals(point.conf[0], coefs) if two_raters else {},
         undefined=reasons,
         label_counts=_label_counts(ratings, categories),
@@ -754,6 +775,17 @@ def _report(ratings: _Ratings, categories: tuple[Any, ...], n_bootstrap: int, se
         confusion=point.conf[0].astype(int).tolist() if two_raters else None,
         indicative=n2 < INDICATIVE_BELOW,
     )
+
+
+def _missing_interval_reason(metric: str, reasons: dict[str, str], samples: dict[str, np.ndarray]) -> str:
+    """Why `metric` has no bootstrap interval."""
+    if metric in reasons:
+        return "the coefficient is undefined"
+    if metric not in samples:
+        return "no bootstrap resamples were drawn"
+    share = float(np.isnan(samples[metric]).mean())
+    return (f"the coefficient is undefined (0/0) in {share:.0%} of the bootstrap resamples, so an interval "
+            "would hold only for data like the others; label more items")
 
 
 def _categories(point: _Sums, samples: np.ndarray | None, categories: tuple[Any, ...]) -> dict[Any, CategoryAgreement]:
@@ -783,7 +815,8 @@ def _analytic_intervals(conf: np.ndarray, coefs: dict[str, Coefficient]) -> dict
             warnings.simplefilter("ignore", RuntimeWarning)  # a degenerate table: its variance is NaN
             result = cohens_kappa(conf)
         low, high = float(result.kappa_low), float(result.kappa_upp)
-        out["cohen_kappa"] = (max(low, -1.0), min(high, 1.0)) if np.isfinite([low, high]).all() else None
+        usable = np.isfinite([low, high]).all() and high - low > _EPS  # a zero variance is no interval
+        out["cohen_kappa"] = (max(low, -1.0), min(high, 1.0)) if usable else None
     if coefs["percent_agreement"].value is not None and n > 0:
         low, high = proportion_confint(int(np.trace(conf)), n, alpha=0.05, method="wilson")
         out["percent_agreement"] = (float(low), float(high))
@@ -806,14 +839,13 @@ def _bootstrap(freq: np.ndarray, features: np.ndarray, q: int, n_bootstrap: int,
 
 
 def _percentile_ci(samples: np.ndarray | None) -> tuple[float, float] | None:
-    """The 2.5th and 97.5th percentiles of the defined samples, or None when there are none.
-
-    Resamples where the coefficient is undefined (0/0) are left out.
+    """The 2.5th and 97.5th percentiles of the samples, or None when there are none or more
+    than MAX_UNDEFINED_RESAMPLES of them are undefined (0/0); a few undefined ones are left out.
     """
-    if samples is None:
+    if samples is None or samples.size == 0:
         return None
     defined = samples[~np.isnan(samples)]
-    if defined.size == 0:
+    if defined.size < (1 - MAX_UNDEFINED_RESAMPLES) * samples.size:
         return None
     low, high = np.percentile(defined, [2.5, 97.5])
     return float(low), float(high)
@@ -888,7 +920,7 @@ def _group_reports(ratings: _Ratings, columns: dict[str, Any], by: str, categori
     if bad.size:
         row = int(bad[0])
         problem = "has no value" if codes[row] < 0 else "has two values"
-        raise ValueError(f"item {_at(columns['item_id'], row)!r} {problem} in column {by!r}"
+        raise AgreementInputError(f"item {_at(columns['item_id'], row)!r} {problem} in column {by!r}"
                          f"{_where(columns['line'], row)}; give each item one group")
     codes, names = _sorted_codes(codes, names.tolist())
     order = np.argsort(codes, kind="stable")
@@ -953,14 +985,36 @@ def read_label_frame(path: str | Path, categories: Sequence[str] = LABELS, keep:
                               "Give a .csv or .jsonl file with columns item_id, rater, label")
     data = _read_bytes(path)
     frame = _plain_csv_frame(path, data, cats, keep) if suffix == ".csv" else None
-    if frame is not None:
-        return frame
-    text = _decode(path, data)
-    if suffix == ".csv":
-        rows = _csv_rows(path, text, cats, keep)
-    else:
-        rows = _jsonl_rows(path, text, cats, keep)
-    return pd.DataFrame(_drop_repeats(path, rows), columns=[*COLUMNS, "line", *keep])
+    if frame is None:
+        if suffix == ".csv":
+            rows = _csv_rows(path, decode_csv_bytes(path, data)[0], cats, keep)
+        else:
+            rows = _jsonl_rows(path, _decode(path, data), cats, keep)
+        frame = pd.DataFrame(_drop_repeats(path, rows), columns=[*COLUMNS, "line", *keep])
+    if frame.empty:
+        raise ImportFileError(f"{path}: the file holds no ratings. Give one line per rating with item_id, rater, label")
+    for column in keep:
+        _check_one_group(path, frame, column)
+    return frame
+
+
+def _check_one_group(path: Path, frame: pd.DataFrame, column: str) -> None:
+    """ImportRowError at the first line giving an item another `column` value than before."""
+    first = frame.groupby("item_id", sort=False)[column].transform("first")
+    clash = np.flatnonzero((frame[column] != first).to_numpy())
+    if clash.size:
+        row = frame.iloc[int(clash[0])]
+        earlier = frame[(frame["item_id"] == row["item_id"])].iloc[0]
+        raise ImportRowError(str(path), int(row["line"]), column,
+                             f"item {_short(row['item_id'])} has {column} {_short(row[column])} here but "
+                             f"{_short(earlier[column])} on line {int(earlier['line'])}",
+                             f"Give each item one {column}")
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """repr(value), cut to about `limit` characters for an error message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 4] + "...'"
 
 
 def _plain_csv_frame(path: Path, data: bytes, categories: tuple[str, ...], keep: tuple[str, ...]) -> pd.DataFrame | None:
@@ -987,6 +1041,8 @@ def _plain_csv_frame(path: Path, data: bytes, categories: tuple[str, ...], keep:
     for name, k in zip(keep, index[len(COLUMNS):]):
         frame[name] = raw[k].str.strip()
     if (frame[list(COLUMNS)] == "").to_numpy().any() or not frame["label"].isin(categories).all():
+        return None
+    if any(frame[c].str.contains(_CONTROL, regex=True).any() for c in COLUMNS):
         return None
     item, _ = pd.factorize(frame["item_id"])
     rater, raters = pd.factorize(frame["rater"])
@@ -1020,7 +1076,8 @@ def _plain_header(data: bytes) -> list[str] | None:
         first = data[:data.find(b"\n")].decode("utf-8").rstrip("\r") if b"\n" in data else ""
     except UnicodeDecodeError:
         return None
-    return [name.strip() for name in first.split(",")] if first.strip() else None
+    names = [name.strip() for name in first.split(",")]
+    return names if first.strip() and not re.search(_CONTROL, first) else None
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -1054,6 +1111,9 @@ def _csv_rows(path: Path, text: str, categories: tuple[str, ...], keep: tuple[st
         raise ImportRowError(str(path), 1, None, "the first line is blank",
                              "Put the header item_id,rater,label on the first line")
     header = [name.strip() for name in first]
+    if any(re.search(_CONTROL, name) for name in header):
+        raise ImportRowError(str(path), 1, None, "the header holds control characters (NUL bytes?)",
+                             "Save the file as UTF-8 (UTF-16 files are not read)")
     index = _header_index(path, header, keep)
     rows, start = [], reader.line_num + 1
     for fields in reader:
@@ -1061,6 +1121,7 @@ def _csv_rows(path: Path, text: str, categories: tuple[str, ...], keep: tuple[st
         if not fields:
             continue
         if len(fields) != len(header):
+            check_quotes_closed(str(path), text, line, header)
             raise ImportRowError(str(path), line, None,
                                  f"{len(fields)} fields where the header has {len(header)}",
                                  "Give every line the header's columns (quote values with commas)")
@@ -1082,15 +1143,25 @@ def _header_index(path: Path, header: list[str], keep: tuple[str, ...] = ()) -> 
     return [header.index(name) for name in (*COLUMNS, *keep)]
 
 
+_CONTROL = r"[\x00-\x1f\x7f]"
+"""A control character (NUL, tab, escape, ...): never part of an id, a name or a label."""
+
+
 def _check_values(path: Path, line: int, values: Sequence[Any], categories: tuple[str, ...]) -> None:
-    """ImportRowError for an empty item_id, rater or label, or a label not declared."""
+    """ImportRowError for an empty item_id, rater or label, one holding a control character,
+    or a label not declared."""
     for name, value in zip(COLUMNS, values):
         if value is None or value == "":
             article = "an" if name == "item_id" else "a"
             raise ImportRowError(str(path), line, name, f"{name} is empty", f"Give every line {article} {name}")
+        control = re.search(_CONTROL, value)
+        if control:
+            raise ImportRowError(str(path), line, name,
+                                 f"{name} {_short(value)} holds the control character U+{ord(control.group()):04X}",
+                                 "Remove it (check the file's encoding: UTF-16 files must be saved as UTF-8)")
     if values[2] not in categories:
         raise ImportRowError(str(path), line, "label",
-                             f"label {values[2]!r} is not one of the declared categories "
+                             f"label {_short(values[2])} is not one of the declared categories "
                              f"({', '.join(categories)})",
                              "Correct the label, or declare the category (--categories)")
 

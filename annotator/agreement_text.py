@@ -36,10 +36,13 @@ def _interval(interval: list[float] | None) -> str:
 
 def _coefficients(data: dict[str, Any], indent: str) -> str:
     """A header line and one line per coefficient: value, bootstrap and analytic 95% CI, n."""
+    flag = (f" (indicative only: fewer than {INDICATIVE_BELOW} items)"
+            if data.get("indicative") and data["n_items"] else "")
     lines = [f"{indent}items with >= 2 labels: {data['n_items']} of {data['n_in_scope']} in scope; "
-             f"raters: {data['n_raters']}"]
+             f"raters: {data['n_raters']}{flag}"]
     lines.append(f"{indent}  {'coefficient':<20} {'value':>7}  {'95% CI (bootstrap)':<18}  "
                  f"{'95% CI (analytic)':<18}  n used / in scope")
+    notes: list[str] = []
     for metric in METRICS:
         if metric not in data:
             continue
@@ -49,11 +52,14 @@ def _coefficients(data: dict[str, Any], indent: str) -> str:
             lines.append(f"{indent}  {metric:<20} undefined: {reason}")
             continue
         boot = _interval((data.get("ci95") or {}).get(metric))
+        missing = (data.get("ci95_missing") or {}).get(metric)
+        if boot == "-" and missing and "no bootstrap" not in missing:
+            notes.append(f"{indent}  no interval for {metric}: {missing}")
         analytic = _interval((data.get("analytic_ci95") or {}).get(metric))
         n_used = (data.get("n_used") or {}).get(metric, data["n_items"])
         lines.append(f"{indent}  {metric:<20} {value:>7.4f}  {boot:<18}  {analytic:<18}  "
                      f"{n_used} / {data['n_in_scope']}")
-    return "\n".join(lines)
+    return "\n".join(lines + notes)
 
 
 def _paradox(data: dict[str, Any]) -> str:
@@ -62,8 +68,8 @@ def _paradox(data: dict[str, Any]) -> str:
         return ""
     ac1 = paradox["gwet_ac1"]
     return (f"Note: percent agreement is high ({paradox['percent_agreement']:.3f}) but "
-            f"{paradox['kappa_metric']} is low ({paradox['kappa']:.3f}): "
-            f"{paradox['dominant_category']!s} is {paradox['dominant_share']:.0%} of all labels, so chance "
+            f"{paradox['kappa_metric']} is much lower ({paradox['kappa']:.3f}): "
+            f"{paradox['dominant_category']!s} is {paradox['dominant_share']:.0%} of the labels, so chance "
             "agreement is high (the kappa paradox). Gwet's AC1, less sensitive to skewed categories, is "
             + ("undefined." if ac1 is None else f"{ac1:.3f}."))
 
@@ -90,7 +96,7 @@ def _categories(data: dict[str, Any]) -> str:
             lines.append(f"  {category:<20} undefined: {part['undefined']}")
         else:
             lines.append(f"  {category:<20} {part['specific_agreement']:>7.4f}  {_interval(part['ci95']):<18}  "
-                         f"{part['n_ratings']} ratings")
+                         f"{_count(part['n_ratings'], 'rating')}")
     return "\n".join(lines)
 
 
@@ -120,10 +126,15 @@ def _sample_size(data: dict[str, Any]) -> str:
     target, now = guide["target_half_width"], guide["half_width"]
     if guide["more_items"] == 0:
         return (f"sample size: the {guide['metric']} interval is already +-{now:.3f}, within +-{target:g} "
-                f"({guide['n_items']} items).")
+                f"({_count(guide['n_items'], 'item')}).")
     return (f"sample size: about {guide['more_items']} more double-labeled items ({guide['items_needed']} in all) "
             f"would bring the {guide['metric']} interval to +-{target:g} (now +-{now:.3f} from "
-            f"{guide['n_items']} items); an estimate assuming the labels keep their current mix.")
+            f"{_count(guide['n_items'], 'item')}); an estimate assuming the labels keep their current mix.")
+
+
+def _count(n: int, noun: str) -> str:
+    """'1 item', '2 items'."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _breakdown(data: dict[str, Any], column: str) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -118,7 +117,7 @@ def _serve(url: str, port: int) -> None:
     env = {**os.environ, "DATABASE_URL": url}
     command = [sys.executable, "-m", "streamlit", "run", str(UI_APP), *_streamlit_flags(), "--server.port", str(port)]
     typer.echo(f"Serving on http://localhost:{port} (database: {display_url(url)}); Ctrl+C stops.")
-    raise typer.Exit(subprocess.call(command, env=env))
+    os.execve(sys.executable, command, env)  # Streamlit takes this process over: a signal to it stops the app
 
 
 @app.command("import")
@@ -201,6 +200,8 @@ def agreement(
     if unknown:
         raise typer.BadParameter(f"{unknown[0]!r}: use {', '.join(GROUP_COLUMNS)}", param_hint="--by")
     if labels is not None:
+        if db is not None or dataset is not None:
+            raise typer.BadParameter("a labels file needs no database: leave out --db and --dataset", param_hint="--labels")
         frame = read_label_frame(labels, declared, keep=group_by)
         report = compute_agreement(frame, declared, n_bootstrap=bootstrap, seed=seed, by=group_by)
     else:

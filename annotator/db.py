@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 from sqlalchemy import event, text
 from sqlalchemy.engine import Engine, make_url
@@ -138,11 +139,43 @@ def alembic_config(url: str | None = None):  # noqa: ANN201 - alembic.config.Con
     return config
 
 
+def _table_names(connection) -> list[str]:  # noqa: ANN001 - a Connection
+    from sqlalchemy import inspect
+
+    return inspect(connection).get_table_names()
+
+
+def _sqlite_tables(path: str) -> list[str] | None:
+    """The tables of a SQLite file, read without writing to it; None when it is not a database
+    (opening it then names that problem)."""
+    import sqlite3
+
+    try:
+        with closing(sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True)) as connection:
+            return [row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    except sqlite3.DatabaseError:
+        return None
+
+
+def _require_annotator_tables(tables: list[str], resolved: str) -> None:
+    """DatabaseUnavailableError unless the database already holds annotator's tables (its
+    migration table), so that a command that must not create a database never turns an empty or
+    foreign database into one."""
+    if "alembic_version" in tables:
+        return
+    what = f"holds other tables ({', '.join(sorted(tables)[:3])}{', ...' if len(tables) > 3 else ''})" if tables else "is empty"
+    raise DatabaseUnavailableError(
+        f"{display_url(resolved)} is not an annotator database: it {what}. Check --db / DATABASE_URL, "
+        "or make it one with `annotator init`")
+
+
 def init_db(url: str | None = None, *, create: bool = True) -> Engine:
     """Create or migrate the database at `url` to the newest schema; returns its engine.
 
-    create: False refuses a SQLite file that does not exist yet (commands that only read or add
-        to a database must not quietly make an empty one where a path was mistyped).
+    create: False refuses a SQLite file that does not exist yet, and any database (SQLite or
+        PostgreSQL) that does not already hold annotator's tables: commands that only read or
+        add to a database must not quietly make one where a path was mistyped. An annotator
+        database of an older schema is still migrated.
     Raises DatabaseUnavailableError when the database cannot be opened or reached.
     """
     from alembic import command
@@ -154,10 +187,15 @@ def init_db(url: str | None = None, *, create: bool = True) -> Engine:
             raise DatabaseUnavailableError(
                 f"no database at {path}: create one with `annotator init --db {path}` (or `annotator demo`), "
                 "or check the folder you are in and --db / DATABASE_URL")
+        tables = _sqlite_tables(path) if path and path != ":memory:" and Path(path).is_file() else None
+        if tables is not None:
+            _require_annotator_tables(tables, resolved)  # read-only: nothing is written before this check
     engine = make_engine(url)
     config = alembic_config(url)
     try:
         with engine.begin() as connection:
+            if not create and not resolved.startswith("sqlite"):
+                _require_annotator_tables(_table_names(connection), resolved)
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
     except DBAPIError as error:

@@ -92,3 +92,8 @@ class BackupUnsupportedError(AnnotatorError):
 
 class BackupFailedError(AnnotatorError):
     """The copy could not be completed or failed its integrity check; nothing was written."""
+
+
+class AgreementInputError(AnnotatorError, ValueError):
+    """Ratings that an agreement report cannot be computed from (a repeated rating, an item in
+    two groups, too few bootstrap resamples, ...)."""

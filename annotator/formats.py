@@ -527,7 +527,7 @@ def _csv_rows(path: Path, columns: tuple[str, ...], required: tuple[str, ...], e
     first = next(records, None)
     header = [name.strip() for name in first[1]] if first else []
     if first is not None and first[2]:
-        _check_quotes_closed(str(path), text, 1, None)
+        check_quotes_closed(str(path), text, 1, None)
     _check_header(str(path), header, required)
     warnings = [unknown_name_warning(str(path), 1, "column", name, columns, extra)
                 for name in header if name and name not in columns]
@@ -568,7 +568,7 @@ def _check_header(path: str, header: list[str], required: tuple[str, ...]) -> No
 def _csv_records(path: str, text: str, records: Iterator[tuple[int, list[str], bool]], header: list[str]) -> Iterator[_Row]:
     for line, cells, last in records:
         if last:  # a quote never closed swallows the rest of the file into the last record
-            _check_quotes_closed(path, text, line, header)
+            check_quotes_closed(path, text, line, header)
         if not any(cell.strip() for cell in cells):
             continue
         if len(cells) > len(header):
@@ -582,7 +582,7 @@ _UNQUOTED_REST = re.compile(r"[^,\r\n]*")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def _check_quotes_closed(path: str, text: str, line: int, header: list[str] | None) -> None:
+def check_quotes_closed(path: str, text: str, line: int, header: list[str] | None) -> None:
     """Raises ImportRowError at the line (and column) where a quoted cell of the record starting
     on `line` opens and is never closed. The scan follows the csv module's default (excel,
     non-strict) reading: a quote opens a quoted cell only at the start of a cell, "" inside it is

@@ -221,7 +221,7 @@ def test_one_rater_using_a_single_category_gives_kappa_zero():
 
 def test_no_item_with_two_ratings_leaves_every_coefficient_undefined():
     rows = [("i1", "a", "support"), ("i2", "b", "contradict"), ("i3", "a", "insufficient")]
-    report = compute_agreement(rows, n_bootstrap=50)
+    report = compute_agreement(rows, n_bootstrap=100)
     assert report.n_items == 0 and report.n_in_scope == 3 and report.n_raters == 2
     assert set(report.undefined) == set(METRICS)
     assert report.undefined["percent_agreement"] == "no item has two or more ratings (0/0)"
@@ -231,7 +231,7 @@ def test_no_item_with_two_ratings_leaves_every_coefficient_undefined():
 
 
 def test_empty_input_is_a_report_of_nothing():
-    report = compute_agreement([], n_bootstrap=10)
+    report = compute_agreement([], n_bootstrap=100)
     assert (report.n_items, report.n_in_scope, report.n_raters) == (0, 0, 0)
     assert set(report.undefined) == set(METRICS)
     json.dumps(report.to_json(), allow_nan=False)
@@ -437,10 +437,76 @@ def test_csv_columns_may_come_in_any_order_with_extra_columns(tmp_path):
 
 def test_quoted_newline_keeps_the_line_where_each_record_starts(tmp_path):
     path = write(tmp_path, "labels.csv",
-                 'item_id,rater,label\n"c1\nsecond line",ann,support\n\nc2,ann,maybe\n')
+                 'item_id,rater,label,note\nc1,ann,support,"first\nsecond line"\n\nc2,ann,maybe,\n')
     with pytest.raises(ImportRowError) as caught:
         read_label_table(path)
     assert caught.value.line == 5 and caught.value.field == "label"
+
+
+@pytest.mark.parametrize("name, content, line, field", [
+    ("labels.csv", 'item_id,rater,label\n"c1\nsecond line",ann,support\n', 2, "item_id"),
+    ("labels.csv", "item_id,rater,label\nc1,ann\x00,support\n", 2, "rater"),
+    ("labels.jsonl", '{"item_id": "c1", "rater": "ann\\u0000", "label": "support"}\n', 1, "rater"),
+])
+def test_a_control_character_in_an_id_or_name_is_refused(tmp_path, name, content, line, field):
+    with pytest.raises(ImportRowError) as caught:
+        read_label_table(write(tmp_path, name, content))
+    assert (caught.value.line, caught.value.field) == (line, field) and "control character" in str(caught.value)
+
+
+def test_a_utf16_file_without_bom_is_named_as_such(tmp_path):
+    path = tmp_path / "labels.csv"
+    path.write_bytes("item_id,rater,label\nc1,ann,support\n".encode("utf-16-le"))
+    with pytest.raises(ImportRowError, match="UTF-16") as caught:
+        read_label_table(path)
+    assert caught.value.line == 1 and "\x00" not in str(caught.value)
+
+
+def test_a_cp932_label_table_is_read(tmp_path):
+    path = tmp_path / "labels.csv"
+    path.write_bytes("item_id,rater,label\n髙①,ann,support\n髙①,bea,support\n".encode("cp932"))
+    assert read_label_table(path) == [("髙①", "ann", "support", 2), ("髙①", "bea", "support", 3)]
+
+
+@pytest.mark.parametrize("name, content", [
+    ("labels.csv", "item_id,rater,label\n"),
+    ("labels.jsonl", "\n\n"),
+])
+def test_a_label_table_without_ratings_is_refused(tmp_path, name, content):
+    with pytest.raises(ImportFileError, match="no ratings"):
+        read_label_table(write(tmp_path, name, content))
+
+
+@pytest.mark.parametrize("name, content, line", [
+    ("labels.csv", "item_id,rater,label,slice\n1,a,support,normal\n1,b,support,paraphrase\n", 3),
+    ("labels.jsonl", '{"item_id":"1","rater":"a","label":"support","slice":"normal"}\n'
+                     '{"item_id":"1","rater":"b","label":"support","slice":"paraphrase"}\n', 2),
+])
+def test_an_item_in_two_groups_of_a_label_file_is_named_with_both_lines(tmp_path, name, content, line):
+    with pytest.raises(ImportRowError) as caught:
+        read_label_frame(write(tmp_path, name, content), keep=("slice",))
+    assert (caught.value.line, caught.value.field) == (line, "slice")
+    assert "'paraphrase'" in str(caught.value) and f"'normal' on line {line - 1}" in str(caught.value)
+
+
+def test_a_long_unknown_label_is_cut_short_in_the_message(tmp_path):
+    with pytest.raises(ImportRowError) as caught:
+        read_label_table(write(tmp_path, "labels.csv", "item_id,rater,label\n1,a," + "x" * 100_000 + "\n"))
+    assert len(str(caught.value)) < 500
+
+
+def test_too_few_bootstrap_resamples_are_refused_and_mostly_undefined_resamples_give_no_interval():
+    from annotator.errors import AgreementInputError
+
+    with pytest.raises(AgreementInputError, match="at least 100"):
+        compute_agreement(two_rater_rows(["support"], ["support"]), n_bootstrap=1)
+    a = ["support"] * 9 + ["support"]
+    b = ["support"] * 9 + ["contradict"]
+    report = compute_agreement(two_rater_rows(a, b), n_bootstrap=1000)
+    assert report.cohen_kappa.value == 0.0 and report.ci95["cohen_kappa"] is None
+    assert "resamples" in report.ci95_missing["cohen_kappa"]
+    assert report.ci95["percent_agreement"] is not None and "percent_agreement" not in report.ci95_missing
+    assert items_needed(report, metric="percent_agreement", half_width=1.0).items_needed >= INDICATIVE_BELOW
 
 
 @pytest.mark.parametrize("content, expected", [
@@ -489,7 +555,7 @@ def test_an_exact_repeat_is_kept_once(tmp_path):
     ("l.csv", "item_id,rater,label\nc1,ann\n", 2, None, "2 fields"),
     ("l.csv", "item_id,rater,label\nc1,ann,support\nc2,ann,support\nc1,ann,contradict\n", 4, "label",
      "line 2, 'contradict' on line 4"),
-    ("l.csv", b"item_id,rater,label\nc1,ann,support\nc\xe9,ann,support\n", 3, None, "UTF-8"),
+    ("l.csv", b"item_id,rater,label\nc1,ann,support\nc\xe9,ann,support\n", 3, "item_id", "neither UTF-8 nor CP932"),
     ("l.jsonl", '{"item_id": "c1", "rater": "ann", "label": "support"}\n{"item_id": "c2", "rater": \n', 2, None,
      "not valid JSON"),
     ("l.jsonl", '{"item_id": "c1", "rater": "ann", "label": 1}\n', 1, "label", "not text"),
@@ -725,7 +791,7 @@ def test_no_guidance_without_an_interval_and_a_target_must_be_positive():
 def test_a_report_can_be_broken_down_by_several_columns():
     frame = sliced_frame()
     frame["split"] = np.where(frame["item_id"].str[-1].isin(list("02468")), "dev", "test")
-    report = compute_agreement(frame, n_bootstrap=50, by=("slice", "split"))
+    report = compute_agreement(frame, n_bootstrap=100, by=("slice", "split"))
     assert set(report.groups) == {"slice", "split"}
     assert sum(r.n_items for r in report.groups["split"].values()) == report.n_items
     data = report.to_json()

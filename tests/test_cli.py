@@ -152,12 +152,12 @@ def test_agreement_from_a_labels_file_breaks_down_by_its_slice_column(tmp_path):
     rows = [f"c{i},{r},{'support' if r == 'a' or i % 4 else 'contradict'},{'normal' if i < 12 else 'permission'}"
             for i in range(16) for r in "ab"]
     labels.write_text("item_id,rater,label,slice\n" + "\n".join(rows) + "\n", encoding="utf-8")
-    done = run_plain("agreement", "--labels", str(labels), "--by", "slice", "--json", "--bootstrap", "50", cwd=tmp_path)
+    done = run_plain("agreement", "--labels", str(labels), "--by", "slice", "--json", "--bootstrap", "100", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["by_slice"]["normal"]["n_items"] == 12 and report["by_slice"]["permission"]["indicative"]
     assert {"brennan_prediger", "by_pair", "by_category", "analytic_ci95", "sample_size"} <= set(report)
-    text = run_plain("agreement", "--labels", str(labels), "--by", "slice", "--bootstrap", "50", cwd=tmp_path).stdout
+    text = run_plain("agreement", "--labels", str(labels), "--by", "slice", "--bootstrap", "100", cwd=tmp_path).stdout
     for words in ("brennan_prediger", "specific agreement", "labeler pairs", "by slice:", "permission (indicative"):
         assert words in text
     failed = run_plain("agreement", "--labels", str(labels), "--by", "split", cwd=tmp_path)
@@ -175,13 +175,13 @@ def test_agreement_refuses_an_unknown_breakdown_and_a_zero_target_width(tmp_path
 
 def test_agreement_text_explains_the_paradox_and_the_sample_size(tmp_path):
     labels = tmp_path / "labels.csv"
-    pairs = [("support", "support")] * 18 + [("support", "contradict"), ("contradict", "support")]
+    pairs = [("support", "support")] * 36 + [("support", "contradict"), ("contradict", "support")] * 2
     labels.write_text("item_id,rater,label\n" + "".join(f"{i},a,{x}\n{i},b,{y}\n" for i, (x, y) in enumerate(pairs)),
                       encoding="utf-8")
-    done = run_plain("agreement", "--labels", str(labels), "--target-half-width", "0.05", cwd=tmp_path)
+    done = run_plain("agreement", "--labels", str(labels), "--target-half-width", "0.02", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "kappa paradox" in done.stdout and "support is 95% of all labels" in done.stdout
-    assert "more double-labeled items" in done.stdout and "+-0.05" in done.stdout
+    assert "kappa paradox" in done.stdout and "support is 95% of the labels" in done.stdout
+    assert "more double-labeled items" in done.stdout and "+-0.02" in done.stdout
 
 
 def test_demo_seeds_once_and_prints_the_logins(tmp_path):

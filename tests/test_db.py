@@ -93,3 +93,25 @@ def test_a_plain_path_names_a_sqlite_file(tmp_path):
     assert resolve_url(str(tmp_path / "a.db")) == f"sqlite:///{tmp_path / 'a.db'}"
     init_db(str(tmp_path / "a.db")).dispose()
     assert (tmp_path / "a.db").exists()
+
+
+@pytest.mark.parametrize("content", ["empty", "foreign"])
+def test_a_command_that_must_not_create_refuses_an_empty_or_foreign_sqlite_file_unchanged(tmp_path, content):
+    import sqlite3
+
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as connection:
+        if content == "foreign":
+            connection.execute("CREATE TABLE foo (x INTEGER)")
+    before = path.read_bytes()
+    with pytest.raises(DatabaseUnavailableError, match="not an annotator database"):
+        init_db(f"sqlite:///{path}", create=False)
+    assert path.read_bytes() == before
+
+
+@pytest.mark.postgres
+def test_an_empty_postgresql_database_is_refused_unless_created(postgres_url):
+    with pytest.raises(DatabaseUnavailableError, match="annotator init"):
+        init_db(postgres_url, create=False)
+    init_db(postgres_url, create=True).dispose()
+    init_db(postgres_url, create=False).dispose()

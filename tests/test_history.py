@@ -283,7 +283,7 @@ def test_create_release_records_one_event(team_db, tmp_path):
         save_label(s, get_user(s, "bob"), claim_pk, "support")
         root = get_user(s, "root").id
     events = writes(team_db, lambda s: create_release(s, "gold-v1", only_final=True, out_dir=tmp_path, creator="root",
-                                                      n_bootstrap=10))
+                                                      n_bootstrap=100))
     assert kinds(events) == [("release", "create")]
     assert (events[0]["actor_pk"], events[0]["claim_pk"]) == (root, None)
     assert events[0]["after"]["name"] == "gold-v1"
@@ -424,10 +424,10 @@ def test_a_release_of_the_claim_shows_its_gold_label_and_other_claims_releases_d
             save_label(s, alice, claim_of(s, claim_id).id, a)
             save_label(s, bob, claim_of(s, claim_id).id, b)
     with session_scope(team_db) as s:
-        create_release(s, "gold-v1", only_final=True, out_dir=tmp_path, creator="root", n_bootstrap=10)
+        create_release(s, "gold-v1", only_final=True, out_dir=tmp_path, creator="root", n_bootstrap=100)
         adjudicate(s, get_user(s, "carol"), claim_of(s, "case-1-c1").id, "contradict")
     with session_scope(team_db) as s:
-        create_release(s, "gold-v2", only_final=True, out_dir=tmp_path, creator="root", n_bootstrap=10)
+        create_release(s, "gold-v2", only_final=True, out_dir=tmp_path, creator="root", n_bootstrap=100)
     assert [(who, change) for who, what, change in _rows(team_db, "case-1-c1") if what == "released in a gold release"] == [
         ("root", "release: gold-v2; gold label: contradict (adjudicated)")]
     assert [(who, change) for who, what, change in _rows(team_db, "case-1-c2") if what == "released in a gold release"] == [

@@ -48,7 +48,7 @@ from annotator.services.releases import (
 )
 
 T0 = utcnow() - timedelta(days=1)
-N_BOOT = 20
+N_BOOT = 100
 
 
 class Seeder:

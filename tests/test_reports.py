@@ -53,3 +53,24 @@ def test_agreement_is_broken_down_by_guideline_version(labeled_db):
 def test_an_unknown_breakdown_is_refused(labeled_db):
     with session_scope(labeled_db) as s, pytest.raises(ValueError, match="guideline_version"):
         agreement_report(s, by="labeler", n_bootstrap=0)
+
+
+def test_each_slice_counts_all_its_claims_in_scope_and_unlabeled_slices_are_listed(any_engine):
+    from annotator.models import Case
+    from annotator.services.labeling import save_label
+
+    with session_scope(any_engine) as s:
+        pilot(s, n_cases=4)  # slices alternate normal, paraphrase: two cases (four claims) each
+        case4 = s.exec(select(Case).where(Case.case_id == "case-4")).one()
+        case4.slice = "permission"
+        s.add(case4)
+        alice, bob = get_user(s, "alice"), get_user(s, "bob")
+        first = s.exec(select(Claim).order_by(Claim.id)).first()
+        save_label(s, alice, first.id, "support")
+        save_label(s, bob, first.id, "support")
+    with session_scope(any_engine) as s:
+        report = agreement_report(s, by="slice", n_bootstrap=0)
+    slices = report.groups["slice"]
+    assert {name: (part.n_items, part.n_in_scope) for name, part in slices.items()} == {
+        "normal": (1, 4), "paraphrase": (0, 2), "permission": (0, 2)}
+    assert report.to_json()["by_slice"]["permission"]["percent_agreement"] is None

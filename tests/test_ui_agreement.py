@@ -216,8 +216,8 @@ def test_skewed_high_agreement_explains_the_paradox_and_shows_ac1_beside_kappa(e
     assert len(warnings) == 1
     text = warnings[0]
     assert "Percent agreement is high (0.900)" in text
-    assert f"Cohen's kappa ({want['cohen_kappa']:.3f}) is low" in text
-    assert "support holds 95% of all labels" in text
+    assert f"Cohen's kappa ({want['cohen_kappa']:.3f}) is much lower" in text
+    assert "support holds 95% of the labels" in text
     assert f"Gwet's AC1, less sensitive to such skew, is {figure_of(want['gwet_ac1'], want['ci95']['gwet_ac1'])}" in text
     assert list(metrics_shown(at)) == [t("metric.percent_agreement"), t("metric.cohen_kappa"), t("metric.gwet_ac1"),
                                        t("metric.krippendorff_alpha")]
@@ -268,13 +268,21 @@ def test_the_sample_size_text_names_the_claims_needed_for_the_chosen_target(engi
 
 
 def test_an_interval_already_within_the_target_says_so(engine):
-    seed(engine, plan_of([("support", "support")] * 40 + [("contradict", "contradict")] * 40
-                         + [("insufficient", "insufficient")] * 40))
+    seed(engine, plan_of([("support", "support")] * 36 + [("contradict", "contradict")] * 36
+                         + [("insufficient", "insufficient")] * 36 + [("support", "contradict")] * 4
+                         + [("contradict", "insufficient")] * 4 + [("insufficient", "support")] * 4))
     at = open_page()
     at.radio(key="agreement.target").set_value(0.20).run()
     sample = [m.value for m in at.markdown if "Krippendorff" in m.value]
     assert len(sample) == 1 and sample[0].startswith("The 95% interval of Krippendorff's alpha (nominal) is already ±")
     assert "within the target ±0.20" in sample[0]
+
+
+def test_a_zero_width_interval_gives_no_estimate_and_says_why(engine):
+    seed(engine, plan_of([("support", "support")] * 40 + [("contradict", "contradict")] * 40))
+    at = open_page()
+    sample = [m.value for m in at.markdown if m.value.startswith("No estimate of the claims needed")]
+    assert len(sample) == 1 and "zero width" in sample[0]
 
 
 def test_without_an_interval_the_sample_size_text_says_why(engine):

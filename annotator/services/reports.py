@@ -71,7 +71,37 @@ def agreement_report(
     wanted = None if claim_pks is None else list(claim_pks)
     table = label_table(session, dataset_pk, wanted)
     report = compute_agreement(table, categories, n_bootstrap=n_bootstrap, seed=seed, by=group_by)
-    return replace(report, n_in_scope=_count_claims(session, dataset_pk, wanted))
+    groups = {column: _with_claims_in_scope(session, parts, column, dataset_pk, wanted, categories)
+              for column, parts in report.groups.items()}
+    return replace(report, n_in_scope=_count_claims(session, dataset_pk, wanted), groups=groups)
+
+
+def _with_claims_in_scope(session: Session, parts: dict, column: str, dataset_pk: int | None,
+                          claim_pks: list[int] | None, categories: tuple[str, ...]) -> dict:
+    """Group reports whose n_in_scope counts every claim of the group, labeled or not, with an
+    empty report for a slice or split none of whose claims has a label yet (sorted by value).
+    guideline_version groups count labeled claims only: an unlabeled claim has no version."""
+    if column == "guideline_version":
+        return parts
+    in_scope = _claims_per_group(session, getattr(Case, column), dataset_pk, claim_pks)
+    empty = compute_agreement([], categories, n_bootstrap=0)
+    merged = {value: replace(parts.get(value, empty), n_in_scope=n) for value, n in in_scope.items()}
+    return dict(sorted(merged.items()))
+
+
+def _claims_per_group(session: Session, column, dataset_pk: int | None,  # noqa: ANN001 - a Case column
+                      claim_pks: list[int] | None) -> dict[str, int]:
+    """group value -> claims in scope with that value."""
+    query = select(column, func.count()).select_from(Claim).join(Case, Case.id == Claim.case_pk).group_by(column)
+    if dataset_pk is not None:
+        query = query.where(Claim.dataset_id == dataset_pk)
+    if claim_pks is None:
+        return dict(session.exec(query).all())
+    wanted, counts = sorted(set(claim_pks)), {}
+    for start in range(0, len(wanted), IN_CHUNK):
+        for value, n in session.exec(query.where(Claim.id.in_(wanted[start:start + IN_CHUNK]))).all():
+            counts[value] = counts.get(value, 0) + n
+    return counts
 
 
 def _count_claims(session: Session, dataset_pk: int | None, claim_pks: list[int] | None) -> int:

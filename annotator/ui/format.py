@@ -125,7 +125,8 @@ def sample_size_text(report: Report, target: float) -> str:
     metric = t(f"metric.{SAMPLE_SIZE_METRIC}")
     guide = report.get("sample_size")
     if not guide:
-        why = reason(report, SAMPLE_SIZE_METRIC) if report.get(SAMPLE_SIZE_METRIC) is None else t("agreement.no_interval")
+        why = (reason(report, SAMPLE_SIZE_METRIC) if report.get(SAMPLE_SIZE_METRIC) is None
+               else (report.get("ci95_missing") or {}).get(SAMPLE_SIZE_METRIC) or t("agreement.zero_width"))
         return t("agreement.no_estimate", metric=metric, reason=why)
     fields = {"metric": metric, "target": target, "now": guide["half_width"], "n": guide["n_items"]}
     if guide["more_items"] <= 0:

@@ -83,8 +83,9 @@ ENGLISH: dict[str, str] = {
     "label.draft_blocked": "You have an unsaved draft on this claim from {time}; it cannot become a label now.",
     "label.draft_discard": "Discard draft",
     "label.draft_discarded": "Draft discarded.",
-    "label.stale_kept": "Your input below is kept, also as a draft (a reload restores it). The label shown above "
-                        "is the one saved elsewhere; press a label button to replace it with yours.",
+    "label.stale_kept": "Your input is kept below, also as a draft (a reload restores it). \"Your saved label\" "
+                        "next to the claim now shows the label saved elsewhere; press a label button to replace "
+                        "it with yours.",
     # adjudicate page
     "adjudicate.waiting": "Claims waiting for a decision: {n} (claims you label are not shown).",
     "label.too_fast": "Ignored a second click: the claim had just changed. Look at this claim, then choose its label.",
@@ -164,8 +165,13 @@ ENGLISH: dict[str, str] = {
     "metric_about.krippendorff_alpha": "from the pooled labels, small-sample corrected; missing labels allowed",
     "metric_about.gwet_ac1": "shrinking as one category dominates: little affected by skew",
     "metric_about.brennan_prediger": "1 / number of categories (all equally likely)",
-    "agreement.paradox": "Percent agreement is high ({pa:.3f}) but {kappa_name} ({kappa:.3f}) is low because "
-                         "{category} holds {share:.0%} of all labels, so the agreement expected by chance is high "
+    "agreement.indicative_overall": "Only {n} claims have two labels: with fewer than {below}, every figure "
+                                    "here is indicative only; label more before drawing conclusions.",
+    "agreement.no_interval_because": "No interval for {metric}: {why}.",
+    "agreement.zero_width": "its interval has zero width (every resample gave the same value), which says nothing "
+                            "about how many more claims are needed",
+    "agreement.paradox": "Percent agreement is high ({pa:.3f}) but {kappa_name} ({kappa:.3f}) is much lower "
+                         "because {category} holds {share:.0%} of the labels, so the agreement expected by chance is high "
                          "(the kappa paradox; Feinstein & Cicchetti 1990). Gwet's AC1, less sensitive to such skew, "
                          "is {ac1}.",
     "agreement.sample_size": "How many more claims?",

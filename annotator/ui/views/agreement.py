@@ -83,6 +83,9 @@ target = st.session_state.get("agreement.target", DEFAULT_TARGET_HALF_WIDTH)
 report = cached.to_json(target_half_width=target)
 
 st.caption(t("agreement.scope", items=report["n_items"], scope=report["n_in_scope"], raters=report["n_raters"]))
+if report["indicative"] and report["n_items"]:
+    st.warning(t("agreement.indicative_overall", n=report["n_items"], below=INDICATIVE_BELOW),
+               icon=":material/science:")
 headline(report)
 if paradox := fmt.paradox_text(report):
     st.warning(paradox, icon=":material/balance:")
@@ -92,6 +95,9 @@ table_col, counts_col = st.columns([5, 2])
 with table_col:
     st.table(fmt.overall_table(report), hide_index=True)
     st.caption(t("agreement.ci_help", n=DEFAULT_BOOTSTRAP))
+    for metric, why in (report.get("ci95_missing") or {}).items():
+        if report.get(metric) is not None:
+            st.caption(t("agreement.no_interval_because", metric=t(f"metric.{metric}"), why=why))
     st.caption(t("agreement.chance_help"))
     st.caption(t("agreement.thresholds"))
 with counts_col:
