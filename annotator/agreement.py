@@ -1027,7 +1027,7 @@ def _plain_csv_frame(path: Path, data: bytes, categories: tuple[str, ...], keep:
     first problem.
     """
     header = _plain_header(data)
-    if header is None:
+    if header is None or _CONTROL_BYTE.search(data):
         return None
     index = _header_index(path, header, keep)
     raw = _arrow_text_columns(data, len(header))
@@ -1036,13 +1036,13 @@ def _plain_csv_frame(path: Path, data: bytes, categories: tuple[str, ...], keep:
     n_lines = data.count(b"\n") + (not data.endswith(b"\n"))
     if len(raw) != n_lines - 1:  # pyarrow skipped blank lines: line numbers would shift
         return None
-    frame = pd.DataFrame({name: raw[k].str.strip() for name, k in zip(COLUMNS, index)})
+    blanks = _MAY_HOLD_BLANKS.search(data) is not None  # else no value has blanks to strip
+    strip = (lambda column: column.str.strip()) if blanks else (lambda column: column)  # noqa: E731
+    frame = pd.DataFrame({name: strip(raw[k]) for name, k in zip(COLUMNS, index)})
     frame["line"] = np.arange(2, len(frame) + 2)
     for name, k in zip(keep, index[len(COLUMNS):]):
-        frame[name] = raw[k].str.strip()
+        frame[name] = strip(raw[k])
     if (frame[list(COLUMNS)] == "").to_numpy().any() or not frame["label"].isin(categories).all():
-        return None
-    if any(frame[c].str.contains(_CONTROL, regex=True).any() for c in COLUMNS):
         return None
     item, _ = pd.factorize(frame["item_id"])
     rater, raters = pd.factorize(frame["rater"])
@@ -1145,6 +1145,12 @@ def _header_index(path: Path, header: list[str], keep: tuple[str, ...] = ()) -> 
 
 _CONTROL = r"[\x00-\x1f\x7f]"
 """A control character (NUL, tab, escape, ...): never part of an id, a name or a label."""
+
+_CONTROL_BYTE = re.compile(rb"[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]")
+"""A control character other than a line break in a file's bytes: the careful reader names it."""
+
+_MAY_HOLD_BLANKS = re.compile(rb"[ \x80-\xff]")
+"""A space or a non-ASCII byte (which may be part of a Unicode blank such as U+3000)."""
 
 
 def _check_values(path: Path, line: int, values: Sequence[Any], categories: tuple[str, ...]) -> None:
