@@ -98,7 +98,9 @@ def _make_engine(resolved: str) -> Engine:
         # SQLite's own BEGIN is deferred; take the write lock at BEGIN to avoid upgrade deadlocks.
         event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN IMMEDIATE"))
         return engine
-    return create_engine(resolved, pool_pre_ping=True)
+    # Room for 16+ sessions at once (one per app user working): the default 5 + 10 left one of 16
+    # writers waiting for a connection for seconds.
+    return create_engine(resolved, pool_pre_ping=True, pool_size=20, max_overflow=10)
 
 
 @contextmanager

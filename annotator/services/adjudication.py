@@ -10,7 +10,7 @@ from sqlmodel import Session, select
 from annotator.errors import InvalidValueError, NotDisputedError, NotFoundError, PermissionDeniedError, StaleWriteError
 from annotator.models import Adjudication, Assignment, Case, Claim, Label, User, utcnow
 from annotator.services.audit import record_event
-from annotator.services.labeling import PassageView, claim_passages, is_assigned_to_claim
+from annotator.services.labeling import PassageView, claim_passages, is_assigned_to_claim, lock_claim
 from annotator.services.states import claim_facts
 from annotator.services.users import has_role
 from annotator.vocabulary import LABELS, SEVERITIES
@@ -163,8 +163,10 @@ def adjudicate(
         raise InvalidValueError(f"unknown label '{value}'; use one of {', '.join(LABELS)}")
     if severity is not None and severity not in SEVERITIES:
         raise InvalidValueError(f"unknown severity '{severity}'; use one of {', '.join(SEVERITIES)}")
+    lock_claim(session, claim_pk)  # a second adjudicator deciding at once waits here, then is told it is stale
     _check_may_adjudicate(session, user, claim_pk)
-    decision = session.exec(select(Adjudication).where(Adjudication.claim_pk == claim_pk)).first()
+    query = select(Adjudication).where(Adjudication.claim_pk == claim_pk)
+    decision = session.exec(query.execution_options(populate_existing=True)).first()
     current_revision = None if decision is None else decision.revision
     if expected_revision != current_revision:
         raise StaleWriteError("this claim was decided by someone else meanwhile; your input is kept: reload to see it")

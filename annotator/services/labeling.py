@@ -251,7 +251,21 @@ def claim_for_labeler(session: Session, user: User, claim_pk: int) -> ClaimView:
 
 
 def _own_label(session: Session, user: User, claim_pk: int) -> Label | None:
-    return session.exec(select(Label).where(Label.claim_pk == claim_pk, Label.labeler_pk == user.id)).first()
+    query = select(Label).where(Label.claim_pk == claim_pk, Label.labeler_pk == user.id)
+    return session.exec(query.execution_options(populate_existing=True)).first()
+
+
+def lock_claim(session: Session, claim_pk: int) -> Claim | None:
+    """The claim, its row locked until the transaction ends, so that the writes about one claim
+    (its labels, its decision) run one after the other, each reading what the one before it
+    committed. None for an unknown claim.
+
+    PostgreSQL: FOR NO KEY UPDATE (an insert that only references the claim is not blocked);
+    under READ COMMITTED each later statement then sees the rows committed while we waited.
+    SQLite renders no FOR UPDATE and needs none: BEGIN IMMEDIATE (db.py) already runs writing
+    transactions one at a time.
+    """
+    return session.get(Claim, claim_pk, with_for_update={"key_share": True}, populate_existing=True)
 
 
 # --- saving ----------------------------------------------------------------------------------
@@ -299,7 +313,7 @@ def save_label(
     other content), LabelLockedError (the claim's second label has landed). Every write is
     recorded in the audit trail.
     """
-    claim = session.get(Claim, claim_pk)
+    claim = lock_claim(session, claim_pk)  # two saves on one claim at once: the second waits, then reads the first
     if claim is None:
         raise NotFoundError(f"no claim with key {claim_pk}")
     if not has_role(user, "labeler") or not _is_assigned(session, user, claim.case_pk):
@@ -366,6 +380,7 @@ def put_on_hold(session: Session, user: User, case_pk: int, reason: str, note: s
         raise InvalidValueError(f"unknown hold reason '{reason}'; use one of {', '.join(HOLD_REASONS)}")
     if not (has_role(user, "admin") or _is_assigned(session, user, case_pk)):
         raise PermissionDeniedError("you may hold only cases assigned to you")
+    session.get(Case, case_pk, with_for_update={"key_share": True})  # one active hold per case, even when two hold it at once
     existing = _active_hold(session, case_pk)
     if existing is not None:
         return existing

@@ -1,0 +1,412 @@
+"""Label writes per second with many concurrent writers, on SQLite or PostgreSQL (a benchmark, not a test).
+
+Builds a database of --claims claims (four per case, two passages each; the first half already
+double-labeled by a labels import), then measures `save_label` as a page does it: one
+transaction per write (look the user up, save, commit). First one writer alone, then
+--writers writers at once, pairs of writers labeling the same cases so that both labels of a
+claim are written at about the same moment. Prints writes/s, errors (by type: there must be
+none), p50/p95/max latency per write and the concurrent / single-writer ratio.
+
+Writers are threads sharing one engine (--mode threads, as the Streamlit server runs them) or
+processes with an engine each (--mode processes, as several app or CLI processes do).
+--with-next adds the app's "fetch the next claim" to each write's transaction. --profile
+counts statements and transactions per write and prints cProfile's top functions of the single
+writer.
+
+Run: `python benchmarks/concurrency.py [--db URL] [--fresh] [--writers 16] [--seconds 10 | --writes N]`.
+--fresh (PostgreSQL only) drops and creates the database named in --db first and drops it at
+the end, e.g. --db postgresql+psycopg://postgres@127.0.0.1:5432/annotator_bench_conc --fresh.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import multiprocessing
+import os
+import pstats
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import create_engine, event, text
+from sqlalchemy.engine import Engine, make_url
+
+from annotator.db import init_db, make_engine, refresh_statistics, session_scope
+from annotator.services.imports import import_cases, import_labels
+from annotator.services.labeling import assign_cases, assigned_claims, first_cases, next_claim_for, save_label
+from annotator.services.lookup import get_dataset
+from annotator.services.users import add_user, get_user
+from annotator.vocabulary import LABELS
+
+CLAIMS_PER_CASE = 4
+DATASET = "bench-conc"
+
+
+# --- the database -----------------------------------------------------------------------------
+
+
+def write_cases(path: Path, n_claims: int) -> None:
+    """A native JSONL file of n_claims / 4 cases, four claims and two passages each."""
+    rng = random.Random(0)
+    with path.open("w", encoding="utf-8") as out:
+        for c in range(n_claims // CLAIMS_PER_CASE):
+            case = {
+                "case_id": f"case-{c}", "question": f"質問 {c}: 経費精算の締め切りは?", "answer": f"回答 {c}.",
+                "slice": rng.choice(("normal", "paraphrase", "insufficient_evidence")), "split": "dev", "metadata": {},
+                "passages": [{"passage_id": f"p-{c}-{k}", "doc_id": f"doc-{c % 500}", "version": "v1",
+                              "title": "経費規程", "text": f"本文 {c}-{k}: 申請は翌月5日までに行う。"} for k in range(2)],
+                "claims": [{"claim_id": f"c-{c}-{j}", "text": f"主張 {c}-{j}"} for j in range(CLAIMS_PER_CASE)],
+            }
+            out.write(json.dumps(case, ensure_ascii=False) + "\n")
+
+
+def write_labels(path: Path, n_cases: int) -> None:
+    """Two labelers' labels (80 % agreement) on every claim of the first `n_cases` cases."""
+    rng = random.Random(1)
+    with path.open("w", encoding="utf-8") as out:
+        out.write("claim_id,labeler,label\n")
+        for c in range(n_cases):
+            for j in range(CLAIMS_PER_CASE):
+                first = rng.choice(LABELS)
+                second = first if rng.random() < 0.8 else rng.choice(LABELS)
+                out.write(f"c-{c}-{j},import-a,{first}\nc-{c}-{j},import-b,{second}\n")
+
+
+def build(engine: Engine, work: Path, n_claims: int, n_writers: int) -> dict[str, list[int]]:
+    """Import the cases and the first half's labels, create the writers (w00, w01, ...) and the
+    single writer (solo), and assign the unlabeled half: a third to solo, the rest in equal
+    shares to the pairs of writers (w2k and w2k+1 share their cases). Returns each writer's
+    claims in queue order."""
+    n_cases = n_claims // CLAIMS_PER_CASE
+    labeled_cases = n_cases // 2
+    write_cases(work / "cases.jsonl", n_claims)
+    write_labels(work / "labels.csv", labeled_cases)
+    with session_scope(engine) as session:
+        import_cases(session, work / "cases.jsonl", fmt="jsonl", dataset=DATASET)
+    with session_scope(engine) as session:
+        import_labels(session, work / "labels.csv", dataset=DATASET)
+    writers = [f"w{i:02d}" for i in range(n_writers)]
+    with session_scope(engine) as session:
+        cases = first_cases(session, n_cases, get_dataset(session, DATASET).id)[labeled_cases:]
+        for name in [*writers, "solo"]:
+            add_user(session, name, ["labeler"])
+        n_solo = len(cases) // 3
+        assign_cases(session, cases[:n_solo], ["solo"])
+        groups = [writers[i:i + 2] for i in range(0, n_writers, 2)]
+        share = (len(cases) - n_solo) // len(groups)
+        for g, group in enumerate(groups):
+            assign_cases(session, cases[n_solo + g * share:n_solo + (g + 1) * share], group)
+        refresh_statistics(session)  # autovacuum may be off: plan from fresh statistics
+        return {name: assigned_claims(session, get_user(session, name)) for name in [*writers, "solo"]}
+
+
+# --- the writers ------------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    """What one writer did: latency of each accepted write (seconds) and its errors by type."""
+
+    latencies: list[float] = field(default_factory=list)
+    errors: Counter = field(default_factory=Counter)
+    first_error: str = ""
+
+
+def write_loop(engine: Engine, name: str, claims: list[int], deadline: float | None, n_writes: int | None,
+               with_next: bool, seed: int) -> Result:
+    """Label `claims` in order, one transaction per write, until the deadline or `n_writes`."""
+    rng, result = random.Random(seed), Result()
+    for i, claim_pk in enumerate(claims):
+        if (n_writes is not None and i >= n_writes) or (deadline is not None and time.perf_counter() >= deadline):
+            break
+        start = time.perf_counter()
+        try:
+            with session_scope(engine) as session:
+                me = get_user(session, name)
+                save_label(session, me, claim_pk, rng.choice(LABELS))
+                if with_next:
+                    next_claim_for(session, me)
+        except Exception as error:  # noqa: BLE001 - counted and reported: the benchmark's errors column
+            result.errors[type(error).__name__] += 1
+            result.first_error = result.first_error or f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"
+            continue
+        result.latencies.append(time.perf_counter() - start)
+    return result
+
+
+def run_threads(engine: Engine, plan: dict[str, list[int]], seconds: float | None, n_writes: int | None,
+                with_next: bool) -> tuple[list[Result], float]:
+    """Every writer in plan as a thread on the shared engine; returns results and wall time."""
+    results: dict[str, Result] = {}
+    ready = threading.Barrier(len(plan) + 1)
+    go: dict[str, float | None] = {}
+
+    def run(i: int, name: str) -> None:
+        ready.wait()
+        results[name] = write_loop(engine, name, plan[name], go["deadline"], n_writes, with_next, seed=i)
+
+    threads = [threading.Thread(target=run, args=(i, name)) for i, name in enumerate(plan)]
+    for thread in threads:
+        thread.start()
+    go["deadline"] = None if seconds is None else time.perf_counter() + seconds
+    start = time.perf_counter()
+    ready.wait()
+    for thread in threads:
+        thread.join()
+    return [results[name] for name in plan], time.perf_counter() - start
+
+
+def _process_writer(url: str, name: str, claims: list[int], seconds: float | None, n_writes: int | None,
+                    with_next: bool, seed: int, pool_size: int | None, ready, out) -> None:  # noqa: ANN001 - multiprocessing objects
+    engine = make_engine(url)
+    if pool_size:
+        with_pool_size(engine, pool_size)
+    with session_scope(engine) as session:  # connect before the clock starts, as a running app has
+        get_user(session, name)
+    ready.wait()
+    deadline = None if seconds is None else time.perf_counter() + seconds
+    result = write_loop(engine, name, claims, deadline, n_writes, with_next, seed)
+    engine.dispose()
+    out.put((name, result))
+
+
+def run_processes(url: str, plan: dict[str, list[int]], seconds: float | None, n_writes: int | None,
+                  with_next: bool, pool_size: int | None) -> tuple[list[Result], float]:
+    """Every writer in plan as a process with its own engine; returns results and wall time
+    (from the moment all are connected and released together)."""
+    context = multiprocessing.get_context("spawn")
+    ready, out = context.Barrier(len(plan) + 1), context.Queue()
+    processes = [context.Process(target=_process_writer, args=(url, name, plan[name], seconds, n_writes, with_next, i, pool_size, ready, out))
+                 for i, name in enumerate(plan)]
+    for process in processes:
+        process.start()
+    ready.wait()
+    start = time.perf_counter()
+    results = dict(out.get(timeout=(seconds or 600) + 120) for _ in processes)  # a crashed writer fails here, not hangs
+    wall = time.perf_counter() - start
+    for process in processes:
+        process.join()
+    return [results[name] for name in plan], wall
+
+
+def with_pool_size(engine: Engine, size: int) -> Engine:
+    """The engine of `make_engine` (its connect and begin hooks kept) with a pool that keeps
+    `size` connections open (no overflow): a what-if, not the app's configuration, which keeps
+    5 (and opens up to 10 more, closing each again as soon as it is returned)."""
+    from sqlalchemy.pool import QueuePool
+
+    old = engine.pool
+    engine.pool = QueuePool(old._creator, pool_size=size, max_overflow=0, timeout=old._timeout,  # noqa: SLF001
+                            pre_ping=old._pre_ping, recycle=old._recycle, reset_on_return=old._reset_on_return,  # noqa: SLF001
+                            _dispatch=old.dispatch, dialect=old._dialect)  # noqa: SLF001
+    old.dispose()
+    return engine
+
+
+class ConnectCounter:
+    """How many database connections an engine opens (each one also runs db.py's PRAGMAs on
+    SQLite, and starts a server process on PostgreSQL)."""
+
+    def __init__(self, engine: Engine):
+        self.n = 0
+        event.listen(engine, "connect", self._count)
+
+    def _count(self, *_args) -> None:  # noqa: ANN002
+        self.n += 1
+
+
+# --- the report -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Figures:
+    writers: int
+    writes: int
+    seconds: float
+    errors: Counter
+    first_error: str
+    p50_ms: float
+    p95_ms: float
+    max_ms: float
+
+    @property
+    def per_second(self) -> float:
+        return self.writes / self.seconds if self.seconds else 0.0
+
+
+def figures(results: list[Result], wall: float) -> Figures:
+    latencies = sorted(x for r in results for x in r.latencies)
+    errors = sum((r.errors for r in results), Counter())
+    first_error = next((r.first_error for r in results if r.first_error), "")
+    if not latencies:
+        return Figures(len(results), 0, wall, errors, first_error, 0.0, 0.0, 0.0)
+    p95 = latencies[max(0, int(0.95 * len(latencies)) - 1)]
+    return Figures(len(results), len(latencies), wall, errors, first_error,
+                   statistics.median(latencies) * 1000, p95 * 1000, latencies[-1] * 1000)
+
+
+def show(title: str, f: Figures, connections: int | None) -> None:
+    errors = sum(f.errors.values())
+    detail = "" if not errors else f"  ({', '.join(f'{k} {v}' for k, v in f.errors.items())}; first: {f.first_error})"
+    opened = "" if connections is None else f"   connections opened {connections:,}"
+    print(f"{title:<22} {f.writers:>3} writers {f.writes:>7,} writes in {f.seconds:6.2f} s = {f.per_second:8.1f} writes/s   "
+          f"errors {errors}{detail}   latency p50 {f.p50_ms:6.1f} ms, p95 {f.p95_ms:6.1f} ms, max {f.max_ms:7.1f} ms{opened}")
+
+
+def count_statements(engine: Engine, plan: dict[str, list[int]], with_next: bool, n: int = 300) -> None:
+    """Statements per write by kind, and where a write's time goes: inside the statements
+    (driver and server) or outside them (Python: the ORM, the service; and the commit), over
+    `n` writes of the single writer."""
+    kinds: Counter = Counter()
+    inside = {"seconds": 0.0, "commits": 0}
+    started: dict[int, float] = {}
+
+    def before(conn, cursor, statement, parameters, context, executemany):  # noqa: ANN001, ARG001
+        kinds[statement.split(None, 1)[0].upper()] += 1
+        started[id(cursor)] = time.perf_counter()
+
+    def after(conn, cursor, statement, parameters, context, executemany):  # noqa: ANN001, ARG001
+        inside["seconds"] += time.perf_counter() - started.pop(id(cursor), time.perf_counter())
+
+    def on_commit(conn):  # noqa: ANN001
+        inside["commits"] += 1
+
+    event.listen(engine, "before_cursor_execute", before)
+    event.listen(engine, "after_cursor_execute", after)
+    event.listen(engine, "commit", on_commit)
+    try:
+        result = write_loop(engine, "solo", plan["solo"][:n], None, n, with_next, seed=99)
+    finally:
+        event.remove(engine, "before_cursor_execute", before)
+        event.remove(engine, "after_cursor_execute", after)
+        event.remove(engine, "commit", on_commit)
+    done = len(result.latencies) or 1
+    total_ms = sum(result.latencies) / done * 1000
+    inside_ms = inside["seconds"] / done * 1000
+    per_write = ", ".join(f"{kind} {count / done:.1f}" for kind, count in kinds.most_common())
+    print(f"{'per write (solo)':<22} {sum(kinds.values()) / done:.1f} statements ({per_write}), {inside['commits'] / done:.1f} commits; "
+          f"{total_ms:.2f} ms = {inside_ms:.2f} ms inside statements + {total_ms - inside_ms:.2f} ms outside (Python, commit)")
+
+
+def profile_single(engine: Engine, plan: dict[str, list[int]], with_next: bool, n: int = 300) -> None:
+    """cProfile of `n` writes of the single writer: own time by package, then the top functions
+    by cumulative time."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    result = write_loop(engine, "solo", plan["solo"][:n], None, n, with_next, seed=98)
+    profiler.disable()
+    stats = pstats.Stats(profiler)
+    by_package: Counter = Counter()
+    for (filename, _line, function), (_cc, _nc, own, _cum, _callers) in stats.stats.items():  # type: ignore[attr-defined]
+        by_package[_package(filename, function)] += own
+    done = len(result.latencies) or 1
+    total = sum(by_package.values())
+    print(f"{'own time by package':<22} " + ", ".join(
+        f"{name} {seconds / done * 1000:.2f} ms ({seconds / total:.0%})" for name, seconds in by_package.most_common(8))
+        + f"  [per write, under cProfile, n={done}]")
+    stream = io.StringIO()
+    pstats.Stats(profiler, stream=stream).sort_stats("cumulative").print_stats(25)
+    print(stream.getvalue())
+
+
+def _package(filename: str, function: str) -> str:
+    """A profile entry's package: sqlalchemy, sqlmodel, psycopg, annotator, ... or the C call."""
+    if filename == "~":  # built-ins: the driver's C calls show up here
+        return "sqlite3 (C)" if "sqlite3" in function else ("waiting (select/poll)" if "select" in function or "poll" in function else "builtins")
+    for name in ("sqlalchemy", "sqlmodel", "psycopg", "annotator", "pydantic", "json", "threading", "benchmarks"):
+        if f"/{name}/" in filename or f"/{name}." in filename:
+            return name
+    return "other python"
+
+
+# --- main -------------------------------------------------------------------------------------
+
+
+def _fresh_postgres(url: str, drop_only: bool = False) -> None:
+    """Drop (and unless drop_only, create) the PostgreSQL database named in `url`."""
+    parsed = make_url(url)
+    admin = create_engine(parsed.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{parsed.database}" WITH (FORCE)'))
+        if not drop_only:
+            connection.execute(text(f'CREATE DATABASE "{parsed.database}"'))
+    admin.dispose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", default=None, help="database URL (default: a new SQLite file in a temp folder)")
+    parser.add_argument("--fresh", action="store_true", help="PostgreSQL: drop and create the --db database first, drop it at the end")
+    parser.add_argument("--claims", type=int, default=40_000, help="claims in the database (half of them labeled beforehand)")
+    parser.add_argument("--writers", type=int, default=16)
+    parser.add_argument("--seconds", type=float, default=10.0, help="how long each phase writes (unless --writes)")
+    parser.add_argument("--writes", type=int, default=None, help="writes per writer instead of --seconds")
+    parser.add_argument("--mode", choices=("threads", "processes"), default="threads")
+    parser.add_argument("--with-next", action="store_true", help="also fetch the next claim in each write's transaction, as the page does")
+    parser.add_argument("--profile", action="store_true", help="count statements per write and cProfile the single writer")
+    parser.add_argument("--pool-size", type=int, default=None,
+                        help="what-if: keep this many connections open per engine instead of the app's pool (5, overflow 10)")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="annotator-bench-conc-"))
+    url = args.db or f"sqlite:///{work / 'bench.db'}"
+    postgres = url.startswith(("postgresql", "postgres://"))
+    if args.fresh:
+        if not postgres:
+            raise SystemExit("--fresh is for a PostgreSQL --db; a SQLite run starts from a new file anyway")
+        _fresh_postgres(url)
+    seconds = None if args.writes is not None else args.seconds
+    try:
+        engine = init_db(url)
+        load_start = time.perf_counter()
+        plan = build(engine, work, args.claims, args.writers)
+        print(f"{args.claims:,} claims, {args.writers} writers ({args.mode}), database {engine.url.render_as_string(hide_password=True)}, "
+              f"built in {time.perf_counter() - load_start:.1f} s; a write = {'save_label + next_claim_for' if args.with_next else 'save_label'}"
+              f" in its own transaction; python {sys.version.split()[0]}, {multiprocessing.cpu_count()} cores, "
+              f"load average {os.getloadavg()[0]:.1f} (other work on the machine skews the figures)")
+        writers = {name: claims for name, claims in plan.items() if name != "solo"}
+        solo = {"solo": plan["solo"]}
+        opened: list[int | None] = [None, None]
+        if args.mode == "threads":
+            engine.dispose()
+            if args.pool_size:
+                with_pool_size(engine, args.pool_size)
+            counter = ConnectCounter(engine)
+            single = figures(*run_threads(engine, solo, seconds, args.writes, args.with_next))
+            opened[0] = counter.n
+            many = figures(*run_threads(engine, writers, seconds, args.writes, args.with_next))
+            opened[1] = counter.n - opened[0]
+        else:
+            engine.dispose()
+            single = figures(*run_processes(url, solo, seconds, args.writes, args.with_next, args.pool_size))
+            many = figures(*run_processes(url, writers, seconds, args.writes, args.with_next, args.pool_size))
+        show("single writer", single, opened[0])
+        show(f"{args.writers} writers at once", many, opened[1])
+        ratio = many.per_second / single.per_second if single.per_second else float("nan")
+        print(f"{'ratio':<22} {ratio:.2f}x the single writer's writes/s")
+        print(f"{'load average after':<22} {os.getloadavg()[0]:.1f}")
+        for title, phase, queue in (("single writer", single, solo), ("writers", many, writers)):
+            if phase.writes + sum(phase.errors.values()) >= sum(len(claims) for claims in queue.values()) * 0.99:
+                print(f"warning: the {title} ran out of claims before the time was up; give more --claims or fewer --seconds")
+        if args.profile:
+            rest = {"solo": plan["solo"][single.writes:]}
+            count_statements(engine, rest, args.with_next)
+            profile_single(engine, {"solo": rest["solo"][300:]}, args.with_next)
+        engine.dispose()
+    finally:
+        if args.fresh:
+            _fresh_postgres(url, drop_only=True)
+    print(f"work folder: {work}")
+
+
+if __name__ == "__main__":
+    main()
