@@ -17,6 +17,7 @@ import typer
 
 from annotator import __version__
 from annotator.errors import AnnotatorError
+from annotator.services.access import OPERATOR
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Blind double labeling, agreement, adjudication and gold releases for RAG claims.")
 labels_app = typer.Typer(no_args_is_help=True, help="Labels made elsewhere.")
@@ -135,7 +136,7 @@ def import_(
     from annotator.services.imports import import_cases
 
     with session_scope(_engine(db, create=True)) as session:
-        report = import_cases(session, file, fmt=fmt, dataset=dataset, with_votes=with_votes, first_votes=first_votes, update=update)
+        report = import_cases(session, OPERATOR, file, fmt=fmt, dataset=dataset, with_votes=with_votes, first_votes=first_votes, update=update)
     typer.echo(report.summary())
 
 
@@ -151,7 +152,7 @@ def labels_import(
     from annotator.services.imports import import_labels
 
     with session_scope(_engine(db)) as session:
-        report = import_labels(session, file, dataset=dataset, update=update)
+        report = import_labels(session, OPERATOR, file, dataset=dataset, update=update)
     typer.echo(report.summary())
 
 
@@ -169,7 +170,7 @@ def adjudications_import(
     from annotator.services.imports import import_adjudications
 
     with session_scope(_engine(db)) as session:
-        report = import_adjudications(session, file, dataset=dataset, fmt=fmt, vote=vote, update=update)
+        report = import_adjudications(session, OPERATOR, file, dataset=dataset, fmt=fmt, vote=vote, update=update)
     typer.echo(report.summary())
 
 
@@ -210,7 +211,7 @@ def agreement(
 
         group_by = tuple(dict.fromkeys(("slice", *group_by)))
         with session_scope(_engine(db)) as session:
-            report = agreement_report(session, _dataset_pk(session, dataset), by=group_by, n_bootstrap=bootstrap,
+            report = agreement_report(session, OPERATOR, _dataset_pk(session, dataset), by=group_by, n_bootstrap=bootstrap,
                                       seed=seed, categories=declared)
     data = report.to_json(target_half_width=target_half_width)
     if as_json:
@@ -250,7 +251,7 @@ def release_create(
     from annotator.services.releases import create_release
 
     with session_scope(_engine(db)) as session:
-        created = create_release(session, name, dataset=dataset, only_final=only_final, out_dir=out,
+        created = create_release(session, OPERATOR, name, dataset=dataset, only_final=only_final, out_dir=out,
                                  creator=creator or os.environ.get("USER", ""), n_bootstrap=bootstrap)
     typer.echo(f"Release {created.name} written to {created.path}")
     typer.echo(f"  claims: {json.dumps(created.counts, ensure_ascii=False)}")
@@ -277,7 +278,7 @@ def release_verify(
         from annotator.services.releases import check_stored_release
 
         with session_scope(_engine(db)) as session:
-            result = check_stored_release(session, release)
+            result = check_stored_release(session, OPERATOR, release)
         where = f"release {release}"
     elif folder is None:
         raise typer.BadParameter("give a release folder or --release NAME", param_hint="FOLDER")
@@ -307,7 +308,7 @@ def users_add(
     if password is None and not no_password:
         password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
     with session_scope(_engine(db)) as session:
-        user = add_user(session, name, role, password)
+        user = add_user(session, OPERATOR, name, role, password)
     typer.echo(f"Added user {user.name} ({user.roles})" + ("" if password else "; no password: cannot log in until one is set"))
 
 
@@ -318,7 +319,7 @@ def users_list(as_json: JsonOpt = False, db: Db = None) -> None:
     from annotator.services.users import list_users
 
     with session_scope(_engine(db)) as session:
-        rows = [{"name": u.name, "roles": u.roles.split(","), "active": u.active, "has_password": u.password_hash is not None} for u in list_users(session)]
+        rows = [{"name": u.name, "roles": u.roles.split(","), "active": u.active, "has_password": u.password_hash is not None} for u in list_users(session, OPERATOR)]
     if as_json:
         _echo_json(rows)
         return
@@ -343,7 +344,7 @@ def users_passwd(
     if password is None:
         password = typer.prompt("New password", hide_input=True, confirmation_prompt=True)
     with session_scope(engine) as session:
-        set_password(session, get_user(session, name), password)
+        set_password(session, OPERATOR, get_user(session, name), password)
     typer.echo(f"Password set for {name}")
 
 
@@ -354,7 +355,7 @@ def users_disable(name: Annotated[str, typer.Argument(help="Login name.")], db: 
     from annotator.services.users import get_user, set_active
 
     with session_scope(_engine(db)) as session:
-        set_active(session, get_user(session, name), False)
+        set_active(session, OPERATOR, get_user(session, name), False)
     typer.echo(f"Disabled {name}")
 
 
@@ -365,7 +366,7 @@ def users_enable(name: Annotated[str, typer.Argument(help="Login name.")], db: D
     from annotator.services.users import get_user, set_active
 
     with session_scope(_engine(db)) as session:
-        set_active(session, get_user(session, name), True)
+        set_active(session, OPERATOR, get_user(session, name), True)
     typer.echo(f"Enabled {name}")
 
 
@@ -384,7 +385,7 @@ def assign(
     if len(names) != 2 or names[0] == names[1]:
         raise typer.BadParameter("name two different labelers, e.g. --labelers aoi,ren", param_hint="--labelers")
     with session_scope(_engine(db)) as session:
-        created = assign_cases(session, first_unassigned_cases(session, first, _dataset_pk(session, dataset)), names)
+        created = assign_cases(session, OPERATOR, first_unassigned_cases(session, first, _dataset_pk(session, dataset)), names)
     typer.echo(f"Created {created} assignments ({', '.join(names)})")
 
 
@@ -395,7 +396,7 @@ def status(dataset: DatasetOpt = None, as_json: JsonOpt = False, db: Db = None) 
     from annotator.services.status import project_status
 
     with session_scope(_engine(db)) as session:
-        data = project_status(session, _dataset_pk(session, dataset))
+        data = project_status(session, OPERATOR, _dataset_pk(session, dataset))
     if as_json:
         _echo_json(data)
         return

@@ -235,3 +235,19 @@ class JudgeLabel(SQLModel, table=True):
     run_pk: int = Field(foreign_key="judgerun.id", index=True)
     claim_pk: int = Field(foreign_key="claim.id")
     value: str
+
+
+class Draft(SQLModel, table=True):
+    """A labeler's unsaved input on one claim, kept while they type so a reload or reconnect
+    restores it. Private to its labeler; not a label (no agreement, release or export reads it)
+    and not audited. Deleted when their label on the claim is saved or they discard it."""
+
+    __table_args__ = (UniqueConstraint("labeler_pk", "claim_pk"),)
+    id: int | None = Field(default=None, primary_key=True)
+    labeler_pk: int = Field(foreign_key="user.id")
+    claim_pk: int = Field(foreign_key="claim.id")
+    value: str | None = None  # a label chosen but not saved (a refused save), else None
+    passage_ids: list | None = _json()  # cited passage ids (the user's string ids)
+    rationale: str = ""
+    severity: str | None = None
+    updated_at: datetime = _time()

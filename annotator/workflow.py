@@ -74,3 +74,40 @@ def may_see_agreement(roles: frozenset[str]) -> bool:
     """Agreement reports name labelers and count their labels per pair, which on small tables
     reveals others' labels: admins see them, and adjudicators who do not label themselves."""
     return "admin" in roles or ("adjudicator" in roles and "labeler" not in roles)
+
+
+class Permission(StrEnum):
+    """What a caller may do; `allowed` says which roles grant each. Services check these."""
+
+    LABEL = "label"  # label claims of cases assigned to you
+    ADJUDICATE = "adjudicate"  # decide disputed claims you did not label
+    SEE_AGREEMENT = "see_agreement"  # agreement reports (they name labelers)
+    SEE_STATUS = "see_status"  # project counts by state
+    IMPORT = "import"  # import cases, labels and adjudications
+    ASSIGN = "assign"  # give cases to labelers
+    RELEASE = "release"  # create, list, download and verify gold releases
+    MANAGE_USERS = "manage_users"  # add, change, disable users, reset passwords
+    SEE_HISTORY = "see_history"  # the audit trail of a claim (names labelers and their labels)
+
+
+_GRANTS: dict[Permission, frozenset[str]] = {
+    Permission.LABEL: frozenset({"labeler"}),
+    Permission.ADJUDICATE: frozenset({"adjudicator"}),
+    Permission.SEE_STATUS: frozenset({"adjudicator", "admin"}),
+    Permission.IMPORT: frozenset({"admin"}),
+    Permission.ASSIGN: frozenset({"admin"}),
+    Permission.RELEASE: frozenset({"admin"}),
+    Permission.MANAGE_USERS: frozenset({"admin"}),
+    Permission.SEE_HISTORY: frozenset({"admin"}),
+}
+
+
+def allowed(roles: frozenset[str], permission: Permission) -> bool:
+    """Whether any of `roles` grants `permission`: the one table of who may do what.
+
+    SEE_AGREEMENT follows may_see_agreement; every other permission is granted by the roles in
+    _GRANTS (any one suffices).
+    """
+    if permission is Permission.SEE_AGREEMENT:
+        return may_see_agreement(roles)
+    return bool(roles & _GRANTS[permission])

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from annotator.db import init_db, session_scope
+from annotator.services.access import OPERATOR
 from annotator.services.imports import import_cases, import_labels
 from annotator.services.labeling import assign_cases, first_cases, next_claim_for, save_label
 from annotator.services.lookup import get_dataset
@@ -78,20 +79,20 @@ def main() -> None:
 
     def do_import() -> None:
         with session_scope(engine) as session:
-            import_cases(session, cases, fmt="jsonl", dataset="bench")
+            import_cases(session, OPERATOR, cases, fmt="jsonl", dataset="bench")
 
     def do_labels() -> None:
         with session_scope(engine) as session:
-            import_labels(session, labels, dataset="bench")
+            import_labels(session, OPERATOR, labels, dataset="bench")
 
     t_import = timed("import cases (JSONL)", do_import)
     print(f"{'':<48} {args.claims / t_import:8.0f} claims/s")
     timed("import labels (2 per claim, CSV)", do_labels)
 
     with session_scope(engine) as session:
-        add_user(session, "bench-labeler", ["labeler"], "bench-password")
+        add_user(session, OPERATOR, "bench-labeler", ["labeler"], "bench-password")
         dataset_pk = get_dataset(session, "bench").id
-        assign_cases(session, first_cases(session, args.claims // CLAIMS_PER_CASE, dataset_pk)[-(10_000 // CLAIMS_PER_CASE):], ["bench-labeler"])
+        assign_cases(session, OPERATOR, first_cases(session, args.claims // CLAIMS_PER_CASE, dataset_pk)[-(10_000 // CLAIMS_PER_CASE):], ["bench-labeler"])
     durations = []
     for _ in range(args.saves):
         start = time.perf_counter()
@@ -108,14 +109,14 @@ def main() -> None:
 
     def do_agreement() -> None:
         with session_scope(engine) as session:
-            report = agreement_report(session, dataset_pk, by="slice", n_bootstrap=1000)
+            report = agreement_report(session, OPERATOR, dataset_pk, by="slice", n_bootstrap=1000)
         print(f"{'':<48} alpha {report.krippendorff_alpha.value:.3f} on {report.n_items:,} items")
 
     timed("agreement report (1,000 bootstrap, by slice)", do_agreement)
 
     def do_release() -> None:
         with session_scope(engine) as session:
-            created = create_release(session, "bench-v1", dataset="bench", only_final=True, out_dir=work / "releases", n_bootstrap=1000)
+            created = create_release(session, OPERATOR, "bench-v1", dataset="bench", only_final=True, out_dir=work / "releases", n_bootstrap=1000)
         print(f"{'':<48} {created.counts['claims']:,} claims released, {sum(created.excluded.values()):,} left out")
 
     timed("release create --only-final", do_release)

@@ -41,6 +41,7 @@ from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Engine, make_url
 
 from annotator.db import init_db, make_engine, refresh_statistics, session_scope
+from annotator.services.access import OPERATOR
 from annotator.services.imports import import_cases, import_labels
 from annotator.services.labeling import assign_cases, assigned_claims, first_cases, next_claim_for, save_label
 from annotator.services.lookup import get_dataset
@@ -91,20 +92,20 @@ def build(engine: Engine, work: Path, n_claims: int, n_writers: int) -> dict[str
     write_cases(work / "cases.jsonl", n_claims)
     write_labels(work / "labels.csv", labeled_cases)
     with session_scope(engine) as session:
-        import_cases(session, work / "cases.jsonl", fmt="jsonl", dataset=DATASET)
+        import_cases(session, OPERATOR, work / "cases.jsonl", fmt="jsonl", dataset=DATASET)
     with session_scope(engine) as session:
-        import_labels(session, work / "labels.csv", dataset=DATASET)
+        import_labels(session, OPERATOR, work / "labels.csv", dataset=DATASET)
     writers = [f"w{i:02d}" for i in range(n_writers)]
     with session_scope(engine) as session:
         cases = first_cases(session, n_cases, get_dataset(session, DATASET).id)[labeled_cases:]
         for name in [*writers, "solo"]:
-            add_user(session, name, ["labeler"])
+            add_user(session, OPERATOR, name, ["labeler"])
         n_solo = len(cases) // 3
-        assign_cases(session, cases[:n_solo], ["solo"])
+        assign_cases(session, OPERATOR, cases[:n_solo], ["solo"])
         groups = [writers[i:i + 2] for i in range(0, n_writers, 2)]
         share = (len(cases) - n_solo) // len(groups)
         for g, group in enumerate(groups):
-            assign_cases(session, cases[n_solo + g * share:n_solo + (g + 1) * share], group)
+            assign_cases(session, OPERATOR, cases[n_solo + g * share:n_solo + (g + 1) * share], group)
         refresh_statistics(session)  # autovacuum may be off: plan from fresh statistics
         return {name: assigned_claims(session, get_user(session, name)) for name in [*writers, "solo"]}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlmodel import Session
 
 from annotator.models import Case, Claim, ClaimPassage, Dataset, Passage
+from annotator.services.access import OPERATOR
 from annotator.services.labeling import assign_cases
 from annotator.services.users import add_user
 
@@ -38,10 +39,10 @@ def make_dataset(session: Session, name: str = "pilot", n_cases: int = 3, claims
 def make_team(session: Session) -> dict:
     """Users alice and bob (labelers), carol (adjudicator), root (admin), all with PASSWORD."""
     return {
-        "alice": add_user(session, "alice", ["labeler"], PASSWORD),
-        "bob": add_user(session, "bob", ["labeler"], PASSWORD),
-        "carol": add_user(session, "carol", ["adjudicator"], PASSWORD),
-        "root": add_user(session, "root", ["admin"], PASSWORD),
+        "alice": add_user(session, OPERATOR, "alice", ["labeler"], PASSWORD),
+        "bob": add_user(session, OPERATOR, "bob", ["labeler"], PASSWORD),
+        "carol": add_user(session, OPERATOR, "carol", ["adjudicator"], PASSWORD),
+        "root": add_user(session, OPERATOR, "root", ["admin"], PASSWORD),
     }
 
 
@@ -51,5 +52,5 @@ def pilot(session: Session, n_cases: int = 3) -> tuple[Dataset, dict]:
     team = make_team(session)
     from annotator.services.labeling import first_cases
 
-    assign_cases(session, first_cases(session, n_cases, dataset.id), ["alice", "bob"])
+    assign_cases(session, OPERATOR, first_cases(session, n_cases, dataset.id), ["alice", "bob"])
     return dataset, team

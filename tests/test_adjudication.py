@@ -4,6 +4,7 @@ import pytest
 from sqlmodel import select
 
 from annotator.db import session_scope
+from annotator.services.access import OPERATOR
 from annotator.errors import NotDisputedError, PermissionDeniedError, StaleWriteError
 from annotator.models import Claim, Label
 from annotator.services.adjudication import adjudicate, adjudication_queue, view_for_adjudicator
@@ -52,7 +53,7 @@ def test_a_labeler_of_the_claim_can_neither_see_it_in_the_queue_nor_adjudicate_i
     engine, first, _ = disputed_db
     with session_scope(engine) as s:
         alice = get_user(s, "alice")
-        set_roles(s, alice, ["labeler", "adjudicator"])
+        set_roles(s, OPERATOR, alice, ["labeler", "adjudicator"])
         assert adjudication_queue(s, alice) == []
         with pytest.raises(PermissionDeniedError):
             view_for_adjudicator(s, alice, first)
@@ -101,8 +102,8 @@ def test_an_adjudicator_assigned_to_label_a_claim_cannot_see_its_labels_before_l
 
     with session_scope(any_engine) as s:
         dataset, _ = pilot(s)
-        add_user(s, "dual", ["labeler", "adjudicator"], "dual-password")
-        assign_cases(s, first_cases(s, 1, dataset.id), ["dual"])
+        add_user(s, OPERATOR, "dual", ["labeler", "adjudicator"], "dual-password")
+        assign_cases(s, OPERATOR, first_cases(s, 1, dataset.id), ["dual"])
         alice, bob = get_user(s, "alice"), get_user(s, "bob")
         claim = assigned_claims(s, alice)[0]
         save_label(s, alice, claim, "support")

@@ -27,6 +27,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, func, select
 
 from annotator.db import init_db, session_scope
+from annotator.services.access import OPERATOR
 from annotator.models import Adjudication, Claim, Hold, Label, LabelEvent, User
 from annotator.services import adjudication as adjudication_service
 from annotator.services import labeling as labeling_service
@@ -118,14 +119,14 @@ def build(engine: Engine) -> Plan:
     with session_scope(engine) as session:
         dataset = make_dataset(session, "conc", n_cases=n_shared + N_LABELERS, claims_per_case=CLAIMS_PER_CASE)
         for name in labelers:
-            add_user(session, name, ["labeler"])
+            add_user(session, OPERATOR, name, ["labeler"])
         for name in adjudicators:
-            add_user(session, name, ["adjudicator"])
+            add_user(session, OPERATOR, name, ["adjudicator"])
         cases = first_cases(session, n_shared + N_LABELERS, dataset.id)
         for b in range(N_LABELERS):
-            assign_cases(session, cases[b * CASES_PER_BLOCK:(b + 1) * CASES_PER_BLOCK], [labelers[b], labelers[(b + 1) % N_LABELERS]])
+            assign_cases(session, OPERATOR, cases[b * CASES_PER_BLOCK:(b + 1) * CASES_PER_BLOCK], [labelers[b], labelers[(b + 1) % N_LABELERS]])
         for i, name in enumerate(labelers):
-            assign_cases(session, [cases[n_shared + i]], [name])
+            assign_cases(session, OPERATOR, [cases[n_shared + i]], [name])
         claims_of_case: dict[int, list[int]] = {}
         for claim_pk, case_pk in session.exec(select(Claim.id, Claim.case_pk).order_by(Claim.id)):
             claims_of_case.setdefault(case_pk, []).append(claim_pk)
@@ -435,7 +436,7 @@ def race_db(any_engine):
     """The pilot team plus a second adjudicator (dave); claim 1 disputed (alice support, bob contradict)."""
     with session_scope(any_engine) as s:
         pilot(s)
-        add_user(s, "dave", ["adjudicator"])
+        add_user(s, OPERATOR, "dave", ["adjudicator"])
         alice = get_user(s, "alice")
         first, second = assigned_claims(s, alice)[:2]
         save_label(s, alice, first, "support")

@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 import annotator.ui.components as ui_components
 from annotator.db import init_db, session_scope
+from annotator.services.access import OPERATOR
 from annotator.errors import AmbiguousIdError, NotFoundError, PermissionDeniedError
 from annotator.models import Case, Claim, ClaimPassage, Dataset, Label, LabelEvent, Passage, User
 from annotator.services.adjudication import adjudicate
@@ -78,7 +79,7 @@ def team_db(any_engine):
 def imported_db(any_engine):
     """tests/data/import_native.jsonl imported (claims n1-c1, n1-c2, n2-c1 in dataset 'default')."""
     with session_scope(any_engine) as session:
-        import_cases(session, TEST_DATA / "import_native.jsonl")
+        import_cases(session, OPERATOR, TEST_DATA / "import_native.jsonl")
     return any_engine
 
 
@@ -128,7 +129,7 @@ def test_save_label_records_one_create_one_revision_and_nothing_for_a_repeated_c
 
 
 def test_labels_import_records_one_event_per_label_and_update_one_per_changed_label(imported_db, tmp_path):
-    created = writes(imported_db, lambda s: import_labels(s, TEST_DATA / "labels_native.csv"))
+    created = writes(imported_db, lambda s: import_labels(s, OPERATOR, TEST_DATA / "labels_native.csv"))
     assert kinds(created) == [("user", "create")] * 2 + [("label", "create")] * 5  # alice, bob; 5 rows
     with session_scope(imported_db) as s:
         labels = {(claim_pk, name): pk for pk, claim_pk, name in s.exec(
@@ -140,11 +141,11 @@ def test_labels_import_records_one_event_per_label_and_update_one_per_changed_la
     assert created[2]["after"] == {"labeler": "alice", "value": "support", "rationale": "The handbook says April 2024.",
                                    "passage_ids": ["p1"], "severity": None, "revision": 1, "source": "import"}
 
-    assert writes(imported_db, lambda s: import_labels(s, TEST_DATA / "labels_native.csv")) == []
+    assert writes(imported_db, lambda s: import_labels(s, OPERATOR, TEST_DATA / "labels_native.csv")) == []
 
     changed = _write(tmp_path, "labels.csv", "claim_id,labeler,label,rationale,passage_ids\n"
                                              "n1-c1,alice,contradict,Read it again.,p1\n")
-    updated = writes(imported_db, lambda s: import_labels(s, changed, update=True))
+    updated = writes(imported_db, lambda s: import_labels(s, OPERATOR, changed, update=True))
     assert kinds(updated) == [("label", "update")]
     assert (updated[0]["entity_pk"], updated[0]["claim_pk"], updated[0]["actor_pk"]) == (labels[n1_c1, "alice"], n1_c1, None)
     assert updated[0]["before"] == {"labeler": "alice", "value": "support", "rationale": "The handbook says April 2024.",
@@ -154,7 +155,7 @@ def test_labels_import_records_one_event_per_label_and_update_one_per_changed_la
 
 
 def test_climate_fever_vote_labels_record_one_event_per_vote(any_engine):
-    events = writes(any_engine, lambda s: import_cases(s, TEST_DATA / "import_climate_fever_tiny.jsonl", first_votes=2))
+    events = writes(any_engine, lambda s: import_cases(s, OPERATOR, TEST_DATA / "import_climate_fever_tiny.jsonl", first_votes=2))
     with session_scope(any_engine) as s:
         n_labels = s.exec(select(func.count()).select_from(Label)).one()
     assert n_labels == 8
@@ -184,18 +185,18 @@ def test_adjudicate_records_one_decision_and_one_revision(team_db):
 
 def test_adjudications_import_records_one_event_per_decision_and_update_one_per_replaced(imported_db, tmp_path):
     with session_scope(imported_db) as s:
-        import_labels(s, TEST_DATA / "labels_native.csv")  # n1-c1 disputed
+        import_labels(s, OPERATOR, TEST_DATA / "labels_native.csv")  # n1-c1 disputed
         n1_c1 = claim_of(s, "n1-c1").id
-    created = writes(imported_db, lambda s: import_adjudications(s, TEST_DATA / "adjudications_native.csv"))
+    created = writes(imported_db, lambda s: import_adjudications(s, OPERATOR, TEST_DATA / "adjudications_native.csv"))
     assert kinds(created) == [("user", "create"), ("adjudication", "create")]  # carol, her decision
     assert (created[1]["claim_pk"], created[1]["actor_pk"], created[1]["before"]) == (n1_c1, None, None)
     assert created[1]["after"] == {"adjudicator": "carol", "value": "support", "rationale": "The handbook is the newer source.",
                                    "severity": None, "revision": 1}
 
-    assert writes(imported_db, lambda s: import_adjudications(s, TEST_DATA / "adjudications_native.csv")) == []
+    assert writes(imported_db, lambda s: import_adjudications(s, OPERATOR, TEST_DATA / "adjudications_native.csv")) == []
 
     other = _write(tmp_path, "adjudications.csv", "claim_id,adjudicator,label,rationale\nn1-c1,carol,contradict,Second look.\n")
-    replaced = writes(imported_db, lambda s: import_adjudications(s, other, update=True))
+    replaced = writes(imported_db, lambda s: import_adjudications(s, OPERATOR, other, update=True))
     assert kinds(replaced) == [("adjudication", "update")]
     assert replaced[0]["entity_pk"] == created[1]["entity_pk"]
     assert replaced[0]["before"] == created[1]["after"]
@@ -226,25 +227,25 @@ def test_assigning_records_one_event_per_new_assignment_and_nothing_for_existing
         make_team(s)
         cases = [pk_of(s, Case, case_id="case-1"), pk_of(s, Case, case_id="case-2")]
         root = get_user(s, "root").id
-    events = writes(any_engine, lambda s: assign_cases(s, cases, ["alice", "bob"], actor_pk=root))
+    events = writes(any_engine, lambda s: assign_cases(s, s.get(User, root), cases, ["alice", "bob"]))
     assert kinds(events) == [("assignment", "create")] * 4
     assert [e["after"] for e in events] == [{"case_pk": case_pk, "labeler": name} for case_pk in cases for name in ("alice", "bob")]
     assert all(e["actor_pk"] == root and e["before"] is None and e["claim_pk"] is None for e in events)
-    assert writes(any_engine, lambda s: assign_cases(s, cases, ["alice", "bob"], actor_pk=root)) == []
+    assert writes(any_engine, lambda s: assign_cases(s, s.get(User, root), cases, ["alice", "bob"])) == []
 
 
 def test_user_writes_record_one_event_each_without_any_password_or_hash(any_engine):
     with session_scope(any_engine) as s:
-        root = add_user(s, "root", ["admin"], PASSWORD).id
-    added = writes(any_engine, lambda s: add_user(s, "dana", ["labeler"], "dana-secret-1", actor_pk=root))
+        root = add_user(s, OPERATOR, "root", ["admin"], PASSWORD).id
+    added = writes(any_engine, lambda s: add_user(s, s.get(User, root), "dana", ["labeler"], "dana-secret-1"))
     assert kinds(added) == [("user", "create")]
     assert added[0]["after"] == {"name": "dana", "roles": "labeler", "active": True, "has_password": True}
 
-    roles = writes(any_engine, lambda s: set_roles(s, get_user(s, "dana"), ["labeler", "adjudicator"], actor_pk=root))
+    roles = writes(any_engine, lambda s: set_roles(s, s.get(User, root), get_user(s, "dana"), ["labeler", "adjudicator"]))
     assert kinds(roles) == [("user", "update")]
     assert (roles[0]["before"]["roles"], roles[0]["after"]["roles"]) == ("labeler", "labeler,adjudicator")
 
-    disabled = writes(any_engine, lambda s: set_active(s, get_user(s, "dana"), False, actor_pk=root))
+    disabled = writes(any_engine, lambda s: set_active(s, s.get(User, root), get_user(s, "dana"), False))
     assert kinds(disabled) == [("user", "update")]
     assert (disabled[0]["before"]["active"], disabled[0]["after"]["active"]) == (True, False)
 
@@ -256,7 +257,7 @@ def test_user_writes_record_one_event_each_without_any_password_or_hash(any_engi
     assert kinds(given) == [("user", "update")]
     assert (given[0]["before"]["roles"], given[0]["after"]["roles"]) == ("labeler", "labeler,adjudicator")
 
-    first_password = writes(any_engine, lambda s: set_password(s, get_user(s, "erin"), "erin-secret-1", actor_pk=root))
+    first_password = writes(any_engine, lambda s: set_password(s, s.get(User, root), get_user(s, "erin"), "erin-secret-1"))
     assert kinds(first_password) == [("user", "update")]
     assert (first_password[0]["before"]["has_password"], first_password[0]["after"]["has_password"]) == (False, True)
 
@@ -270,8 +271,8 @@ def test_user_writes_record_one_event_each_without_any_password_or_hash(any_engi
 
 def test_a_password_reset_is_visible_in_its_event(any_engine):
     with session_scope(any_engine) as s:
-        add_user(s, "dana", ["labeler"], "dana-secret-1")
-    reset = writes(any_engine, lambda s: set_password(s, get_user(s, "dana"), "dana-secret-2"))
+        add_user(s, OPERATOR, "dana", ["labeler"], "dana-secret-1")
+    reset = writes(any_engine, lambda s: set_password(s, OPERATOR, get_user(s, "dana"), "dana-secret-2"))
     assert kinds(reset) == [("user", "update")]
     assert reset[0]["before"] != reset[0]["after"]
 
@@ -282,7 +283,7 @@ def test_create_release_records_one_event(team_db, tmp_path):
         save_label(s, get_user(s, "alice"), claim_pk, "support")
         save_label(s, get_user(s, "bob"), claim_pk, "support")
         root = get_user(s, "root").id
-    events = writes(team_db, lambda s: create_release(s, "gold-v1", only_final=True, out_dir=tmp_path, creator="root",
+    events = writes(team_db, lambda s: create_release(s, OPERATOR, "gold-v1", only_final=True, out_dir=tmp_path, creator="root",
                                                       n_bootstrap=100))
     assert kinds(events) == [("release", "create")]
     assert (events[0]["actor_pk"], events[0]["claim_pk"]) == (root, None)
@@ -299,7 +300,7 @@ def test_import_update_records_one_event_per_changed_case_claim_and_claim_shown_
         records[0]["question"] = "When was the travel policy last updated?"
         records[0]["claims"][0]["text"] = "The travel policy was updated in May 2024."
 
-    events = writes(imported_db, lambda s: import_cases(s, _native_changed(tmp_path, change_case_and_claim), update=True))
+    events = writes(imported_db, lambda s: import_cases(s, OPERATOR, _native_changed(tmp_path, change_case_and_claim), update=True))
     assert kinds(events) == [("case", "update"), ("claim", "update")]
     case_event, claim_event = events
     assert (case_event["entity_pk"], case_event["claim_pk"], case_event["actor_pk"]) == (n1, None, None)
@@ -314,7 +315,7 @@ def test_import_update_records_one_event_per_changed_case_claim_and_claim_shown_
         for record in records:
             record["passages"][0]["version"] = "2024-05"
 
-    events = writes(imported_db, lambda s: import_cases(s, _native_changed(tmp_path, change_passage_p1), update=True))
+    events = writes(imported_db, lambda s: import_cases(s, OPERATOR, _native_changed(tmp_path, change_passage_p1), update=True))
     with session_scope(imported_db) as s:
         shown_with_p1 = sorted(s.exec(select(ClaimPassage.claim_pk).join(Passage, Passage.id == ClaimPassage.passage_pk)
                                       .where(Passage.passage_id == "p1")))
@@ -369,7 +370,7 @@ def test_an_admin_reads_a_claims_history_oldest_first_with_its_cases_holds_and_a
 @pytest.mark.parametrize("who", ["alice", "carol", "labeler-adjudicator"])
 def test_only_an_admin_may_read_a_claims_history(team_db, who):
     with session_scope(team_db) as s:
-        add_user(s, "labeler-adjudicator", ["labeler", "adjudicator"], PASSWORD)
+        add_user(s, OPERATOR, "labeler-adjudicator", ["labeler", "adjudicator"], PASSWORD)
         save_label(s, get_user(s, "alice"), claim_of(s, "case-1-c1").id, "support")
     with session_scope(team_db) as s:
         with pytest.raises(PermissionDeniedError, match="only an admin"):
@@ -383,11 +384,11 @@ def test_only_an_admin_may_read_a_claims_history(team_db, who):
 
 def test_imports_show_as_the_command_line_with_label_claim_passage_and_case_changes(imported_db, tmp_path):
     with session_scope(imported_db) as s:
-        import_labels(s, TEST_DATA / "labels_native.csv")
-        import_adjudications(s, TEST_DATA / "adjudications_native.csv")
-        add_user(s, "root", ["admin"], PASSWORD)
+        import_labels(s, OPERATOR, TEST_DATA / "labels_native.csv")
+        import_adjudications(s, OPERATOR, TEST_DATA / "adjudications_native.csv")
+        add_user(s, OPERATOR, "root", ["admin"], PASSWORD)
     with session_scope(imported_db) as s:
-        import_labels(s, _write(tmp_path, "labels.csv", "claim_id,labeler,label,rationale,passage_ids\n"
+        import_labels(s, OPERATOR, _write(tmp_path, "labels.csv", "claim_id,labeler,label,rationale,passage_ids\n"
                                                         "n1-c1,bob,support,Read it again.,p1\n"), update=True)
 
     def change(records):  # noqa: ANN001, ANN202
@@ -397,7 +398,7 @@ def test_imports_show_as_the_command_line_with_label_claim_passage_and_case_chan
         records[1]["passages"][0]["title"] = "Handbook 2024"
 
     with session_scope(imported_db) as s:
-        import_cases(s, _native_changed(tmp_path, change), update=True)
+        import_cases(s, OPERATOR, _native_changed(tmp_path, change), update=True)
     rows = _rows(imported_db, "n1-c1")
     assert {who for who, _what, _change in rows} == {NO_ACTOR}
     assert [(what, change) for _who, what, change in rows] == [
@@ -424,10 +425,10 @@ def test_a_release_of_the_claim_shows_its_gold_label_and_other_claims_releases_d
             save_label(s, alice, claim_of(s, claim_id).id, a)
             save_label(s, bob, claim_of(s, claim_id).id, b)
     with session_scope(team_db) as s:
-        create_release(s, "gold-v1", only_final=True, out_dir=tmp_path, creator="root", n_bootstrap=100)
+        create_release(s, OPERATOR, "gold-v1", only_final=True, out_dir=tmp_path, creator="root", n_bootstrap=100)
         adjudicate(s, get_user(s, "carol"), claim_of(s, "case-1-c1").id, "contradict")
     with session_scope(team_db) as s:
-        create_release(s, "gold-v2", only_final=True, out_dir=tmp_path, creator="root", n_bootstrap=100)
+        create_release(s, OPERATOR, "gold-v2", only_final=True, out_dir=tmp_path, creator="root", n_bootstrap=100)
     assert [(who, change) for who, what, change in _rows(team_db, "case-1-c1") if what == "released in a gold release"] == [
         ("root", "release: gold-v2; gold label: contradict (adjudicated)")]
     assert [(who, change) for who, what, change in _rows(team_db, "case-1-c2") if what == "released in a gold release"] == [
@@ -442,7 +443,7 @@ def test_a_claim_id_in_two_datasets_needs_its_dataset_and_shows_only_that_claims
         make_team(s)
         pilot_case, other_case = (s.exec(select(Case.id).join(Dataset, Dataset.id == Case.dataset_id)
                                          .where(Case.case_id == "case-1", Dataset.name == name)).one() for name in ("pilot", "other"))
-        assign_cases(s, [pilot_case, other_case], ["alice", "bob"])
+        assign_cases(s, OPERATOR, [pilot_case, other_case], ["alice", "bob"])
         save_label(s, get_user(s, "alice"), claim_of(s, "case-1-c1", "pilot").id, "support")
         save_label(s, get_user(s, "bob"), claim_of(s, "case-1-c1", "other").id, "insufficient")
     with session_scope(any_engine) as s:

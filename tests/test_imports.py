@@ -15,6 +15,7 @@ from sqlalchemy import func
 from sqlmodel import select
 
 from annotator.db import session_scope
+from annotator.services.access import OPERATOR
 from annotator.errors import ImportFileError, ImportRowError, InvalidValueError
 from annotator.models import (
     Adjudication, Case, Claim, ClaimPassage, Dataset, Label, LabelEvent, Passage, User, utcnow,
@@ -38,12 +39,12 @@ def claim_pk(session, claim_id: str) -> int:  # noqa: ANN001 - a Session
 
 def import_native(engine) -> None:  # noqa: ANN001
     with session_scope(engine) as session:
-        import_cases(session, TEST_DATA / "import_native.jsonl")
+        import_cases(session, OPERATOR, TEST_DATA / "import_native.jsonl")
 
 
 def import_native_labels(engine) -> None:  # noqa: ANN001
     with session_scope(engine) as session:
-        import_labels(session, TEST_DATA / "labels_native.csv")
+        import_labels(session, OPERATOR, TEST_DATA / "labels_native.csv")
 
 
 # ---------------------------------------------------------------- cases
@@ -51,7 +52,7 @@ def import_native_labels(engine) -> None:  # noqa: ANN001
 
 def test_native_import_stores_cases_claims_and_passages_in_order(any_engine):
     with session_scope(any_engine) as session:
-        report = import_cases(session, TEST_DATA / "import_native.jsonl")
+        report = import_cases(session, OPERATOR, TEST_DATA / "import_native.jsonl")
     assert (report.format, report.encoding, report.dataset) == ("jsonl", "UTF-8", "default")
     assert report.counts == {"cases": {"new": 2, "unchanged": 0, "updated": 0},
                              "claims": {"new": 3, "unchanged": 0, "updated": 0},
@@ -77,7 +78,7 @@ def test_native_import_stores_cases_claims_and_passages_in_order(any_engine):
 ])
 def test_csv_import_reports_the_encoding_and_keeps_the_characters(engine, name, encoding):
     with session_scope(engine) as session:
-        report = import_cases(session, TEST_DATA / name, dataset="flat")
+        report = import_cases(session, OPERATOR, TEST_DATA / name, dataset="flat")
     assert report.encoding == encoding
     assert report.summary_lines()[0] == f"Read {name} as {encoding} (csv) into dataset 'flat': 2 cases, 3 claims, 3 passages"
     with session_scope(engine) as session:
@@ -91,7 +92,7 @@ def test_reimport_changes_nothing_and_says_0_new_n_unchanged(any_engine):
     import_native(any_engine)
     before = row_counts(any_engine)
     with session_scope(any_engine) as session:
-        report = import_cases(session, TEST_DATA / "import_native.jsonl")
+        report = import_cases(session, OPERATOR, TEST_DATA / "import_native.jsonl")
     assert row_counts(any_engine) == before
     assert "cases: 0 new, 2 unchanged, 0 updated" in report.summary()
     assert report.summary_lines()[1:] == ["  cases: 0 new, 2 unchanged, 0 updated",
@@ -104,7 +105,7 @@ def test_same_claim_id_with_other_text_than_the_database_is_refused_naming_id_an
     changed = _native_with_changed_claim(tmp_path)
     before = row_counts(any_engine)
     with pytest.raises(ImportRowError) as caught, session_scope(any_engine) as session:
-        import_cases(session, changed)
+        import_cases(session, OPERATOR, changed)
     assert (caught.value.line, caught.value.field) == (1, "text")
     assert "claim 'n1-c1' is already in dataset 'default' with another text" in str(caught.value)
     assert "--update" in str(caught.value)
@@ -132,7 +133,7 @@ def test_update_of_an_adjudicated_claim_makes_it_stale_and_is_audited(any_engine
     with session_scope(any_engine) as session:
         assert claim_states(session, claim_pks=[pk])[pk] is State.ADJUDICATED
     with session_scope(any_engine) as session:
-        report = import_cases(session, _native_with_changed_claim(tmp_path), update=True)
+        report = import_cases(session, OPERATOR, _native_with_changed_claim(tmp_path), update=True)
     assert report.counts["claims"] == {"new": 0, "unchanged": 1, "updated": 1}
     with session_scope(any_engine) as session:
         assert claim_states(session, claim_pks=[pk])[pk] is State.STALE
@@ -149,7 +150,7 @@ def test_update_of_a_passage_marks_the_claims_shown_with_it_changed(engine, tmp_
     path = tmp_path / "passage.jsonl"
     path.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
     with session_scope(engine) as session:
-        report = import_cases(session, path, update=True)
+        report = import_cases(session, OPERATOR, path, update=True)
     assert report.counts["passages"] == {"new": 0, "unchanged": 1, "updated": 1}
     assert report.warnings == ("1 claims are shown with changed passages: they are marked changed "
                                "(adjudicated ones become stale)",)
@@ -174,7 +175,7 @@ def test_update_of_a_passage_marks_the_claims_shown_with_it_changed(engine, tmp_
 ])
 def test_broken_case_file_names_file_line_and_field_and_nothing_lands(any_engine, name, line, field):
     with pytest.raises(ImportRowError) as caught, session_scope(any_engine) as session:
-        import_cases(session, TEST_DATA / name)
+        import_cases(session, OPERATOR, TEST_DATA / name)
     error = caught.value
     assert (error.path, error.line, error.field) == (str(TEST_DATA / name), line, field)
     assert f"{name}, line {line}" in str(error)
@@ -183,7 +184,7 @@ def test_broken_case_file_names_file_line_and_field_and_nothing_lands(any_engine
 
 def test_votes_are_refused_for_a_file_that_is_not_climate_fever(engine):
     with pytest.raises(InvalidValueError, match="only be imported from a CLIMATE-FEVER file"), session_scope(engine) as session:
-        import_cases(session, TEST_DATA / "import_native.jsonl", with_votes=True)
+        import_cases(session, OPERATOR, TEST_DATA / "import_native.jsonl", with_votes=True)
 
 
 # ---------------------------------------------------------------- labels
@@ -192,7 +193,7 @@ def test_votes_are_refused_for_a_file_that_is_not_climate_fever(engine):
 def test_labels_import_creates_labelers_without_password_and_says_so(any_engine):
     import_native(any_engine)
     with session_scope(any_engine) as session:
-        report = import_labels(session, TEST_DATA / "labels_native.csv")
+        report = import_labels(session, OPERATOR, TEST_DATA / "labels_native.csv")
     assert report.counts == {"labels": {"new": 5, "unchanged": 0, "updated": 0}}
     assert report.created_users == ("alice", "bob")
     assert "Created users alice, bob (role labeler, no password: they cannot log in until an admin sets one)" in report.summary_lines()
@@ -212,12 +213,12 @@ def test_labels_reimport_is_unchanged_and_other_content_is_refused_unless_update
     import_native(any_engine)
     import_native_labels(any_engine)
     with session_scope(any_engine) as session:
-        assert import_labels(session, TEST_DATA / "labels_native.csv").counts["labels"] == {"new": 0, "unchanged": 5, "updated": 0}
+        assert import_labels(session, OPERATOR, TEST_DATA / "labels_native.csv").counts["labels"] == {"new": 0, "unchanged": 5, "updated": 0}
     changed = tmp_path / "labels.csv"
     changed.write_text("claim_id,labeler,label,rationale,passage_ids\nn1-c1,bob,support,Now I see April.,p1\n", encoding="utf-8")
     before = row_counts(any_engine)
     with pytest.raises(ImportRowError) as caught, session_scope(any_engine) as session:
-        import_labels(session, changed)
+        import_labels(session, OPERATOR, changed)
     assert str(caught.value) == (
         f"{changed}, line 2, field 'label': bob already labeled claim 'n1-c1' with another label, rationale: "
         "label 'contradict' in the database, 'support' in this file; rationale 'I read 2023, not 2024.' in the database, "
@@ -225,7 +226,7 @@ def test_labels_reimport_is_unchanged_and_other_content_is_refused_unless_update
         "claim then becomes stale)")
     assert row_counts(any_engine) == before
     with session_scope(any_engine) as session:
-        report = import_labels(session, changed, update=True)
+        report = import_labels(session, OPERATOR, changed, update=True)
     assert report.counts["labels"] == {"new": 0, "unchanged": 0, "updated": 1}
     with session_scope(any_engine) as session:
         label = session.exec(select(Label).join(User, User.id == Label.labeler_pk).where(User.name == "bob",
@@ -247,7 +248,7 @@ def test_broken_labels_file_names_line_and_field_and_nothing_lands(any_engine, n
     import_native(any_engine)
     before = row_counts(any_engine)
     with pytest.raises(ImportRowError) as caught, session_scope(any_engine) as session:
-        import_labels(session, TEST_DATA / name)
+        import_labels(session, OPERATOR, TEST_DATA / name)
     assert (caught.value.line, caught.value.field) == (line, field)
     assert problem in str(caught.value)
     assert row_counts(any_engine) == before
@@ -256,13 +257,13 @@ def test_broken_labels_file_names_line_and_field_and_nothing_lands(any_engine, n
 def test_claim_id_in_two_datasets_asks_for_the_dataset(engine):
     import_native(engine)
     with session_scope(engine) as session:
-        import_cases(session, TEST_DATA / "import_native.jsonl", dataset="copy")
+        import_cases(session, OPERATOR, TEST_DATA / "import_native.jsonl", dataset="copy")
     with pytest.raises(ImportRowError) as caught, session_scope(engine) as session:
-        import_labels(session, TEST_DATA / "labels_native.csv")
+        import_labels(session, OPERATOR, TEST_DATA / "labels_native.csv")
     assert (caught.value.line, caught.value.field) == (2, "claim_id")
     assert "--dataset" in str(caught.value)
     with session_scope(engine) as session:
-        report = import_labels(session, TEST_DATA / "labels_native.csv", dataset="copy")
+        report = import_labels(session, OPERATOR, TEST_DATA / "labels_native.csv", dataset="copy")
     assert report.counts["labels"]["new"] == 5
     with session_scope(engine) as session:
         datasets = session.exec(select(Dataset.name).join(Claim, Claim.dataset_id == Dataset.id)
@@ -277,7 +278,7 @@ def test_adjudication_of_a_disputed_claim_creates_the_adjudicator(any_engine):
     import_native(any_engine)
     import_native_labels(any_engine)
     with session_scope(any_engine) as session:
-        report = import_adjudications(session, TEST_DATA / "adjudications_native.csv")
+        report = import_adjudications(session, OPERATOR, TEST_DATA / "adjudications_native.csv")
     assert report.counts == {"adjudications": {"new": 1, "unchanged": 0, "updated": 0}}
     assert "Created user carol (role adjudicator, no password: they cannot log in until an admin sets one)" in report.summary_lines()
     with session_scope(any_engine) as session:
@@ -287,7 +288,7 @@ def test_adjudication_of_a_disputed_claim_creates_the_adjudicator(any_engine):
         event = session.exec(select(LabelEvent).where(LabelEvent.entity == "adjudication")).one()
         assert (event.claim_pk, event.action, event.after["value"]) == (pk, "create", "support")
     with session_scope(any_engine) as session:
-        again = import_adjudications(session, TEST_DATA / "adjudications_native.csv")
+        again = import_adjudications(session, OPERATOR, TEST_DATA / "adjudications_native.csv")
     assert again.counts == {"adjudications": {"new": 0, "unchanged": 1, "updated": 0}}
 
 
@@ -296,7 +297,7 @@ def test_adjudicator_who_labeled_the_claim_is_refused_naming_the_line(any_engine
     import_native_labels(any_engine)
     before = row_counts(any_engine)
     with pytest.raises(ImportRowError) as caught, session_scope(any_engine) as session:
-        import_adjudications(session, TEST_DATA / "adjudications_by_labeler.csv")
+        import_adjudications(session, OPERATOR, TEST_DATA / "adjudications_by_labeler.csv")
     assert (caught.value.line, caught.value.field) == (2, "adjudicator")
     assert "bob labeled claim 'n1-c1' and cannot adjudicate it" in str(caught.value)
     assert row_counts(any_engine) == before
@@ -306,7 +307,7 @@ def test_adjudication_of_an_agreed_claim_is_refused_naming_the_state(engine):
     import_native(engine)
     import_native_labels(engine)
     with pytest.raises(ImportRowError) as caught, session_scope(engine) as session:
-        import_adjudications(session, TEST_DATA / "adjudications_agreed_claim.csv")
+        import_adjudications(session, OPERATOR, TEST_DATA / "adjudications_agreed_claim.csv")
     assert (caught.value.line, caught.value.field) == (2, "claim_id")
     assert "claim 'n1-c2' is agreed; only a disputed or stale claim can be adjudicated" in str(caught.value)
 
@@ -315,11 +316,11 @@ def test_stale_claim_gets_its_adjudication_replaced(engine, tmp_path):
     import_native(engine)
     import_native_labels(engine)
     with session_scope(engine) as session:
-        import_adjudications(session, TEST_DATA / "adjudications_native.csv")
+        import_adjudications(session, OPERATOR, TEST_DATA / "adjudications_native.csv")
     with session_scope(engine) as session:
-        import_cases(session, _native_with_changed_claim(tmp_path), update=True)
+        import_cases(session, OPERATOR, _native_with_changed_claim(tmp_path), update=True)
     with session_scope(engine) as session:
-        report = import_adjudications(session, TEST_DATA / "adjudications_native.csv")
+        report = import_adjudications(session, OPERATOR, TEST_DATA / "adjudications_native.csv")
     assert report.counts["adjudications"] == {"new": 0, "unchanged": 0, "updated": 1}
     with session_scope(engine) as session:
         pk = claim_pk(session, "n1-c1")
@@ -332,7 +333,7 @@ def test_stale_claim_gets_its_adjudication_replaced(engine, tmp_path):
 
 def test_tiny_climate_fever_with_votes_labels_by_slot_and_vote_3_adjudicates_only_disputed(engine):
     with session_scope(engine) as session:
-        report = import_cases(session, TEST_DATA / "import_climate_fever_tiny.jsonl", first_votes=2)
+        report = import_cases(session, OPERATOR, TEST_DATA / "import_climate_fever_tiny.jsonl", first_votes=2)
     assert report.dataset == "climate-fever"
     assert (report.total("cases"), report.total("claims"), report.total("passages"), report.total("labels")) == (2, 4, 3, 8)
     with session_scope(engine) as session:
@@ -340,7 +341,7 @@ def test_tiny_climate_fever_with_votes_labels_by_slot_and_vote_3_adjudicates_onl
                               .join(User, User.id == Label.labeler_pk).where(Claim.claim_id == "t1-1").order_by(User.name)).all()
         assert labels == [("t1-1", "cf-vote-1", "support"), ("t1-1", "cf-vote-2", "insufficient")]  # non-null votes 1, 2
     with session_scope(engine) as session:
-        report = import_adjudications(session, TEST_DATA / "import_climate_fever_tiny.jsonl", vote=3)
+        report = import_adjudications(session, OPERATOR, TEST_DATA / "import_climate_fever_tiny.jsonl", vote=3)
     assert report.counts["adjudications"]["new"] == 2  # t1-1 and t2-1; t2-0 is disputed without a third vote
     assert report.skipped == {"not disputed (agreed)": 1, "disputed but no vote 3": 1}
     with session_scope(engine) as session:
@@ -351,9 +352,9 @@ def test_tiny_climate_fever_with_votes_labels_by_slot_and_vote_3_adjudicates_onl
 
 def test_vote_adjudication_by_a_voter_who_labeled_the_claim_is_refused(engine):
     with session_scope(engine) as session:
-        import_cases(session, TEST_DATA / "import_climate_fever_tiny.jsonl", with_votes=True)
+        import_cases(session, OPERATOR, TEST_DATA / "import_climate_fever_tiny.jsonl", with_votes=True)
     with pytest.raises(ImportRowError) as caught, session_scope(engine) as session:
-        import_adjudications(session, TEST_DATA / "import_climate_fever_tiny.jsonl", vote=3)
+        import_adjudications(session, OPERATOR, TEST_DATA / "import_climate_fever_tiny.jsonl", vote=3)
     assert (caught.value.line, caught.value.field) == (1, "adjudicator")  # t1-1: slot 3 voted, so cf-vote-3 labeled it
     assert "cf-vote-3 labeled claim 't1-1' and cannot adjudicate it" in str(caught.value)
 
@@ -377,7 +378,7 @@ def test_climate_fever_first_two_votes_then_third_vote_adjudicates_disputed_clai
     n_labels, n_adjudicable = _first_two_votes_and_third(path)
     start = time.perf_counter()
     with session_scope(any_engine) as session:
-        report = import_cases(session, path, first_votes=2)
+        report = import_cases(session, OPERATOR, path, first_votes=2)
     seconds = time.perf_counter() - start
     assert (report.total("cases"), report.total("claims"), report.total("labels")) == (1535, 7675, n_labels)
     assert report.created_users == ("cf-vote-1", "cf-vote-2")
@@ -385,7 +386,7 @@ def test_climate_fever_first_two_votes_then_third_vote_adjudicates_disputed_clai
                                           "1,535 cases, 7,675 claims")
     assert seconds < 20, f"import took {seconds:.1f} s"
     with session_scope(any_engine) as session:
-        report = import_adjudications(session, path, vote=3)
+        report = import_adjudications(session, OPERATOR, path, vote=3)
     assert report.counts["adjudications"]["new"] == n_adjudicable
     with session_scope(any_engine) as session:
         states = claim_states(session)
@@ -397,23 +398,23 @@ def test_label_by_the_claims_adjudicator_is_refused_naming_the_line(engine, tmp_
     import_native(engine)
     import_native_labels(engine)
     with session_scope(engine) as session:
-        import_adjudications(session, TEST_DATA / "adjudications_native.csv")
+        import_adjudications(session, OPERATOR, TEST_DATA / "adjudications_native.csv")
     path = tmp_path / "labels.csv"
     path.write_text("claim_id,labeler,label\nn2-c1,carol,support\nn1-c1,carol,support\n", encoding="utf-8")
     with pytest.raises(ImportRowError) as caught, session_scope(engine) as session:
-        import_labels(session, path)
+        import_labels(session, OPERATOR, path)
     assert (caught.value.line, caught.value.field) == (3, "labeler")
     assert "carol adjudicated claim 'n1-c1' and cannot also label it" in str(caught.value)
 
 
 def test_vote_labels_by_a_voter_who_adjudicated_the_claim_are_refused(engine):
     with session_scope(engine) as session:
-        import_cases(session, TEST_DATA / "import_climate_fever_tiny.jsonl", first_votes=2)
+        import_cases(session, OPERATOR, TEST_DATA / "import_climate_fever_tiny.jsonl", first_votes=2)
     with session_scope(engine) as session:
-        import_adjudications(session, TEST_DATA / "import_climate_fever_tiny.jsonl", vote=3)
+        import_adjudications(session, OPERATOR, TEST_DATA / "import_climate_fever_tiny.jsonl", vote=3)
     before = row_counts(engine)
     with pytest.raises(ImportRowError) as caught, session_scope(engine) as session:
-        import_cases(session, TEST_DATA / "import_climate_fever_tiny.jsonl", first_votes=3)
+        import_cases(session, OPERATOR, TEST_DATA / "import_climate_fever_tiny.jsonl", first_votes=3)
     assert (caught.value.line, caught.value.field) == (1, "votes")
     assert "cf-vote-3 adjudicated claim 't1-1' and cannot also label it" in str(caught.value)
     assert row_counts(engine) == before
@@ -424,7 +425,7 @@ def test_vote_labels_by_a_voter_who_adjudicated_the_claim_are_refused(engine):
 
 def test_a_case_file_without_a_split_names_line_and_field_and_says_to_add_it(engine):
     with pytest.raises(ImportRowError) as caught, session_scope(engine) as session:
-        import_cases(session, TEST_DATA / "import_case_without_split.jsonl")
+        import_cases(session, OPERATOR, TEST_DATA / "import_case_without_split.jsonl")
     assert str(caught.value) == (f"{TEST_DATA / 'import_case_without_split.jsonl'}, line 2, field 'split': the case has no "
                                  "'split'. Add \"split\": \"dev\" to the case (one of dev, holdout)")
     assert set(row_counts(engine).values()) == {0}
@@ -436,7 +437,7 @@ def test_the_demo_file_still_imports():
 
     engine = init_db("sqlite://")
     with session_scope(engine) as session:
-        report = import_cases(session, need(DEMO), fmt="jsonl", dataset="demo")
+        report = import_cases(session, OPERATOR, need(DEMO), fmt="jsonl", dataset="demo")
     assert report.total("cases") == 20 and report.warnings == ()
 
 
@@ -456,7 +457,7 @@ def test_a_label_stored_with_other_content_is_refused_naming_the_claim_id_and_bo
     path.write_text("claim_id,labeler,label,rationale,passage_ids,severity\n" + row + "\n", encoding="utf-8")
     before = row_counts(engine)
     with pytest.raises(ImportRowError) as caught, session_scope(engine) as session:
-        import_labels(session, path)
+        import_labels(session, OPERATOR, path)
     claim_id, labeler = row.split(",")[:2]
     assert str(caught.value) == (
         f"{path}, line 2, field '{field}': {labeler} already labeled claim '{claim_id}' with another {field}: {shown}. "
@@ -468,19 +469,19 @@ def test_an_adjudication_stored_with_another_decision_is_refused_unless_update(a
     import_native(any_engine)
     import_native_labels(any_engine)
     with session_scope(any_engine) as session:
-        import_adjudications(session, TEST_DATA / "adjudications_native.csv")
+        import_adjudications(session, OPERATOR, TEST_DATA / "adjudications_native.csv")
     path = tmp_path / "adjudications.csv"
     path.write_text("claim_id,adjudicator,label,rationale\nn1-c1,carol,contradict,The handbook is the newer source.\n",
                     encoding="utf-8")
     before = row_counts(any_engine)
     with pytest.raises(ImportRowError) as caught, session_scope(any_engine) as session:
-        import_adjudications(session, path)
+        import_adjudications(session, OPERATOR, path)
     assert str(caught.value) == (
         f"{path}, line 2, field 'label': claim 'n1-c1' is already adjudicated with another label: label 'support' in the "
         "database, 'contradict' in this file. Import with --update to replace the stored decision (revision + 1)")
     assert row_counts(any_engine) == before
     with session_scope(any_engine) as session:
-        report = import_adjudications(session, path, update=True)
+        report = import_adjudications(session, OPERATOR, path, update=True)
     assert report.counts["adjudications"] == {"new": 0, "unchanged": 0, "updated": 1}
     with session_scope(any_engine) as session:
         pk = claim_pk(session, "n1-c1")
@@ -494,12 +495,12 @@ def test_an_adjudication_by_another_adjudicator_of_a_decided_claim_names_the_adj
     import_native(engine)
     import_native_labels(engine)
     with session_scope(engine) as session:
-        import_adjudications(session, TEST_DATA / "adjudications_native.csv")
+        import_adjudications(session, OPERATOR, TEST_DATA / "adjudications_native.csv")
     path = tmp_path / "adjudications.csv"
     path.write_text("claim_id,adjudicator,label,rationale\nn1-c1,dave,support,The handbook is the newer source.\n",
                     encoding="utf-8")
     with pytest.raises(ImportRowError) as caught, session_scope(engine) as session:
-        import_adjudications(session, path)
+        import_adjudications(session, OPERATOR, path)
     assert (caught.value.line, caught.value.field) == (2, "adjudicator")
     assert "claim 'n1-c1' is already adjudicated with another adjudicator: adjudicator 'carol' in the database, 'dave' in this file" \
         in str(caught.value)
@@ -511,7 +512,7 @@ def test_an_adjudication_with_a_severity_on_support_is_refused_and_nothing_lands
     before = row_counts(engine)
     path = TEST_DATA / "adjudications_support_with_severity.csv"
     with pytest.raises(ImportRowError) as caught, session_scope(engine) as session:
-        import_adjudications(session, path)
+        import_adjudications(session, OPERATOR, path)
     assert str(caught.value) == (f"{path}, line 2, field 'severity': severity 'legal' is given with the label support, but a "
                                  "supported claim has no severity. Leave severity empty, or choose the label contradict or insufficient")
     assert row_counts(engine) == before
@@ -524,7 +525,7 @@ def test_a_labels_import_that_gives_an_existing_person_the_labeler_role_says_so(
     path = tmp_path / "labels.csv"
     path.write_text("claim_id,labeler,label\nn2-c1,mika,support\nn2-c1,alice,support\n", encoding="utf-8")
     with session_scope(engine) as session:
-        report = import_labels(session, path)
+        report = import_labels(session, OPERATOR, path)
     assert (report.created_users, report.given_role_users, report.given_role) == (("alice",), ("mika",), "labeler")
     assert report.summary_lines()[2:] == [
         "Created user alice (role labeler, no password: they cannot log in until an admin sets one)",
@@ -533,7 +534,7 @@ def test_a_labels_import_that_gives_an_existing_person_the_labeler_role_says_so(
     with session_scope(engine) as session:
         assert session.exec(select(User.roles).where(User.name == "mika")).one() == "labeler,adjudicator"
     with session_scope(engine) as session:
-        again = import_labels(session, path)
+        again = import_labels(session, OPERATOR, path)
     assert again.given_role_users == () and not any(line.startswith("Gave role") for line in again.summary_lines())
 
 
@@ -545,7 +546,7 @@ def test_an_adjudications_import_that_gives_a_labeler_the_adjudicator_role_says_
     path = tmp_path / "adjudications.csv"
     path.write_text("claim_id,adjudicator,label\nn1-c1,ren,support\n", encoding="utf-8")
     with session_scope(engine) as session:
-        report = import_adjudications(session, path)
+        report = import_adjudications(session, OPERATOR, path)
     assert report.summary_lines()[-1] == "Gave role adjudicator to ren (an existing user, who keeps their other roles)"
 
 
@@ -556,9 +557,9 @@ def test_an_adjudications_import_that_gives_a_labeler_the_adjudicator_role_says_
     ("pilot\t", "the dataset name 'pilot\\t' has spaces around it: use --dataset 'pilot'"),
 ])
 def test_a_blank_or_space_padded_dataset_name_is_refused_and_nothing_lands(engine, name, problem):
-    for run in (lambda session: import_cases(session, TEST_DATA / "import_native.jsonl", dataset=name),
-                lambda session: import_labels(session, TEST_DATA / "labels_native.csv", dataset=name),
-                lambda session: import_adjudications(session, TEST_DATA / "adjudications_native.csv", dataset=name)):
+    for run in (lambda session: import_cases(session, OPERATOR, TEST_DATA / "import_native.jsonl", dataset=name),
+                lambda session: import_labels(session, OPERATOR, TEST_DATA / "labels_native.csv", dataset=name),
+                lambda session: import_adjudications(session, OPERATOR, TEST_DATA / "adjudications_native.csv", dataset=name)):
         with pytest.raises(InvalidValueError) as caught, session_scope(engine) as session:
             run(session)
         assert str(caught.value) == problem
@@ -578,6 +579,6 @@ def test_a_path_that_is_not_a_usable_file_says_what_it_is_and_nothing_lands(engi
         path.write_bytes(b"")
     for run in (import_cases, import_labels, import_adjudications):
         with pytest.raises(ImportFileError) as caught, session_scope(engine) as session:
-            run(session, path)
+            run(session, OPERATOR, path)
         assert str(caught.value) == problem.format(path=path)
     assert set(row_counts(engine).values()) == {0}

@@ -4,6 +4,7 @@ import pytest
 from sqlmodel import select
 
 from annotator.db import session_scope
+from annotator.services.access import OPERATOR
 from annotator.errors import LabelLockedError, OnHoldError, PermissionDeniedError, StaleWriteError, InvalidValueError
 from annotator.models import Label, LabelEvent
 from annotator.services.labeling import (
@@ -157,10 +158,10 @@ def test_assigning_the_first_unassigned_cases_twice_takes_the_next_ones(any_engi
         dataset = make_dataset(s, n_cases=5)
         make_team(s)
         first = first_unassigned_cases(s, 2, dataset.id)
-        assign_cases(s, first, ["alice", "bob"])
+        assign_cases(s, OPERATOR, first, ["alice", "bob"])
         second = first_unassigned_cases(s, 2, dataset.id)
         assert len(set(first) | set(second)) == 4
-        assign_cases(s, second, ["alice", "bob"])
+        assign_cases(s, OPERATOR, second, ["alice", "bob"])
         assert len(first_unassigned_cases(s, 20, dataset.id)) == 1
 
 
@@ -183,8 +184,8 @@ def test_a_disabled_labeler_cannot_be_assigned(any_engine):
     with session_scope(any_engine) as s:
         dataset = make_dataset(s, n_cases=2)
         make_team(s)
-        set_active(s, _user(s, "bob"), False)
+        set_active(s, OPERATOR, _user(s, "bob"), False)
         with pytest.raises(InvalidValueError, match="disabled"):
-            assign_cases(s, first_unassigned_cases(s, 2, dataset.id), ["alice", "bob"])
+            assign_cases(s, OPERATOR, first_unassigned_cases(s, 2, dataset.id), ["alice", "bob"])
         with pytest.raises(InvalidValueError, match="different labelers"):
-            assign_cases(s, first_unassigned_cases(s, 2, dataset.id), ["alice", "alice"])
+            assign_cases(s, OPERATOR, first_unassigned_cases(s, 2, dataset.id), ["alice", "alice"])

@@ -16,6 +16,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from annotator.db import init_db, session_scope
+from annotator.services.access import OPERATOR
 from annotator.errors import NotFoundError
 from annotator.services.users import add_user, ensure_user, get_user, set_active, user_for_identity
 from annotator.ui import auth
@@ -58,8 +59,8 @@ def app_db(tmp_path, monkeypatch):
     engine = init_db(url)
     with session_scope(engine) as session:
         for name, roles, password in USERS:
-            add_user(session, name, roles, password)
-        set_active(session, get_user(session, "gone@example.com"), False)
+            add_user(session, OPERATOR, name, roles, password)
+        set_active(session, OPERATOR, get_user(session, "gone@example.com"), False)
     monkeypatch.setenv("DATABASE_URL", url)
     monkeypatch.chdir(tmp_path)
     st.cache_resource.clear()
@@ -232,7 +233,7 @@ def test_a_user_disabled_while_logged_in_is_refused_at_the_next_click(app_db):
     at = open_app(GOOGLE, signed_in("aoi@example.com"))
     assert titles(at) == ["Label"]
     with session_scope(app_db) as session:
-        set_active(session, get_user(session, "aoi@example.com"), False)
+        set_active(session, OPERATOR, get_user(session, "aoi@example.com"), False)
     at.run()
     assert "auth.user_pk" not in at.session_state
     assert "no active account" in at.error[0].value
@@ -311,10 +312,10 @@ def test_sso_config_reads_the_auth_section(monkeypatch, secrets, expected):
 ])
 def test_user_for_identity_finds_the_active_user_named_by_the_email(engine, email, expected):
     with session_scope(engine) as session:
-        add_user(session, "aoi@example.com", ["labeler"])
-        add_user(session, "Case@Example.com", ["labeler"])
-        add_user(session, "gone@example.com", ["labeler"])
-        set_active(session, get_user(session, "gone@example.com"), False)
+        add_user(session, OPERATOR, "aoi@example.com", ["labeler"])
+        add_user(session, OPERATOR, "Case@Example.com", ["labeler"])
+        add_user(session, OPERATOR, "gone@example.com", ["labeler"])
+        set_active(session, OPERATOR, get_user(session, "gone@example.com"), False)
         ensure_user(session, "twin@example.com", "labeler")  # imports do not refuse names differing in case
         ensure_user(session, "Twin@example.com", "labeler")
     with session_scope(engine) as session:

@@ -14,6 +14,7 @@ from sqlmodel import Session, func, select
 
 from annotator import release
 from annotator.db import session_scope
+from annotator.services.access import OPERATOR
 from annotator.errors import (
     InvalidValueError,
     NotFoundError,
@@ -156,7 +157,7 @@ def test_create_is_refused_while_a_claim_in_scope_is_not_final_and_writes_nothin
         extra(seed_final(session))
     out = tmp_path / "releases"
     with pytest.raises(ReleaseBlockedError) as refused, session_scope(any_engine) as session:
-        create_release(session, "v1", out_dir=out, n_bootstrap=N_BOOT)
+        create_release(session, OPERATOR, "v1", out_dir=out, n_bootstrap=N_BOOT)
     assert str(refused.value) == (
         f"1 of 4 claims in any dataset are not final ({state} 1): label, adjudicate or lift the holds on them first, "
         'or release only the agreed and adjudicated claims ("only final" in the app, --only-final on the command line)'
@@ -175,7 +176,7 @@ def test_refusal_counts_every_non_final_state(any_engine, tmp_path):
         seed.hold("q5")
     with pytest.raises(ReleaseBlockedError, match=r"4 of 7 claims in dataset 'pilot' are not final \(unlabeled 1, disputed 2, on_hold 1\)"):
         with session_scope(any_engine) as session:
-            create_release(session, "v1", dataset="pilot", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+            create_release(session, OPERATOR, "v1", dataset="pilot", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     assert not (tmp_path / "out").exists()
 
 
@@ -186,16 +187,16 @@ def test_a_stale_adjudication_blocks_the_release(any_engine, tmp_path):
         claim.updated_at = T0 + timedelta(hours=2)
         session.add(claim)
     with pytest.raises(ReleaseBlockedError, match=r"\(stale 1\)"), session_scope(any_engine) as session:
-        create_release(session, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
 
 
 def test_a_scope_without_claims_is_refused(any_engine, tmp_path):
     with session_scope(any_engine) as session:
         Seeder(session, "empty")
     with pytest.raises(ReleaseBlockedError, match="no claim in dataset 'empty' to release"), session_scope(any_engine) as session:
-        create_release(session, "v1", dataset="empty", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        create_release(session, OPERATOR, "v1", dataset="empty", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     with pytest.raises(ReleaseBlockedError, match="no claim in any dataset"), session_scope(any_engine) as session:
-        create_release(session, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     assert not (tmp_path / "out").exists()
 
 
@@ -204,7 +205,7 @@ def test_only_final_with_no_final_claim_is_refused(any_engine, tmp_path):
         Seeder(session).claim("q1", "q1-a", labels={"alice": "support", "bob": "contradict"})
     with pytest.raises(ReleaseBlockedError, match=r"no agreed or adjudicated claim in any dataset to release \(disputed 1\)"):
         with session_scope(any_engine) as session:
-            create_release(session, "v1", only_final=True, out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+            create_release(session, OPERATOR, "v1", only_final=True, out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     assert not (tmp_path / "out").exists()
 
 
@@ -212,14 +213,14 @@ def test_an_unknown_dataset_is_refused(any_engine, tmp_path):
     with session_scope(any_engine) as session:
         seed_final(session)
     with pytest.raises(NotFoundError, match="no dataset named 'nope'"), session_scope(any_engine) as session:
-        create_release(session, "v1", dataset="nope", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        create_release(session, OPERATOR, "v1", dataset="nope", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
 
 
 def test_a_bad_release_name_is_refused(any_engine, tmp_path):
     with session_scope(any_engine) as session:
         seed_final(session)
     with pytest.raises(InvalidValueError, match="release name"), session_scope(any_engine) as session:
-        create_release(session, "../v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        create_release(session, OPERATOR, "../v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     assert not (tmp_path / "out").exists()
 
 
@@ -227,13 +228,13 @@ def test_a_name_already_released_or_on_disk_is_refused_writing_nothing(any_engin
     with session_scope(any_engine) as session:
         seed_final(session)
     with session_scope(any_engine) as session:
-        create_release(session, "v1", out_dir=tmp_path / "a", n_bootstrap=N_BOOT)
+        create_release(session, OPERATOR, "v1", out_dir=tmp_path / "a", n_bootstrap=N_BOOT)
     with pytest.raises(ReleaseExistsError, match="'v1' exists already"), session_scope(any_engine) as session:
-        create_release(session, "v1", out_dir=tmp_path / "b", n_bootstrap=N_BOOT)
+        create_release(session, OPERATOR, "v1", out_dir=tmp_path / "b", n_bootstrap=N_BOOT)
     assert not (tmp_path / "b").exists()
     (tmp_path / "a" / "v2").mkdir()
     with pytest.raises(ReleaseExistsError, match="v2 exists already"), session_scope(any_engine) as session:
-        create_release(session, "v2", out_dir=tmp_path / "a", n_bootstrap=N_BOOT)
+        create_release(session, OPERATOR, "v2", out_dir=tmp_path / "a", n_bootstrap=N_BOOT)
     assert list((tmp_path / "a" / "v2").iterdir()) == []
     assert _count(any_engine, GoldRelease) == 1
 
@@ -247,7 +248,7 @@ def test_a_failure_while_writing_leaves_no_folder_no_temporary_folder_and_no_row
 
     monkeypatch.setattr(release.pq, "write_table", broken_parquet)
     with pytest.raises(ReleaseWriteError) as failed, session_scope(any_engine) as session:
-        create_release(session, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     assert str(failed.value) == f"cannot write the release folder {tmp_path / 'out' / 'v1'}: disk full; nothing was written"
     assert list((tmp_path / "out").iterdir()) == []
     assert _count(any_engine, GoldRelease) == 0 and _count(any_engine, GoldLabel) == 0
@@ -257,7 +258,7 @@ def test_an_out_dir_that_cannot_be_created_is_a_clear_error_with_no_rows(any_eng
     with session_scope(any_engine) as session:
         seed_final(session)
     with pytest.raises(ReleaseWriteError) as failed, session_scope(any_engine) as session:
-        create_release(session, "v1", out_dir=Path("/proc/nope"), n_bootstrap=N_BOOT)
+        create_release(session, OPERATOR, "v1", out_dir=Path("/proc/nope"), n_bootstrap=N_BOOT)
     assert str(failed.value) == (
         "cannot write the release folder /proc/nope/v1: No such file or directory (/proc/nope); nothing was written"
     )
@@ -270,7 +271,7 @@ def test_an_out_dir_that_is_a_file_is_a_clear_error_with_no_rows(any_engine, tmp
     target = tmp_path / "out"
     target.write_text("not a folder", encoding="utf-8")
     with pytest.raises(ReleaseWriteError) as failed, session_scope(any_engine) as session:
-        create_release(session, "v1", out_dir=target, n_bootstrap=N_BOOT)
+        create_release(session, OPERATOR, "v1", out_dir=target, n_bootstrap=N_BOOT)
     assert str(failed.value) == f"cannot write the release folder {target / 'v1'}: {target} is a file, not a folder; nothing was written"
     assert target.is_file() and target.read_text(encoding="utf-8") == "not a folder"
     assert not [path.name for path in tmp_path.iterdir() if "v1" in path.name]
@@ -281,9 +282,9 @@ def test_a_name_differing_only_in_case_from_a_stored_release_is_refused_naming_i
     with session_scope(any_engine) as session:
         seed_final(session)
     with session_scope(any_engine) as session:
-        create_release(session, "r1", out_dir=tmp_path / "a", n_bootstrap=N_BOOT)
+        create_release(session, OPERATOR, "r1", out_dir=tmp_path / "a", n_bootstrap=N_BOOT)
     with pytest.raises(ReleaseExistsError) as refused, session_scope(any_engine) as session:
-        create_release(session, "R1", out_dir=tmp_path / "b", n_bootstrap=N_BOOT)
+        create_release(session, OPERATOR, "R1", out_dir=tmp_path / "b", n_bootstrap=N_BOOT)
     assert str(refused.value) == (
         "a release named 'r1' exists already and 'R1' differs from it only in case "
         "(the same folder on case-insensitive file systems): choose a new name"
@@ -297,7 +298,7 @@ def test_a_name_differing_only_in_case_from_a_folder_in_out_dir_is_refused_namin
         seed_final(session)
     (tmp_path / "out" / "Gold-V1").mkdir(parents=True)
     with pytest.raises(ReleaseExistsError) as refused, session_scope(any_engine) as session:
-        create_release(session, "gold-v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        create_release(session, OPERATOR, "gold-v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     assert str(refused.value) == (
         f"release folder {tmp_path / 'out' / 'Gold-V1'} exists already and its name differs from 'gold-v1' only in case "
         "(the same folder on case-insensitive file systems): choose a new name"
@@ -312,7 +313,7 @@ def test_a_failure_while_writing_rolls_back_to_the_savepoint_even_if_the_caller_
     monkeypatch.setattr(release.pq, "write_table", lambda *a, **k: (_ for _ in ()).throw(OSError("disk full")))
     with session_scope(any_engine) as session:
         with pytest.raises(ReleaseWriteError, match="disk full"):
-            create_release(session, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+            create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     assert _count(any_engine, GoldRelease) == 0 and _count(any_engine, GoldLabel) == 0
 
 
@@ -323,7 +324,7 @@ def test_gold_jsonl_holds_gold_label_resolution_severity_labels_and_adjudication
     with session_scope(any_engine) as session:
         seed_final(session)
     with session_scope(any_engine) as session:
-        created = create_release(session, "v1", out_dir=tmp_path / "out", creator="admin", n_bootstrap=N_BOOT)
+        created = create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", creator="admin", n_bootstrap=N_BOOT)
     assert created.path == tmp_path / "out" / "v1" and created.name == "v1"
     assert _lines(created.path) == [
         {
@@ -373,7 +374,7 @@ def test_records_follow_dataset_case_position_and_claim_position(any_engine, tmp
         seed.cases["early"].position = -1
         session.add(seed.cases["early"])
     with session_scope(any_engine) as session:
-        created = create_release(session, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        created = create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     assert [(r["dataset"], r["claim_id"]) for r in _lines(created.path)] == [
         ("a-set", "early-1"), ("a-set", "late-1"), ("a-set", "late-2"), ("b-set", "z-1"),
     ]
@@ -385,7 +386,7 @@ def test_a_named_dataset_releases_only_its_own_claims(any_engine, tmp_path):
         other = Seeder(session, "other")
         other.claim("x", "x-1", labels={"dan": "insufficient", "eve": "support"})
     with session_scope(any_engine) as session:
-        created = create_release(session, "v1", dataset="pilot", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        created = create_release(session, OPERATOR, "v1", dataset="pilot", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     assert [r["claim_id"] for r in _lines(created.path)] == ["q1-a", "q1-b", "q2-a"]
     manifest = json.loads((created.path / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["scope"] == {"dataset": "pilot", "datasets": ["pilot"], "only_final": False, "claims_in_scope": 3}
@@ -400,7 +401,7 @@ def test_only_final_releases_exactly_the_agreed_and_adjudicated_claims_and_count
         seed.claim("q5", "q5-a", labels={"alice": "support", "bob": "support"})
         seed.hold("q5")
     with session_scope(any_engine) as session:
-        created = create_release(session, "v1", only_final=True, out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        created = create_release(session, OPERATOR, "v1", only_final=True, out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     assert [r["claim_id"] for r in _lines(created.path)] == ["q1-a", "q1-b", "q2-a"]
     assert created.excluded == {"unlabeled": 1, "single": 1, "disputed": 1, "on_hold": 1}
     manifest = json.loads((created.path / "manifest.json").read_text(encoding="utf-8"))
@@ -423,7 +424,7 @@ def test_only_final_with_everything_final_excludes_nothing(any_engine, tmp_path)
     with session_scope(any_engine) as session:
         seed_final(session)
     with session_scope(any_engine) as session:
-        created = create_release(session, "v1", only_final=True, out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        created = create_release(session, OPERATOR, "v1", only_final=True, out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     assert created.excluded == {}
     manifest = json.loads((created.path / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["excluded"] == {"counts": {}, "claim_ids": {}}
@@ -434,7 +435,7 @@ def test_a_single_leak_is_noted_as_a_release_blocker_in_the_manifest(any_engine,
         seed = seed_final(session)
         seed.claim("q3", "q3-a", labels={"alice": ("contradict", "leak"), "bob": ("contradict", "other")})
     with session_scope(any_engine) as session:
-        created = create_release(session, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        created = create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     manifest = json.loads((created.path / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["release_blockers"] == {"leak": {"claims": 1, "claim_ids": {"pilot": ["q3-a"]}}}
     assert _lines(created.path)[-1]["severity"] == "leak"
@@ -444,7 +445,7 @@ def test_no_leak_means_no_release_blockers(any_engine, tmp_path):
     with session_scope(any_engine) as session:
         seed_final(session)
     with session_scope(any_engine) as session:
-        created = create_release(session, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        created = create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     assert json.loads((created.path / "manifest.json").read_text(encoding="utf-8"))["release_blockers"] == {}
 
 
@@ -466,9 +467,9 @@ def test_the_same_database_state_under_two_names_gives_byte_identical_data_files
     with session_scope(any_engine) as session:
         seed_final(session)
     with session_scope(any_engine) as session:
-        first = create_release(session, "v1", out_dir=tmp_path / "out", creator="ann", n_bootstrap=N_BOOT)
+        first = create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", creator="ann", n_bootstrap=N_BOOT)
     with session_scope(any_engine) as session:
-        second = create_release(session, "v2", out_dir=tmp_path / "out", creator="ben", n_bootstrap=N_BOOT)
+        second = create_release(session, OPERATOR, "v2", out_dir=tmp_path / "out", creator="ben", n_bootstrap=N_BOOT)
     for name in ("gold.jsonl", "gold.csv", "gold.parquet"):
         assert (first.path / name).read_bytes() == (second.path / name).read_bytes(), name
     assert first.manifest_sha256 != second.manifest_sha256
@@ -478,7 +479,7 @@ def test_manifest_records_hashes_counts_agreement_and_provenance(any_engine, tmp
     with session_scope(any_engine) as session:
         seed_final(session)
     with session_scope(any_engine) as session:
-        created = create_release(session, "v1", out_dir=tmp_path / "out", creator="admin", n_bootstrap=N_BOOT,
+        created = create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", creator="admin", n_bootstrap=N_BOOT,
                                  source_hashes={"pilot.jsonl": "ab" * 32})
     manifest = json.loads((created.path / "manifest.json").read_text(encoding="utf-8"))
     for name in ("gold.jsonl", "gold.csv", "gold.parquet"):
@@ -510,7 +511,7 @@ def test_agreement_in_the_manifest_uses_only_the_released_claims_blind_labels(an
         seed = seed_final(session)
         seed.claim("q3", "q3-a", labels={"alice": "support", "bob": "insufficient"})
     with session_scope(any_engine) as session:
-        created = create_release(session, "v1", only_final=True, out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        created = create_release(session, OPERATOR, "v1", only_final=True, out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     agreement = json.loads((created.path / "manifest.json").read_text(encoding="utf-8"))["agreement"]
     assert agreement["n_items"] == 3 and agreement["percent_agreement"] == pytest.approx(2 / 3)
 
@@ -519,7 +520,7 @@ def test_verify_passes_on_a_fresh_release_and_names_a_changed_file(any_engine, t
     with session_scope(any_engine) as session:
         seed_final(session)
     with session_scope(any_engine) as session:
-        created = create_release(session, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        created = create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     assert check_release(created.path).ok
     csv_path = created.path / "gold.csv"
     data = bytearray(csv_path.read_bytes())
@@ -532,11 +533,11 @@ def test_verify_stored_release_checks_the_manifest_against_the_recorded_hash(any
     with session_scope(any_engine) as session:
         seed_final(session)
     with session_scope(any_engine) as session:
-        created = create_release(session, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        created = create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     with Session(any_engine) as session:
-        fresh = verify_stored_release(session, "v1")
+        fresh = verify_stored_release(session, OPERATOR, "v1")
         assert fresh.ok and fresh.problems == () and fresh.manifest_sha256 == created.manifest_sha256
-        assert check_stored_release(session, "v1") == fresh
+        assert check_stored_release(session, OPERATOR, "v1") == fresh
     manifest_path = created.path / "manifest.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     manifest["counts"]["claims"] = 999
@@ -548,27 +549,27 @@ def test_verify_stored_release_checks_the_manifest_against_the_recorded_hash(any
         f"the release recorded {created.manifest_sha256}"
     )
     with Session(any_engine) as session:
-        result = verify_stored_release(session, "v1")
+        result = verify_stored_release(session, OPERATOR, "v1")
         assert not result.ok and result.problems == (problem,) and result.manifest_sha256 == edited
         with pytest.raises(ReleaseVerifyError) as failed:
-            check_stored_release(session, "v1")
+            check_stored_release(session, OPERATOR, "v1")
         stored_path = session.exec(select(GoldRelease.path)).one()
         assert str(failed.value) == f"release 'v1' ({stored_path}) does not match what was released: {problem}"
         with pytest.raises(NotFoundError, match="no release named 'v9'"):
-            verify_stored_release(session, "v9")
+            verify_stored_release(session, OPERATOR, "v9")
 
 
 def test_verify_stored_release_reports_a_release_without_a_recorded_hash(any_engine, tmp_path):
     with session_scope(any_engine) as session:
         seed_final(session)
     with session_scope(any_engine) as session:
-        create_release(session, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     with session_scope(any_engine) as session:
         stored = session.exec(select(GoldRelease)).one()
         stored.manifest_sha256 = ""
         session.add(stored)
     with Session(any_engine) as session:
-        result = verify_stored_release(session, "v1")
+        result = verify_stored_release(session, OPERATOR, "v1")
     assert not result.ok and result.problems == (
         "manifest.json: the database records no SHA-256 for release 'v1', so the manifest itself cannot be checked",
     )
@@ -579,7 +580,7 @@ def test_japanese_text_is_raw_utf8_in_gold_jsonl_and_manifest(any_engine, tmp_pa
         seed_final(session).claim("q9", "q9-a", text="解約は書面で行います。", slice_="言い換え",
                                   labels={"alice": ("support", None, "第3条"), "bob": "support"})
     with session_scope(any_engine) as session:
-        created = create_release(session, "v1", out_dir=tmp_path / "out", creator="田中", n_bootstrap=N_BOOT)
+        created = create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", creator="田中", n_bootstrap=N_BOOT)
     jsonl = (created.path / "gold.jsonl").read_bytes()
     for text in ("返金は30日以内です。", "解約は書面で行います。", "言い換え", "第3条"):
         assert text.encode() in jsonl, text
@@ -592,7 +593,7 @@ def test_a_created_release_folder_is_0755_with_0644_files(any_engine, tmp_path):
     with session_scope(any_engine) as session:
         seed_final(session)
     with session_scope(any_engine) as session:
-        created = create_release(session, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        created = create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     assert stat.S_IMODE(created.path.stat().st_mode) == 0o755
     assert {stat.S_IMODE(path.stat().st_mode) for path in created.path.iterdir()} == {0o644}
 
@@ -604,7 +605,7 @@ def test_create_stores_the_release_its_gold_labels_and_an_event(any_engine, tmp_
     with session_scope(any_engine) as session:
         seed_final(session).user("admin", "admin")
     with session_scope(any_engine) as session:
-        created = create_release(session, "v1", out_dir=tmp_path / "out", creator="admin", n_bootstrap=N_BOOT)
+        created = create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", creator="admin", n_bootstrap=N_BOOT)
     with Session(any_engine) as session:
         stored = session.exec(select(GoldRelease)).one()
         assert (stored.name, stored.creator, stored.manifest_sha256) == ("v1", "admin", created.manifest_sha256)
@@ -622,23 +623,23 @@ def test_list_releases_is_newest_first_and_release_files_gives_the_four_paths(an
         seed_final(session)
     for name in ("v1", "v2"):
         with session_scope(any_engine) as session:
-            create_release(session, name, out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+            create_release(session, OPERATOR, name, out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     with Session(any_engine) as session:
-        assert [r.name for r in list_releases(session)] == ["v2", "v1"]
-        files = release_files(session, "v1")
+        assert [r.name for r in list_releases(session, OPERATOR)] == ["v2", "v1"]
+        files = release_files(session, OPERATOR, "v1")
         assert files == release_layout((tmp_path / "out" / "v1").resolve()).all_files
         assert list(files) == ["gold.jsonl", "gold.csv", "gold.parquet", "manifest.json"]
         assert all(path.is_file() for path in files.values())
         with pytest.raises(NotFoundError, match="no release named 'v9'"):
-            release_files(session, "v9")
+            release_files(session, OPERATOR, "v9")
 
 
 def test_the_garbage_collector_is_running_again_after_a_create_or_a_refusal(any_engine, tmp_path):
     with session_scope(any_engine) as session:
         seed_final(session).claim("q3", "q3-a")
     with pytest.raises(ReleaseBlockedError), session_scope(any_engine) as session:
-        create_release(session, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     assert gc.isenabled()
     with session_scope(any_engine) as session:
-        create_release(session, "v1", only_final=True, out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        create_release(session, OPERATOR, "v1", only_final=True, out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     assert gc.isenabled()

@@ -5,6 +5,7 @@ import pytest
 from sqlmodel import select
 
 from annotator.db import session_scope
+from annotator.services.access import OPERATOR
 from annotator.models import Claim
 from annotator.services.labeling import save_label
 from annotator.services.reports import MIXED_VERSIONS, agreement_report, label_table
@@ -32,14 +33,14 @@ def labeled_db(any_engine):
 
 def test_a_claim_labeled_under_two_guideline_versions_is_mixed(labeled_db):
     with session_scope(labeled_db) as s:
-        table = label_table(s)
+        table = label_table(s, OPERATOR)
     per_claim = table.groupby("item_id")["guideline_version"].unique().map(list).tolist()
     assert sorted(map(tuple, per_claim)) == sorted([("v1",), ("v1",), ("v2",), ("v2",), ("v2",), (MIXED_VERSIONS,)])
 
 
 def test_agreement_is_broken_down_by_guideline_version(labeled_db):
     with session_scope(labeled_db) as s:
-        report = agreement_report(s, by=("slice", "guideline_version"), n_bootstrap=0)
+        report = agreement_report(s, OPERATOR, by=("slice", "guideline_version"), n_bootstrap=0)
     versions = report.groups["guideline_version"]
     assert set(versions) == {"v1", "v2", MIXED_VERSIONS}
     assert versions["v1"].percent_agreement.value == 1.0 and versions["v1"].n_items == 2
@@ -52,7 +53,7 @@ def test_agreement_is_broken_down_by_guideline_version(labeled_db):
 
 def test_an_unknown_breakdown_is_refused(labeled_db):
     with session_scope(labeled_db) as s, pytest.raises(ValueError, match="guideline_version"):
-        agreement_report(s, by="labeler", n_bootstrap=0)
+        agreement_report(s, OPERATOR, by="labeler", n_bootstrap=0)
 
 
 def test_each_slice_counts_all_its_claims_in_scope_and_unlabeled_slices_are_listed(any_engine):
@@ -69,7 +70,7 @@ def test_each_slice_counts_all_its_claims_in_scope_and_unlabeled_slices_are_list
         save_label(s, alice, first.id, "support")
         save_label(s, bob, first.id, "support")
     with session_scope(any_engine) as s:
-        report = agreement_report(s, by="slice", n_bootstrap=0)
+        report = agreement_report(s, OPERATOR, by="slice", n_bootstrap=0)
     slices = report.groups["slice"]
     assert {name: (part.n_items, part.n_in_scope) for name, part in slices.items()} == {
         "normal": (1, 4), "paraphrase": (0, 2), "permission": (0, 2)}

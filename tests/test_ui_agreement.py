@@ -22,6 +22,7 @@ from streamlit.testing.v1 import AppTest
 
 import annotator.services.reports as reports
 from annotator.agreement import METRICS, compute_agreement
+from annotator.services.access import OPERATOR
 from annotator.db import init_db, session_scope
 from annotator.models import Case, Claim
 from annotator.services.fingerprint import label_fingerprint
@@ -73,7 +74,7 @@ def seed(engine, plan: Plan) -> None:  # noqa: ANN001 - Engine
         for case, (slice_, split, _, _) in zip(cases, plan, strict=True):
             case.slice, case.split = slice_, split
             session.add(case)
-        assign_cases(session, [c.id for c in cases], ["alice", "bob"])
+        assign_cases(session, OPERATOR, [c.id for c in cases], ["alice", "bob"])
         users = {name: get_user(session, name) for name in ("alice", "bob")}
         for case, (_, _, alice, bob) in zip(cases, plan, strict=True):
             claim = session.exec(select(Claim).where(Claim.case_pk == case.id)).one()
@@ -112,7 +113,7 @@ def report_calls(monkeypatch):
 def expected(engine, target: float = 0.1) -> dict:  # noqa: ANN001
     """The report the page should show: same labels, same bootstrap, same seed."""
     with session_scope(engine) as session:
-        return reports.agreement_report(session, None, by=GROUPS, n_bootstrap=reports.DEFAULT_BOOTSTRAP,
+        return reports.agreement_report(session, OPERATOR, None, by=GROUPS, n_bootstrap=reports.DEFAULT_BOOTSTRAP,
                                         seed=0).to_json(target_half_width=target)
 
 
@@ -381,9 +382,9 @@ def test_specific_agreement_per_category_has_its_interval_and_a_one_line_explana
 def test_with_three_labelers_fleiss_kappa_headlines_and_a_pair_matrix_is_drawn(engine):
     seed(engine, BALANCED)
     with session_scope(engine) as session:
-        add_user(session, "dave", ["labeler"], PASSWORD)
+        add_user(session, OPERATOR, "dave", ["labeler"], PASSWORD)
         first = session.exec(select(Case).order_by(Case.position).limit(4)).all()
-        assign_cases(session, [c.id for c in first], ["dave"])
+        assign_cases(session, OPERATOR, [c.id for c in first], ["dave"])
         dave = get_user(session, "dave")
         for case in first:
             save_label(session, dave, session.exec(select(Claim.id).where(Claim.case_pk == case.id)).one(), "support",
@@ -427,18 +428,18 @@ def test_the_fingerprint_moves_with_a_new_or_revised_label_and_only_in_its_datas
     with session_scope(any_engine) as session:
         other = make_dataset(session, name="other", n_cases=1, claims_per_case=1)
         pilot = session.exec(select(Claim.dataset_id).where(Claim.dataset_id != other.id)).first()
-        before, before_other = label_fingerprint(session, pilot), label_fingerprint(session, other.id)
+        before, before_other = label_fingerprint(session, OPERATOR, pilot), label_fingerprint(session, OPERATOR, other.id)
         claim = session.exec(select(Claim).where(Claim.dataset_id == pilot)).one()
         alice = get_user(session, "alice")
         label = save_label(session, alice, claim.id, "contradict", expected_revision=1)  # a revision, same row count
-        revised = label_fingerprint(session, pilot)
+        revised = label_fingerprint(session, OPERATOR, pilot)
         save_label(session, get_user(session, "bob"), claim.id, "support")
-        added = label_fingerprint(session, pilot)
+        added = label_fingerprint(session, OPERATOR, pilot)
         assert label.revision == 2
         assert len({before, revised, added}) == 3
         assert (revised.labels, added.labels) == (1, 2)
-        assert label_fingerprint(session, other.id) == before_other
-        assert label_fingerprint(session, None).labels == 2
+        assert label_fingerprint(session, OPERATOR, other.id) == before_other
+        assert label_fingerprint(session, OPERATOR, None).labels == 2
 
 
 # --- who may open the page -------------------------------------------------------------------
@@ -448,8 +449,8 @@ def test_the_fingerprint_moves_with_a_new_or_revised_label_and_only_in_its_datas
 def test_a_labeler_opening_the_page_directly_gets_no_figure_and_no_computation(engine, report_calls, roles):
     seed(engine, SKEWED)
     with session_scope(engine) as session:
-        user = add_user(session, "lena", roles, PASSWORD)
-        assign_cases(session, [session.exec(select(Case.id)).first()], ["lena"])
+        user = add_user(session, OPERATOR, "lena", roles, PASSWORD)
+        assign_cases(session, OPERATOR, [session.exec(select(Case.id)).first()], ["lena"])
         user_pk = user.id
     at = AppTest.from_file(str(PAGE), default_timeout=60)
     at.session_state["auth.user_pk"] = user_pk

@@ -20,6 +20,7 @@ from sqlmodel import select
 from streamlit.testing.v1 import AppTest
 
 from annotator.db import init_db, session_scope
+from annotator.services.access import OPERATOR
 from annotator.models import Case, Claim, ClaimPassage, Dataset, Label, Passage
 from annotator.services.adjudication import adjudication_queue
 from annotator.services.labeling import assign_cases
@@ -58,8 +59,8 @@ def _seed(session) -> None:  # noqa: ANN001 - Session
             session.flush()
             session.add_all([ClaimPassage(claim_pk=claim.id, passage_pk=p.id, position=k) for k, p in enumerate(passages)])
     for name, roles in (("aoi", ["labeler"]), ("ren", ["labeler"]), ("mika", ["adjudicator"]), ("admin", ["admin", "adjudicator"])):
-        add_user(session, name, roles, PASSWORDS[name])
-    assign_cases(session, [cases["case-1"].id, cases["case-2"].id], ["aoi", "ren"])
+        add_user(session, OPERATOR, name, roles, PASSWORDS[name])
+    assign_cases(session, OPERATOR, [cases["case-1"].id, cases["case-2"].id], ["aoi", "ren"])
 
 
 @pytest.fixture
@@ -212,7 +213,7 @@ def test_a_disabled_user_is_logged_out_at_the_next_click(engine):
     with session_scope(engine) as session:
         from annotator.services.users import set_active
 
-        set_active(session, get_user(session, "aoi"), False)
+        set_active(session, OPERATOR, get_user(session, "aoi"), False)
     at.run()
     assert "auth.user_pk" not in at.session_state
     assert [t.value for t in at.title] == ["RAG claim annotator"]
@@ -233,7 +234,7 @@ def test_two_labelers_label_the_same_claims_through_the_buttons_with_one_disagre
     ren = open_app("ren")
     label_queue(ren, 1)
     with session_scope(engine) as session:
-        status = project_status(session)
+        status = project_status(session, OPERATOR)
         assert status["labels"] == 6
         assert {k: v for k, v in status["claims_by_state"].items() if v} == {"agreed": 2, "disputed": 1, "unlabeled": 1}
         assert [item.claim_id for item in adjudication_queue(session)] == ["case-1-c2"]
@@ -356,7 +357,7 @@ def test_holding_a_case_moves_on_and_counts_the_hold(engine):
     assert [t.value for t in at.toast] == ["The case is on hold: missing logs."]
     assert shown_claim(at) == "case-2-c1"
     with session_scope(engine) as session:
-        assert project_status(session)["holds"] == {"active": 1, "by_reason": {"missing_logs": 1}}
+        assert project_status(session, OPERATOR)["holds"] == {"active": 1, "by_reason": {"missing_logs": 1}}
 
 
 # --- adjudication --------------------------------------------------------------------------------
@@ -394,7 +395,7 @@ def test_the_adjudicator_decides_and_the_queue_empties(engine):
     assert [t.value for t in at.toast] == ["Decided contradict on claim case-1-c2."]
     assert [s.value for s in at.success] == ["No disputed claim waits for you."]
     with session_scope(engine) as session:
-        status = project_status(session)
+        status = project_status(session, OPERATOR)
         assert {k: v for k, v in status["claims_by_state"].items() if v} == {"agreed": 2, "adjudicated": 1, "unlabeled": 1}
         assert status["labels"] == 6  # the disagreement is kept
 

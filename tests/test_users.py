@@ -6,6 +6,7 @@ import pytest
 from sqlmodel import select
 
 from annotator.db import session_scope
+from annotator.services.access import OPERATOR
 from annotator.errors import InvalidValueError, LoginError
 from annotator.models import LabelEvent, User
 from annotator.services.users import add_user, authenticate, ensure_user, get_user, roles_of, set_active, set_password
@@ -13,7 +14,7 @@ from annotator.services.users import add_user, authenticate, ensure_user, get_us
 
 def test_a_password_is_stored_hashed_and_checked(engine):
     with session_scope(engine) as s:
-        add_user(s, "alice", ["labeler"], "s3cret-pass")
+        add_user(s, OPERATOR, "alice", ["labeler"], "s3cret-pass")
     with session_scope(engine) as s:
         stored = get_user(s, "alice").password_hash
         assert stored.startswith("$argon2id$") and "s3cret-pass" not in stored
@@ -23,7 +24,7 @@ def test_a_password_is_stored_hashed_and_checked(engine):
 
 def test_a_wrong_password_is_refused_and_counted(engine):
     with session_scope(engine) as s:
-        add_user(s, "alice", ["labeler"], "s3cret-pass")
+        add_user(s, OPERATOR, "alice", ["labeler"], "s3cret-pass")
     with pytest.raises(LoginError):
         with session_scope(engine) as s:
             authenticate(s, "alice", "wrong-pass")
@@ -37,13 +38,13 @@ def test_a_wrong_password_is_refused_and_counted(engine):
 def test_users_without_password_or_disabled_cannot_log_in(engine):
     with session_scope(engine) as s:
         ensure_user(s, "imported", "labeler")
-        add_user(s, "gone", ["labeler"], "s3cret-pass")
-        set_active(s, get_user(s, "gone"), False)
+        add_user(s, OPERATOR, "gone", ["labeler"], "s3cret-pass")
+        set_active(s, OPERATOR, get_user(s, "gone"), False)
     with session_scope(engine) as s:
         for name, password in (("imported", ""), ("gone", "s3cret-pass"), ("nobody", "x")):
             with pytest.raises(LoginError):
                 authenticate(s, name, password)
-        set_password(s, get_user(s, "imported"), "now-i-can-log-in")
+        set_password(s, OPERATOR, get_user(s, "imported"), "now-i-can-log-in")
     with session_scope(engine) as s:
         assert authenticate(s, "imported", "now-i-can-log-in").name == "imported"
 
@@ -52,7 +53,7 @@ def test_users_without_password_or_disabled_cannot_log_in(engine):
 def test_bad_user_input_is_refused(engine, name, roles, password):
     with session_scope(engine) as s:
         with pytest.raises(InvalidValueError):
-            add_user(s, name, roles, password)
+            add_user(s, OPERATOR, name, roles, password)
 
 
 def test_ensure_user_adds_a_missing_role_and_creates_once(engine):
@@ -85,31 +86,31 @@ def test_concurrent_imports_create_one_user(any_engine):
 
 def test_an_admin_cannot_disable_themselves_nor_the_last_admin(engine):
     with session_scope(engine) as s:
-        root = add_user(s, "root", ["admin"], "root-password")
-        other = add_user(s, "other", ["admin"], "other-password")
+        root = add_user(s, OPERATOR, "root", ["admin"], "root-password")
+        other = add_user(s, OPERATOR, "other", ["admin"], "other-password")
         with pytest.raises(InvalidValueError, match="your own account"):
-            set_active(s, root, False, actor_pk=root.id)
-        set_active(s, other, False, actor_pk=root.id)
+            set_active(s, root, root, False)
+        set_active(s, root, other, False)
         with pytest.raises(InvalidValueError, match="last active admin"):
-            set_active(s, root, False)
-        set_active(s, other, True, actor_pk=root.id)
+            set_active(s, OPERATOR, root, False)
+        set_active(s, root, other, True)
     with session_scope(engine) as s:
         assert get_user(s, "other").active is True
 
 
 def test_an_admin_without_password_does_not_count_as_the_last_admin(engine):
     with session_scope(engine) as s:
-        boss = add_user(s, "boss", ["admin"], "boss-password")
-        add_user(s, "boss2", ["admin"], None)
+        boss = add_user(s, OPERATOR, "boss", ["admin"], "boss-password")
+        add_user(s, OPERATOR, "boss2", ["admin"], None)
         with pytest.raises(InvalidValueError, match="last active admin"):
-            set_active(s, boss, False)
+            set_active(s, OPERATOR, boss, False)
 
 
 def test_user_names_are_unique_whatever_their_case(engine):
     with session_scope(engine) as s:
-        add_user(s, "boss", ["labeler"], "boss-password")
+        add_user(s, OPERATOR, "boss", ["labeler"], "boss-password")
         with pytest.raises(InvalidValueError, match="differ only in case"):
-            add_user(s, "BOSS", ["labeler"], "boss-password")
+            add_user(s, OPERATOR, "BOSS", ["labeler"], "boss-password")
 
 
 def test_login_delay_is_free_at_first_then_doubles_up_to_a_cap():
@@ -127,7 +128,7 @@ def test_repeated_failed_logins_make_the_account_wait_without_checking_the_passw
     from annotator.services.users import LOGIN_FREE_ATTEMPTS
 
     with session_scope(engine) as s:
-        add_user(s, "alice", ["labeler"], "s3cret-pass")
+        add_user(s, OPERATOR, "alice", ["labeler"], "s3cret-pass")
     start = utcnow()
     for attempt in range(LOGIN_FREE_ATTEMPTS):
         with pytest.raises(LoginError) as error, session_scope(engine) as s:
@@ -147,12 +148,12 @@ def test_a_new_password_lifts_the_login_delay(engine):
     from annotator.models import utcnow
 
     with session_scope(engine) as s:
-        add_user(s, "alice", ["labeler"], "s3cret-pass")
+        add_user(s, OPERATOR, "alice", ["labeler"], "s3cret-pass")
     now = utcnow()
     for _ in range(6):
         with pytest.raises(LoginError), session_scope(engine) as s:
             authenticate(s, "alice", "wrong-pass", now=now)
     with session_scope(engine) as s:
-        set_password(s, get_user(s, "alice"), "brand-new-pass")
+        set_password(s, OPERATOR, get_user(s, "alice"), "brand-new-pass")
     with session_scope(engine) as s:
         assert authenticate(s, "alice", "brand-new-pass", now=now).name == "alice"

@@ -9,6 +9,7 @@ from pathlib import Path
 from sqlmodel import Session, select
 
 from annotator.models import Dataset, User
+from annotator.services.access import OPERATOR
 from annotator.services.imports import import_cases
 from annotator.services.labeling import assign_cases, first_cases
 from annotator.services.users import add_user
@@ -40,11 +41,11 @@ def seed_demo(session: Session, demo_file: Path = DEMO_FILE) -> bool:
     Raises ImportFileError when the demo file is missing."""
     if session.exec(select(Dataset).where(Dataset.name == DEMO_DATASET)).first() is not None:
         return False
-    import_cases(session, demo_file, fmt="jsonl", dataset=DEMO_DATASET)
+    import_cases(session, OPERATOR, demo_file, fmt="jsonl", dataset=DEMO_DATASET)
     for demo_user in DEMO_USERS:
         if session.exec(select(User).where(User.name == demo_user.name)).first() is None:
-            add_user(session, demo_user.name, list(demo_user.roles), demo_user.password)
+            add_user(session, OPERATOR, demo_user.name, list(demo_user.roles), demo_user.password)
     dataset = session.exec(select(Dataset).where(Dataset.name == DEMO_DATASET)).one()
     labelers = [u.name for u in DEMO_USERS if "labeler" in u.roles]
-    assign_cases(session, first_cases(session, 20, dataset.id), labelers)
+    assign_cases(session, OPERATOR, first_cases(session, 20, dataset.id), labelers)
     return True

@@ -13,6 +13,8 @@ from typing import NamedTuple
 from sqlmodel import Session, func, select
 
 from annotator.models import Case, Claim, Label
+from annotator.services.access import Caller, require
+from annotator.workflow import Permission
 
 
 class LabelFingerprint(NamedTuple):
@@ -27,11 +29,12 @@ class LabelFingerprint(NamedTuple):
     case_updated: str  # latest Case.updated_at in scope: an import may change slice or split
 
 
-def label_fingerprint(session: Session, dataset_pk: int | None = None) -> LabelFingerprint:
+def label_fingerprint(session: Session, actor: Caller, dataset_pk: int | None = None) -> LabelFingerprint:
     """The fingerprint of the labels, claims and cases of dataset `dataset_pk` (None: all).
 
     Costs two aggregate queries (count / max / sum), whatever the number of labels.
     """
+    require(actor, Permission.SEE_AGREEMENT)
     labels = (select(func.count(Label.id), func.max(Label.id), func.sum(Label.revision), func.max(Label.updated_at))
               .join(Claim, Claim.id == Label.claim_pk))
     claims = (select(func.count(Claim.id), func.max(Claim.id), func.max(Case.updated_at))

@@ -21,7 +21,8 @@ from sqlmodel import Session, select
 from annotator.errors import PermissionDeniedError
 from annotator.models import Assignment, Case, Claim, Dataset, GoldLabel, GoldRelease, Hold, Label, LabelEvent, User
 from annotator.services.lookup import find_claim
-from annotator.services.users import has_role
+from annotator.services.access import Caller, require
+from annotator.workflow import Permission
 
 NO_ACTOR = "command line / import"
 """`who` of an event written without a logged-in user (imports, the command line, the demo)."""
@@ -82,12 +83,11 @@ class ClaimHistory:
     rows: tuple[HistoryRow, ...]
 
 
-def _check_admin(actor: User) -> None:
-    if not has_role(actor, "admin"):
-        raise PermissionDeniedError("only an admin may see a claim's history: it names the labelers")
+def _check_admin(actor: Caller) -> None:
+    require(actor, Permission.SEE_HISTORY)
 
 
-def claim_datasets(session: Session, actor: User, claim_id: str) -> list[str]:
+def claim_datasets(session: Session, actor: Caller, claim_id: str) -> list[str]:
     """The names of the datasets holding a claim with the id `claim_id`, sorted (empty when none).
     Raises PermissionDeniedError unless `actor` is an admin."""
     _check_admin(actor)
@@ -96,7 +96,7 @@ def claim_datasets(session: Session, actor: User, claim_id: str) -> list[str]:
     return list(session.exec(query))
 
 
-def claim_history_view(session: Session, actor: User, claim_id: str, dataset: str | None = None) -> ClaimHistory:
+def claim_history_view(session: Session, actor: Caller, claim_id: str, dataset: str | None = None) -> ClaimHistory:
     """Every recorded event about the claim `claim_id` (in `dataset`, or in the only dataset that
     has it) and about its case, oldest first.
 

@@ -24,6 +24,8 @@ from sqlmodel import Session, select
 
 from annotator import formats
 from annotator.errors import ImportFileError, ImportRowError, InvalidValueError
+from annotator.services.access import Caller, require
+from annotator.workflow import Permission
 from annotator.formats import AdjudicationRecord, CaseRecord, ClaimRecord, LabelRecord, PassageRecord
 from annotator.models import (
     Adjudication, Case, Claim, ClaimPassage, Dataset, Label, Passage, User, utcnow,
@@ -121,6 +123,7 @@ class _Tally:
 
 def import_cases(
     session: Session,
+    actor: Caller,
     path: str | Path,
     *,
     fmt: str = "auto",
@@ -143,6 +146,7 @@ def import_cases(
     line, or an id already stored with other content), InvalidValueError (a blank or
     space-padded dataset name, vote options on a non-CLIMATE-FEVER file).
     """
+    require(actor, Permission.IMPORT)
     check_dataset_name(dataset)
     source = formats.read_cases(path, fmt)
     _check_vote_options(source.format, with_votes, first_votes)
@@ -616,7 +620,7 @@ def _label_pks(session: Session, claim_pks: Iterable[int]) -> dict[tuple[int, in
 # ---------------------------------------------------------------- import_labels
 
 
-def import_labels(session: Session, path: str | Path, *, dataset: str | None = None, update: bool = False) -> ImportReport:
+def import_labels(session: Session, actor: Caller, path: str | Path, *, dataset: str | None = None, update: bool = False) -> ImportReport:
     """Import labels from a CSV or JSONL file (claim_id, labeler, label[, rationale, passage_ids,
     severity]; see `formats.read_labels`).
 
@@ -631,6 +635,7 @@ def import_labels(session: Session, path: str | Path, *, dataset: str | None = N
     InvalidValueError for a blank or space-padded dataset name. An existing person without the
     labeler role gets it, and the report says so.
     """
+    require(actor, Permission.IMPORT)
     check_dataset_name(dataset)
     source = formats.read_labels(path)
     records = list(source.records)
@@ -696,7 +701,8 @@ class _AdjudicationItem:
 
 
 def import_adjudications(
-    session: Session, path: str | Path, *, dataset: str | None = None, fmt: str = "auto", vote: int | None = None,
+    session: Session,
+    actor: Caller, path: str | Path, *, dataset: str | None = None, fmt: str = "auto", vote: int | None = None,
     update: bool = False,
 ) -> ImportReport:
     """Import adjudications: from a CSV or JSONL file (claim_id, adjudicator, label[, rationale,
@@ -715,6 +721,7 @@ def import_adjudications(
     ImportRowError naming the line: bad row, unknown or ambiguous claim id, adjudicator who
     labeled the claim, claim in another state, adjudicated claim decided otherwise.
     """
+    require(actor, Permission.IMPORT)
     check_dataset_name(dataset)
     fmt = formats.detect_format(path) if fmt == "auto" and Path(path).is_file() else fmt
     if fmt == "climate-fever":

@@ -12,6 +12,8 @@ from sqlalchemy import and_
 from sqlmodel import Session, func, select
 
 from annotator.db import refresh_statistics
+from annotator.services.access import Caller, require
+from annotator.workflow import Permission
 from annotator.errors import (
     InvalidValueError,
     LabelLockedError,
@@ -76,13 +78,14 @@ BULK_ASSIGNMENTS = 100
 # --- assignments -----------------------------------------------------------------------------
 
 
-def assign_cases(session: Session, case_pks: list[int], labeler_names: list[str], actor_pk: int | None = None) -> int:
+def assign_cases(session: Session, actor: Caller, case_pks: list[int], labeler_names: list[str]) -> int:
     """Assign each case in `case_pks` to each named labeler (two, normally).
 
     Existing assignments are kept (not duplicated). Returns how many assignments were created.
-    Raises NotFoundError for an unknown user, InvalidValueError for a user without the labeler
-    role or a name given twice.
+    Raises PermissionDeniedError unless `actor` may assign, NotFoundError for an unknown user,
+    InvalidValueError for a user without the labeler role or a name given twice.
     """
+    require(actor, Permission.ASSIGN)
     if len(set(labeler_names)) != len(labeler_names) or not labeler_names:
         raise InvalidValueError(f"name different labelers, got {', '.join(labeler_names) or 'none'}")
     labelers = [get_user(session, name) for name in labeler_names]
@@ -105,7 +108,7 @@ def assign_cases(session: Session, case_pks: list[int], labeler_names: list[str]
             session.add(assignment)
             session.flush()
             record_event(
-                session, actor_pk=actor_pk, entity="assignment", entity_pk=assignment.id, action="create",
+                session, actor_pk=actor.id, entity="assignment", entity_pk=assignment.id, action="create",
                 after={"case_pk": case_pk, "labeler": user.name},
             )
             created += 1
@@ -323,10 +326,12 @@ def save_label(
     cited = [str(pid) for pid in passage_ids]
     _check_label_input(session, claim_pk, value, cited, severity)
     wanted = {"value": value, "passage_ids": cited, "rationale": rationale.strip(), "severity": severity}
+    from annotator.services.drafts import forget_draft  # drafts imports this module
     own = _own_label(session, user, claim_pk)
     if own is None:
         if expected_revision is not None:
             raise StaleWriteError("your label on this claim was removed meanwhile; your input is kept, save again")
+        forget_draft(session, user, claim_pk)  # the label supersedes the user's draft (drafts.py)
         return _create_label(session, user, claim, wanted, guideline_version)
     current = _label_dict(own)
     if all(current[key] == wanted[key] for key in wanted):
@@ -339,6 +344,7 @@ def save_label(
     n_labels = session.exec(select(func.count(Label.id)).where(Label.claim_pk == claim_pk)).one()
     if not may_revise(has_own_label=True, n_labels=n_labels):
         raise LabelLockedError("the second label on this claim has landed; it now goes to adjudication if they differ")
+    forget_draft(session, user, claim_pk)
     return _update_label(session, user, own, wanted, guideline_version)
 
 

@@ -18,6 +18,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from annotator.errors import NotFoundError, ReleaseBlockedError, ReleaseExistsError, ReleaseVerifyError
+from annotator.services.access import Caller, is_operator, require
+from annotator.workflow import Permission
 from annotator.models import Adjudication, Case, Claim, ClaimPassage, Dataset, GoldLabel, GoldRelease, Label, Passage, User, utcnow
 from annotator.release import (
     VerifyResult,
@@ -66,6 +68,7 @@ class _ClaimRow(NamedTuple):
 
 def create_release(
     session: Session,
+    actor: Caller,
     name: str,
     *,
     dataset: str | None = None,
@@ -95,6 +98,8 @@ def create_release(
     (the message counts them by state), or when only_final leaves nothing to release.
     In every refused case nothing is written.
     """
+    require(actor, Permission.RELEASE)
+    creator = creator or ("" if is_operator(actor) else actor.name)
     out_dir = Path(out_dir)
     _refuse_taken(session, name, out_dir)
     with _gc_paused():
@@ -110,7 +115,7 @@ def create_release(
             "scope": _scope(dataset, only_final, gathered, len(states)),
             "excluded": _excluded(excluded, gathered),
             "release_blockers": _release_blockers(gathered),
-            "agreement": _agreement_json(session, scope_pk, final_pks if excluded else None, n_bootstrap),
+            "agreement": _agreement_json(session, actor, scope_pk, final_pks if excluded else None, n_bootstrap),
             "guideline_versions": gathered.guideline_versions(),
             "source_data_hashes": dict(sorted((source_hashes or {}).items())),
         }
@@ -121,14 +126,16 @@ def create_release(
     return CreatedRelease(name, folder, release.counts, left_out, release.manifest_sha256)
 
 
-def list_releases(session: Session) -> list[GoldRelease]:
+def list_releases(session: Session, actor: Caller) -> list[GoldRelease]:
     """Every gold release, newest first (ties broken by newest id)."""
+    require(actor, Permission.RELEASE)
     query = select(GoldRelease).order_by(GoldRelease.created_at.desc(), GoldRelease.id.desc())
     return list(session.exec(query))
 
 
-def get_release(session: Session, name: str) -> GoldRelease:
+def get_release(session: Session, actor: Caller, name: str) -> GoldRelease:
     """The release called `name`. Raises NotFoundError listing the releases there are."""
+    require(actor, Permission.RELEASE)
     release = session.exec(select(GoldRelease).where(GoldRelease.name == name)).first()
     if release is None:
         names = ", ".join(session.exec(select(GoldRelease.name).order_by(GoldRelease.name))) or "none"
@@ -136,7 +143,7 @@ def get_release(session: Session, name: str) -> GoldRelease:
     return release
 
 
-def verify_stored_release(session: Session, name: str) -> VerifyResult:
+def verify_stored_release(session: Session, actor: Caller, name: str) -> VerifyResult:
     """Verify release `name`'s folder against its manifest and the manifest against the SHA-256
     the database recorded when the release was created (see `annotator.release.verify_release`):
     an edited manifest.json is a problem even when its `files` entries still match.
@@ -144,7 +151,8 @@ def verify_stored_release(session: Session, name: str) -> VerifyResult:
     Returns the VerifyResult (never raises for a bad folder); a release with no recorded hash
     is a problem too. Raises NotFoundError when there is no release called `name`.
     """
-    release = get_release(session, name)
+    require(actor, Permission.RELEASE)
+    release = get_release(session, actor, name)
     result = verify_release(Path(release.path), release.manifest_sha256 or None)
     if release.manifest_sha256:
         return result
@@ -152,22 +160,24 @@ def verify_stored_release(session: Session, name: str) -> VerifyResult:
     return VerifyResult(False, (missing, *result.problems), result.files, result.manifest_sha256)
 
 
-def check_stored_release(session: Session, name: str) -> VerifyResult:
+def check_stored_release(session: Session, actor: Caller, name: str) -> VerifyResult:
     """`verify_stored_release`, returning the result when it is ok.
 
     Raises ReleaseVerifyError listing every problem otherwise; NotFoundError for an unknown name.
     """
-    result = verify_stored_release(session, name)
+    require(actor, Permission.RELEASE)
+    result = verify_stored_release(session, actor, name)
     if not result.ok:
-        path = get_release(session, name).path
+        path = get_release(session, actor, name).path
         raise ReleaseVerifyError(f"release '{name}' ({path}) does not match what was released: " + "; ".join(result.problems))
     return result
 
 
-def release_files(session: Session, name: str) -> dict[str, Path]:
+def release_files(session: Session, actor: Caller, name: str) -> dict[str, Path]:
     """file name -> path of every file of release `name` (data files, then manifest.json), for
     downloads. Raises NotFoundError when there is no such release or its folder is gone."""
-    release = get_release(session, name)
+    require(actor, Permission.RELEASE)
+    release = get_release(session, actor, name)
     layout = release_layout(Path(release.path))
     if not layout.folder.is_dir():
         raise NotFoundError(f"the folder of release '{name}' is gone: {layout.folder}")
@@ -395,11 +405,11 @@ def _release_blockers(gathered: _Gathered) -> dict[str, Any]:
     return {BLOCKING_SEVERITY: {"claims": len(leaking), "claim_ids": _ids_by_dataset(leaking, gathered)}}
 
 
-def _agreement_json(session: Session, scope_pk: int | None, claim_pks: set[int] | None, n_bootstrap: int) -> dict[str, Any]:
+def _agreement_json(session: Session, actor: Caller, scope_pk: int | None, claim_pks: set[int] | None, n_bootstrap: int) -> dict[str, Any]:
     """The agreement report (overall and by slice) on the blind labels of the released claims,
     as plain JSON data. `claim_pks` None means every claim in scope."""
     wanted = None if claim_pks is None else sorted(claim_pks)
-    return agreement_report(session, scope_pk, wanted, by="slice", n_bootstrap=n_bootstrap, seed=0).to_json()
+    return agreement_report(session, actor, scope_pk, wanted, by="slice", n_bootstrap=n_bootstrap, seed=0).to_json()
 
 
 # ------------------------------------------------------------------------------- writes

@@ -10,6 +10,8 @@ import pandas as pd
 from sqlmodel import Session, func, select
 
 from annotator.agreement import AgreementReport, compute_agreement
+from annotator.services.access import Caller, require
+from annotator.workflow import Permission
 from annotator.models import Case, Claim, Label, User
 from annotator.vocabulary import LABELS
 
@@ -21,7 +23,7 @@ MIXED_VERSIONS = "mixed"
 """The guideline_version group of a claim whose labels were made under different versions."""
 
 
-def label_table(session: Session, dataset_pk: int | None = None, claim_pks: Iterable[int] | None = None) -> pd.DataFrame:
+def label_table(session: Session, actor: Caller, dataset_pk: int | None = None, claim_pks: Iterable[int] | None = None) -> pd.DataFrame:
     """Every stored (pre-adjudication) label in scope as a long table.
 
     Returns a DataFrame with columns item_id (the claim's primary key, as a string), rater (the
@@ -30,6 +32,7 @@ def label_table(session: Session, dataset_pk: int | None = None, claim_pks: Iter
     when they differ. Adjudications are not labels and are never included: agreement is
     computed on the blind labels only.
     """
+    require(actor, Permission.SEE_AGREEMENT)
     query = (
         select(Label.claim_pk, User.name, Label.value, Case.slice, Case.split, Label.guideline_version)
         .join(User, User.id == Label.labeler_pk)
@@ -53,6 +56,7 @@ def label_table(session: Session, dataset_pk: int | None = None, claim_pks: Iter
 
 def agreement_report(
     session: Session,
+    actor: Caller,
     dataset_pk: int | None = None,
     claim_pks: Iterable[int] | None = None,
     *,
@@ -64,12 +68,13 @@ def agreement_report(
     """The agreement report over the stored labels in scope (see `label_table`), optionally
     broken down `by` one or more of GROUP_COLUMNS. Bootstrap intervals are seeded: the same
     labels give the same report. Raises ValueError for another `by` column."""
+    require(actor, Permission.SEE_AGREEMENT)
     group_by = (by,) if isinstance(by, str) else tuple(by or ())
     unknown = [column for column in group_by if column not in GROUP_COLUMNS]
     if unknown:
         raise ValueError(f"cannot break agreement down by {unknown[0]!r}; use {', '.join(GROUP_COLUMNS)}")
     wanted = None if claim_pks is None else list(claim_pks)
-    table = label_table(session, dataset_pk, wanted)
+    table = label_table(session, actor, dataset_pk, wanted)
     report = compute_agreement(table, categories, n_bootstrap=n_bootstrap, seed=seed, by=group_by)
     groups = {column: _with_claims_in_scope(session, parts, column, dataset_pk, wanted, categories)
               for column, parts in report.groups.items()}

@@ -5,13 +5,16 @@ from __future__ import annotations
 from sqlmodel import Session, func, select
 
 from annotator.models import Adjudication, Case, Claim, GoldRelease, Hold, Label
+from annotator.services.access import Caller, require
+from annotator.workflow import Permission
 from annotator.services.states import claim_states, count_by_state
 
 
-def project_status(session: Session, dataset_pk: int | None = None) -> dict:
+def project_status(session: Session, actor: Caller, dataset_pk: int | None = None) -> dict:
     """Counts for one dataset or all, as a JSON-ready dict with keys cases, claims, labels,
     adjudications, claims_by_state (every state name, zero when none), holds (active, by reason)
     and releases (all releases: a release may span datasets)."""
+    require(actor, Permission.SEE_STATUS)
 
     def count(model, *where):  # noqa: ANN001, ANN202
         query = select(func.count()).select_from(model)

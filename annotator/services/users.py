@@ -17,6 +17,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, func, select
 
 from annotator.errors import InvalidValueError, LoginError, NotFoundError
+from annotator.services.access import Caller, require
+from annotator.workflow import Permission
 from annotator.models import User, utcnow
 from annotator.services.audit import record_event
 from annotator.vocabulary import ROLES
@@ -54,13 +56,15 @@ def get_user(session: Session, name: str) -> User:
 
 
 def add_user(
-    session: Session, name: str, roles: list[str], password: str | None = None, actor_pk: int | None = None
+    session: Session,
+    actor: Caller, name: str, roles: list[str], password: str | None = None
 ) -> User:
     """Create a user with `roles` (names from ROLES) and an optional password.
 
     Raises InvalidValueError for an empty name, an unknown role, a password under 8 characters,
     and when the name is taken.
     """
+    require(actor, Permission.MANAGE_USERS)
     name = name.strip()
     if not name:
         raise InvalidValueError("a user needs a name")
@@ -72,7 +76,7 @@ def add_user(
     user = User(name=name, roles=_check_roles(roles), password_hash=_hash(password) if password else None)
     session.add(user)
     session.flush()
-    record_event(session, actor_pk=actor_pk, entity="user", entity_pk=user.id, action="create", after=_public(user))
+    record_event(session, actor_pk=actor.id, entity="user", entity_pk=user.id, action="create", after=_public(user))
     return user
 
 
@@ -95,12 +99,19 @@ def ensure_user(session: Session, name: str, role: str) -> tuple[User, bool]:
         except IntegrityError:
             user = get_user(session, name)
     if role not in roles_of(user):
-        set_roles(session, user, [*roles_of(user), role])
+        _set_roles(session, None, user, [*roles_of(user), role])
     return user, False
 
 
-def set_roles(session: Session, user: User, roles: list[str], actor_pk: int | None = None) -> User:
-    """Replace the user's roles. Raises InvalidValueError for an unknown role."""
+def set_roles(session: Session, actor: Caller, user: User, roles: list[str]) -> User:
+    """Replace the user's roles. Raises InvalidValueError for an unknown role,
+    PermissionDeniedError unless `actor` may manage users."""
+    require(actor, Permission.MANAGE_USERS)
+    return _set_roles(session, actor.id, user, roles)
+
+
+def _set_roles(session: Session, actor_pk: int | None, user: User, roles: list[str]) -> User:
+    """set_roles without the check, for services that checked their own permission (imports)."""
     before = _public(user)
     user.roles = _check_roles(roles)
     session.add(user)
@@ -108,32 +119,34 @@ def set_roles(session: Session, user: User, roles: list[str], actor_pk: int | No
     return user
 
 
-def set_password(session: Session, user: User, password: str, actor_pk: int | None = None) -> None:
+def set_password(session: Session, actor: Caller, user: User, password: str) -> None:
     """Set (or reset) the user's password. Raises InvalidValueError for one under 8 characters."""
+    require(actor, Permission.MANAGE_USERS)
     _check_password(password)
     before = _public(user)
     user.password_hash = _hash(password)
     user.failed_logins, user.locked_until = 0, None
     session.add(user)
-    record_event(session, actor_pk=actor_pk, entity="user", entity_pk=user.id, action="update", before=before,
+    record_event(session, actor_pk=actor.id, entity="user", entity_pk=user.id, action="update", before=before,
                  after={**_public(user), "password_changed": True})
 
 
-def set_active(session: Session, user: User, active: bool, actor_pk: int | None = None) -> None:
+def set_active(session: Session, actor: Caller, user: User, active: bool) -> None:
     """Enable or disable a user; a disabled user cannot log in, and their labels stay.
 
     Raises InvalidValueError when an admin would disable themselves, or the last active admin
     would be disabled (nobody could manage users any more).
     """
+    require(actor, Permission.MANAGE_USERS)
     if not active:
-        if actor_pk is not None and actor_pk == user.id:
+        if actor.id is not None and actor.id == user.id:
             raise InvalidValueError("you cannot disable your own account; ask another admin")
         if "admin" in roles_of(user) and user.active and user.password_hash and _active_admins(session) <= 1:
             raise InvalidValueError(f"'{user.name}' is the last active admin; make someone else an admin first")
     before = _public(user)
     user.active = active
     session.add(user)
-    record_event(session, actor_pk=actor_pk, entity="user", entity_pk=user.id, action="update", before=before, after=_public(user))
+    record_event(session, actor_pk=actor.id, entity="user", entity_pk=user.id, action="update", before=before, after=_public(user))
 
 
 def _active_admins(session: Session) -> int:
@@ -191,8 +204,9 @@ def authenticate(session: Session, name: str, password: str, now: datetime | Non
     return user
 
 
-def list_users(session: Session) -> list[User]:
+def list_users(session: Session, actor: Caller) -> list[User]:
     """All users by name."""
+    require(actor, Permission.MANAGE_USERS)
     return list(session.exec(select(User).order_by(User.name)))
 
 

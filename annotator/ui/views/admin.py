@@ -30,7 +30,7 @@ def _assign() -> None:
                 case_pks = [find_case(session, case_id, dataset).id for case_id in case_ids]
             else:
                 case_pks = labeling.first_unassigned_cases(session, int(st.session_state["admin.assign_n"]), dataset_pk(session, dataset))
-            created = labeling.assign_cases(session, case_pks, labelers, actor_pk=me.id)
+            created = labeling.assign_cases(session, me, case_pks, labelers)
     except AnnotatorError as error:
         ui.flash_error(error)
         return
@@ -42,8 +42,8 @@ def _add_user() -> None:
     try:
         with ui.db() as session:
             me = ui.session_user(session)
-            users.add_user(session, name, list(st.session_state.get("admin.new_roles") or []),
-                           st.session_state.get("admin.new_password") or None, actor_pk=me.id)
+            users.add_user(session, me, name, list(st.session_state.get("admin.new_roles") or []),
+                           st.session_state.get("admin.new_password") or None)
     except AnnotatorError as error:
         ui.flash_error(error)
         return
@@ -56,8 +56,8 @@ def _reset_password() -> None:
     try:
         with ui.db() as session:
             me = ui.session_user(session)
-            users.set_password(session, users.get_user(session, name), st.session_state.get("admin.reset_password") or "",
-                               actor_pk=me.id)
+            users.set_password(session, me, users.get_user(session, name),
+                               st.session_state.get("admin.reset_password") or "")
     except AnnotatorError as error:
         ui.flash_error(error)
         return
@@ -70,7 +70,7 @@ def _set_active(active: bool) -> None:
     try:
         with ui.db() as session:
             me = ui.session_user(session)
-            users.set_active(session, users.get_user(session, name), active, actor_pk=me.id)
+            users.set_active(session, me, users.get_user(session, name), active)
     except AnnotatorError as error:
         ui.flash_error(error)
         return
@@ -144,8 +144,8 @@ if _linked:  # a link to a claim's history: open the tab on it
 if "admin.history_linked" not in st.session_state:  # decided once per session: the tab must not jump later
     st.session_state["admin.history_linked"] = bool(_linked)
 with ui.db() as session:
-    people = users.list_users(session)
-    status = project_status(session)
+    people = users.list_users(session, me)
+    status = project_status(session, me)
 everyone = [person.name for person in people]
 labelers = [person.name for person in people if person.active and users.has_role(person, "labeler")]
 

@@ -1,21 +1,55 @@
 """Label: the labeler's own queue, one claim at a time, blind to everyone else's labels.
 
 Each label button saves in its callback (one committed transaction) and moves on to the next
-unlabeled claim. A refused write (stale, locked, on hold) keeps what the user typed: the inputs
-are keyed by claim and stay in session state.
+unlabeled claim. It saves against the revision of the user's label the tab's inputs started
+from, so a label saved meanwhile in another tab is refused as stale, never replaced unseen. A
+refused write (stale, locked, on hold) keeps what the user typed: the inputs are keyed by claim
+and stay in session state.
+
+Every change of an input (rationale, severity, a citation) is kept as the user's draft of the
+claim in its widget's on_change callback (services/drafts.py), and so is a label whose save was
+refused. A new browser session (a reload, a reconnect, another tab) showing the claim starts
+its inputs from that draft when it is newer than the user's saved label, and says so. Saving
+the label deletes the draft. Text typed but not yet committed (Streamlit commits a text area on
+blur or Ctrl+Enter) cannot reach the server: the browser asks before leaving the page then.
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
 import streamlit as st
 
-from annotator.errors import AnnotatorError
-from annotator.services import labeling
+from annotator.errors import AnnotatorError, OnHoldError, StaleWriteError
+from annotator.services import drafts, labeling
 from annotator.ui import components as ui
 from annotator.ui.i18n import t
 from annotator.vocabulary import HOLD_REASONS, LABELS, SEVERITIES
 
 CURRENT = "label.claim_pk"
+# The claim a label button saved in this run's callbacks: an input's draft callback that runs
+# after it in the same run must not write a new draft of it. (Comments, not docstrings, here:
+# Streamlit's magic writes a page's bare strings onto the page.)
+SAVED_NOW = "label.saved_now"
+
+# Asks the browser to confirm leaving the page (reload, close, navigate away) while a text area
+# holds typing not yet committed to Streamlit, which no draft can hold.
+UNCOMMITTED_TYPING_GUARD = """<script>
+(() => {
+  if (window.annotatorTypingGuard) return;
+  window.annotatorTypingGuard = true;
+  let typing = false;  // a text area holds text Streamlit has not received yet
+  document.addEventListener("input", (e) => { if (e.target.matches("textarea")) typing = true; }, true);
+  document.addEventListener("focusout", (e) => { if (e.target.matches("textarea")) typing = false; }, true);
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) typing = false;
+  }, true);
+  window.addEventListener("beforeunload", (e) => {
+    if (typing) { e.preventDefault(); e.returnValue = ""; }
+  });
+})();
+</script>"""
 
 
 def _cite_key(claim_pk: int, passage_id: str) -> str:
@@ -28,6 +62,134 @@ def _rationale_key(claim_pk: int) -> str:
 
 def _severity_key(claim_pk: int) -> str:
     return f"label.severity.{claim_pk}"
+
+
+def _choice_key(claim_pk: int) -> str:
+    """A label chosen on the claim but not saved (a refused save, or restored from the draft)."""
+    return f"label.draft_value.{claim_pk}"
+
+
+def _seen_key(claim_pk: int) -> str:
+    """The `updated_at` of the draft this tab last restored or wrote (None: none)."""
+    return f"label.draft_seen.{claim_pk}"
+
+
+def _base_key(claim_pk: int) -> str:
+    """The revision of the user's label this tab's inputs started from (None: no label). The label
+    buttons save against it, so a label saved meanwhile in another tab is refused as stale even
+    when this tab has rerun since, instead of being replaced unseen."""
+    return f"label.base_revision.{claim_pk}"
+
+
+def _restored_key(claim_pk: int) -> str:
+    """When this tab started the claim's inputs from a draft: that draft's time."""
+    return f"label.draft_restored.{claim_pk}"
+
+
+def _when(moment: datetime) -> str:
+    """A time for a note: HH:MM in the browser's time zone (with the date when not today);
+    in UTC, saying so, when the browser's zone is unknown."""
+    zone_name = st.context.timezone
+    try:
+        zone = ZoneInfo(zone_name) if zone_name else UTC
+    except (ZoneInfoNotFoundError, ValueError):
+        zone, zone_name = UTC, None
+    local = moment.astimezone(zone)
+    shown = local.strftime("%H:%M") if local.date() == datetime.now(zone).date() else local.strftime("%Y-%m-%d %H:%M")
+    return shown if zone_name else f"{shown} UTC"
+
+
+def _inputs(claim_pk: int, passage_ids: tuple[str, ...]) -> dict:
+    """What the claim's inputs hold in this tab, as save_draft takes it."""
+    return {
+        "value": st.session_state.get(_choice_key(claim_pk)),
+        "rationale": st.session_state.get(_rationale_key(claim_pk)) or "",
+        "passage_ids": [pid for pid in passage_ids if st.session_state.get(_cite_key(claim_pk, pid))],
+        "severity": st.session_state.get(_severity_key(claim_pk)),
+    }
+
+
+def _fill_inputs(view: labeling.ClaimView, draft: drafts.DraftView | None) -> None:
+    """Start the claim's inputs when this tab does not hold them (a new session, or the widgets
+    were dropped while another claim was shown): from the user's draft when there is one (it is
+    newer than their label: get_draft), else from their saved label, else empty. Inputs this tab
+    holds are kept as typed."""
+    claim_pk = view.claim_pk
+    if _rationale_key(claim_pk) in st.session_state:
+        return
+    own = view.own_label
+    if draft is not None:
+        rationale, severity, cited = draft.rationale, draft.severity, set(draft.passage_ids)
+        st.session_state[_choice_key(claim_pk)] = draft.value
+        st.session_state[_restored_key(claim_pk)] = draft.updated_at
+    else:
+        rationale, severity = (own.rationale, own.severity) if own is not None else ("", None)
+        cited = set(own.passage_ids) if own is not None else set()
+        st.session_state.pop(_choice_key(claim_pk), None)
+        st.session_state.pop(_restored_key(claim_pk), None)
+    st.session_state[_seen_key(claim_pk)] = None if draft is None else draft.updated_at
+    st.session_state[_base_key(claim_pk)] = None if own is None else own.revision
+    st.session_state[_rationale_key(claim_pk)] = rationale
+    st.session_state[_severity_key(claim_pk)] = severity
+    for passage in view.passages:
+        st.session_state[_cite_key(claim_pk, passage.passage_id)] = passage.passage_id in cited
+
+
+def _forget_tab_draft(claim_pk: int) -> None:
+    for key in (_choice_key(claim_pk), _seen_key(claim_pk), _restored_key(claim_pk), _base_key(claim_pk)):
+        st.session_state.pop(key, None)
+
+
+def _keep_draft(claim_pk: int, passage_ids: tuple[str, ...]) -> None:
+    """on_change of every input: keep what the inputs hold as the user's draft of the claim."""
+    if st.session_state.get(SAVED_NOW) == claim_pk:
+        return  # a label button of this run saved the claim (and deleted its draft) already
+    try:
+        with ui.db() as session:
+            saved = drafts.save_draft(
+                session, ui.session_user(session), claim_pk, **_inputs(claim_pk, passage_ids),
+                expected_updated_at=st.session_state.get(_seen_key(claim_pk)),
+            )
+    except AnnotatorError as error:
+        ui.flash_error(error)
+        return
+    st.session_state[_seen_key(claim_pk)] = saved.updated_at
+    if saved.replaced_at is not None:
+        ui.flash("warning", t("label.draft_replaced", time=_when(saved.replaced_at)))
+
+
+def _discard(claim_pk: int, passage_ids: tuple[str, ...]) -> None:
+    """Delete the user's draft; the inputs start again from their saved label (or empty)."""
+    try:
+        with ui.db() as session:
+            drafts.discard_draft(session, ui.session_user(session), claim_pk)
+    except AnnotatorError as error:
+        ui.flash_error(error)
+        return
+    for key in (_rationale_key(claim_pk), _severity_key(claim_pk), *(_cite_key(claim_pk, pid) for pid in passage_ids)):
+        st.session_state.pop(key, None)
+    _forget_tab_draft(claim_pk)
+    ui.flash("toast", t("label.draft_discarded"))
+
+
+def _draft_note(claim_pk: int, draft: drafts.DraftView | None, read_only: bool, passage_ids: tuple[str, ...]) -> None:
+    """Where the user's draft of the claim stands, with a button to discard it."""
+    if draft is None:
+        return
+    restored = st.session_state.get(_restored_key(claim_pk))
+    chosen = st.session_state.get(_choice_key(claim_pk))
+    if read_only:
+        st.caption(t("label.draft_blocked", time=_when(draft.updated_at)))
+    elif st.session_state.get(_seen_key(claim_pk)) != draft.updated_at:
+        st.warning(t("label.draft_elsewhere", time=_when(draft.updated_at)), icon=":material/tab:")
+    elif restored is not None and chosen is not None:
+        st.info(t("label.draft_restored_value", time=_when(restored), value=t(f"value.{chosen}")), icon=":material/history:")
+    elif restored is not None:
+        st.info(t("label.draft_restored", time=_when(restored)), icon=":material/history:")
+    else:
+        st.caption(t("label.draft_kept", time=_when(draft.updated_at)))
+    st.button(t("label.draft_discard"), key="label.draft_discard", icon=":material/delete:",
+              on_click=_discard, args=(claim_pk, passage_ids))
 
 
 def _go(claim_pk: int) -> None:
@@ -48,10 +210,21 @@ def _save(claim_pk: int, claim_id: str, value: str, passage_ids: tuple[str, ...]
                 rationale=st.session_state.get(_rationale_key(claim_pk)) or "",
                 severity=severity, expected_revision=expected_revision,
             )
+            drafts.discard_draft(session, me, claim_pk)  # also after a repeat that wrote nothing
             next_pk = labeling.next_claim_for(session, me)
+    except (StaleWriteError, OnHoldError) as error:  # the input stays on screen and in the draft
+        ui.flash_error(error)
+        st.session_state[_choice_key(claim_pk)] = value
+        _keep_draft(claim_pk, passage_ids)
+        if isinstance(error, StaleWriteError):
+            st.session_state.pop(_base_key(claim_pk), None)  # the next press saves against the label now shown
+            ui.flash("warning", t("label.stale_kept"))
+        return
     except AnnotatorError as error:
         ui.flash_error(error)
         return
+    st.session_state[SAVED_NOW] = claim_pk
+    _forget_tab_draft(claim_pk)
     ui.flash("toast", t("label.saved", value=t(f"value.{value}"), claim_id=claim_id))
     if next_pk is not None and next_pk != claim_pk:
         ui.moved_to_new_claim()
@@ -95,6 +268,7 @@ def _open_deep_link(session, me) -> None:  # noqa: ANN001 - Session, User
 
 
 me = ui.require_page("label")
+st.session_state.pop(SAVED_NOW, None)
 with ui.db() as session:
     try:
         _open_deep_link(session, me)
@@ -108,6 +282,7 @@ with ui.db() as session:
     st.session_state[CURRENT] = current
     done, total = labeling.progress_for(session, me)
     view = None if current is None else labeling.claim_for_labeler(session, me, current)
+    draft = None if view is None else drafts.get_draft(session, me, view.claim_pk)
 
 st.title(t("page.label"))
 ui.show_flash()
@@ -130,11 +305,12 @@ ui.case_header(view.case_id, view.slice, view.split, view.question, view.answer)
 
 own = view.own_label
 read_only = view.on_hold or not view.can_revise
-if own is not None and not read_only:  # start from the saved label; keep anything typed since
-    st.session_state.setdefault(_rationale_key(view.claim_pk), own.rationale)
-    st.session_state.setdefault(_severity_key(view.claim_pk), own.severity)
-    for passage in view.passages:
-        st.session_state.setdefault(_cite_key(view.claim_pk, passage.passage_id), passage.passage_id in own.passage_ids)
+passage_ids = tuple(p.passage_id for p in view.passages)
+if not read_only:
+    _fill_inputs(view, draft)
+    st.session_state.setdefault(_base_key(view.claim_pk), None if own is None else own.revision)
+
+
 
 claim_col, evidence_col = st.columns([2, 3])
 with claim_col:
@@ -150,18 +326,19 @@ with claim_col:
             st.button(t("label.lift"), key="label.lift", on_click=_lift, args=(view.case_pk,))
     elif not view.can_revise:
         st.info(t("label.locked"))
+    _draft_note(view.claim_pk, draft, read_only, passage_ids)
     if read_only:
         if own is not None:
             st.markdown(f"**{t('label.rationale')}**")
             st.text(ui.optional(own.rationale))
             st.markdown(f"**{t('label.severity')}**: {t(f'severity.{own.severity}') if own.severity else '-'}")
     else:
-        st.text_area(t("label.rationale"), key=_rationale_key(view.claim_pk), placeholder=t("label.rationale_hint"))
+        st.text_area(t("label.rationale"), key=_rationale_key(view.claim_pk), placeholder=t("label.rationale_hint"),
+                     on_change=_keep_draft, args=(view.claim_pk, passage_ids))
         st.selectbox(t("label.severity"), SEVERITIES, index=None, key=_severity_key(view.claim_pk),
                      format_func=lambda s: t(f"severity.{s}"), placeholder=t("label.severity_none"),
-                     help=t("label.severity_help"))
-        passage_ids = tuple(p.passage_id for p in view.passages)
-        expected = None if own is None else own.revision
+                     help=t("label.severity_help"), on_change=_keep_draft, args=(view.claim_pk, passage_ids))
+        expected = st.session_state[_base_key(view.claim_pk)]
         for column, (number, value) in zip(st.columns(len(LABELS)), enumerate(LABELS, start=1), strict=True):
             column.button(
                 t(f"value.{value}"), key=f"label.button.{value}", shortcut=str(number), width="stretch",
@@ -176,8 +353,10 @@ with evidence_col:
     for passage in view.passages:
         if read_only:
             ui.passage_card(passage, cited=passage.passage_id in cited)
-        else:
-            ui.passage_card(passage, cite_key=_cite_key(view.claim_pk, passage.passage_id))
+        else:  # the checkbox under the card: passage_card's own checkbox takes no on_change
+            ui.passage_card(passage)
+            st.checkbox(t("passage.cite"), key=_cite_key(view.claim_pk, passage.passage_id),
+                        on_change=_keep_draft, args=(view.claim_pk, passage_ids))
 
 if not view.on_hold:
     with st.expander(t("label.hold")):
@@ -185,3 +364,6 @@ if not view.on_hold:
                      format_func=lambda r: t(f"hold.{r}"))
         st.text_input(t("label.hold_note"), key=f"label.hold_note.{view.case_pk}")
         st.button(t("label.hold_button"), key="label.hold_button", on_click=_hold, args=(view.case_pk, view.claim_pk))
+
+if not read_only:
+    st.html(UNCOMMITTED_TYPING_GUARD, unsafe_allow_javascript=True)

@@ -23,8 +23,7 @@ def _create() -> None:
         with ui.db() as session:
             me = ui.session_user(session)
             created = releases.create_release(
-                session, name, dataset=dataset, only_final=bool(st.session_state.get("releases.only_final")),
-                creator=me.name,
+                session, me, name, dataset=dataset, only_final=bool(st.session_state.get("releases.only_final")),
             )
     except AnnotatorError as error:
         ui.flash_error(error)
@@ -37,16 +36,16 @@ def _create() -> None:
 def _verify(name: str) -> None:
     try:
         with ui.db() as session:
-            result = releases.verify_stored_release(session, name)
+            result = releases.verify_stored_release(session, ui.session_user(session), name)
     except AnnotatorError as error:
         ui.flash_error(error)
         return
     st.session_state[_VERIFIED] = (name, result.ok, list(result.problems))
 
 
-ui.require_page("releases")
+me = ui.require_page("releases")
 with ui.db() as session:
-    known = releases.list_releases(session)
+    known = releases.list_releases(session, me)
 
 st.title(t("page.releases"))
 ui.show_flash()
@@ -74,7 +73,7 @@ chosen = st.selectbox(t("releases.pick"), list(by_name), key="releases.pick")
 release = by_name[chosen]
 try:
     with ui.db() as session:
-        files = releases.release_files(session, release.name)
+        files = releases.release_files(session, me, release.name)
 except AnnotatorError as error:
     st.error(str(error))
     files = {}

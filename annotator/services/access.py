@@ -1,0 +1,64 @@
+"""Who is calling a service, and the check every service makes before it reads or writes.
+
+A caller is a logged-in `User` (the app) or `OPERATOR`, whoever runs the command line: they
+hold the database itself (the SQLite file or the PostgreSQL URL), so they hold every role; their
+writes are recorded in the audit trail with no user (`actor_pk` None, shown as "command line").
+The rules themselves live in `workflow.allowed`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from annotator.errors import PermissionDeniedError
+from annotator.models import User
+from annotator.vocabulary import ROLES
+from annotator.workflow import Permission, allowed
+
+
+@dataclass(frozen=True)
+class Operator:
+    """The person at the command line (see the module docstring); not a row of the user table."""
+
+    id: None = None
+    name: str = "(command line)"
+    roles: str = ",".join(ROLES)
+    active: bool = True
+
+
+OPERATOR = Operator()
+"""The caller of every command-line command."""
+
+Caller = User | Operator
+"""Whoever calls a service."""
+
+_DENIED = {
+    Permission.LABEL: "only a labeler assigned to the case may label it",
+    Permission.ADJUDICATE: "only an adjudicator may decide disputed claims",
+    Permission.SEE_AGREEMENT: "only admins, and adjudicators who do not label, may see agreement reports",
+    Permission.SEE_STATUS: "only admins and adjudicators may see the project status",
+    Permission.IMPORT: "only an admin may import data",
+    Permission.ASSIGN: "only an admin may assign cases",
+    Permission.RELEASE: "only an admin may create, download or verify gold releases",
+    Permission.MANAGE_USERS: "only an admin may manage users",
+    Permission.SEE_HISTORY: "only an admin may see a claim's history",
+}
+
+
+def caller_roles(caller: Caller) -> frozenset[str]:
+    """The roles of a caller (a disabled user has none)."""
+    if not caller.active:
+        return frozenset()
+    return frozenset(role for role in caller.roles.split(",") if role)
+
+
+def require(caller: Caller | None, permission: Permission) -> None:
+    """Return when `caller` may do `permission`; raise PermissionDeniedError (saying who may)
+    otherwise, also when there is no caller."""
+    if caller is None or not allowed(caller_roles(caller), permission):
+        raise PermissionDeniedError(_DENIED[permission])
+
+
+def is_operator(caller: Caller) -> bool:
+    """Whether the caller is the command line rather than a logged-in user."""
+    return isinstance(caller, Operator)
