@@ -25,11 +25,10 @@ from sqlalchemy import delete
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from annotator.errors import InvalidValueError, NotFoundError, PermissionDeniedError
+from annotator.errors import NotFoundError, PermissionDeniedError
 from annotator.models import Claim, Draft, Label, User, utcnow
-from annotator.services.labeling import claim_passages, is_assigned_to_claim
+from annotator.services.labeling import check_label_fields, is_assigned_to_claim
 from annotator.services.users import has_role
-from annotator.vocabulary import LABELS, SEVERITIES
 
 
 @dataclass(frozen=True)
@@ -93,14 +92,7 @@ def get_draft(session: Session, user: User, claim_pk: int) -> DraftView | None:
 
 
 def _check_draft_input(session: Session, claim_pk: int, value: str | None, passage_ids: list[str], severity: str | None) -> None:
-    if value is not None and value not in LABELS:
-        raise InvalidValueError(f"unknown label '{value}'; use one of {', '.join(LABELS)}")
-    if severity is not None and severity not in SEVERITIES:
-        raise InvalidValueError(f"unknown severity '{severity}'; use one of {', '.join(SEVERITIES)}")
-    shown = {p.passage_id for p in claim_passages(session, claim_pk)}
-    unknown = [pid for pid in passage_ids if pid not in shown]
-    if unknown:
-        raise InvalidValueError(f"cited passages {unknown} are not shown with this claim")
+    check_label_fields(session, claim_pk, value, passage_ids, severity)
 
 
 def save_draft(

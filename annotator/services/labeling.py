@@ -282,12 +282,19 @@ def _label_dict(label: Label) -> dict:
 
 
 def _check_label_input(session: Session, claim_pk: int, value: str, passage_ids: list[str], severity: str | None) -> None:
-    if value not in LABELS:
+    if severity is not None and value == "support":
+        raise InvalidValueError("a supported claim has no severity; clear it or choose another label")
+    check_label_fields(session, claim_pk, value, passage_ids, severity)
+
+
+def check_label_fields(session: Session, claim_pk: int, value: str | None, passage_ids: list[str],
+                       severity: str | None) -> None:
+    """InvalidValueError for an unknown label (None: no label chosen yet) or severity, or a cited
+    passage not shown with the claim; shared by labels and drafts."""
+    if value is not None and value not in LABELS:
         raise InvalidValueError(f"unknown label '{value}'; use one of {', '.join(LABELS)}")
     if severity is not None and severity not in SEVERITIES:
         raise InvalidValueError(f"unknown severity '{severity}'; use one of {', '.join(SEVERITIES)}")
-    if severity is not None and value == "support":
-        raise InvalidValueError("a supported claim has no severity; clear it or choose another label")
     shown = {p.passage_id for p in claim_passages(session, claim_pk)}
     unknown = [pid for pid in passage_ids if pid not in shown]
     if unknown:
