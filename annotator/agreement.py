@@ -28,7 +28,7 @@ import io
 import json
 import re
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from operator import itemgetter
 from pathlib import Path
@@ -815,9 +815,10 @@ def _analytic_intervals(conf: np.ndarray, coefs: dict[str, Coefficient]) -> dict
             warnings.simplefilter("ignore", RuntimeWarning)  # a degenerate table: its variance is NaN
             result = cohens_kappa(conf)
         low, high = float(result.kappa_low), float(result.kappa_upp)
-        usable = np.isfinite([low, high]).all() and high - low > _EPS  # a zero variance is no interval
+        usable = (np.isfinite([low, high]).all() and high - low > 1e-6  # a zero variance is no interval
+                  and n >= INDICATIVE_BELOW)  # nor is a large-sample interval from a handful of items
         out["cohen_kappa"] = (max(low, -1.0), min(high, 1.0)) if usable else None
-    if coefs["percent_agreement"].value is not None and n > 0:
+    if coefs["percent_agreement"].value is not None and n >= INDICATIVE_BELOW:
         low, high = proportion_confint(int(np.trace(conf)), n, alpha=0.05, method="wilson")
         out["percent_agreement"] = (float(low), float(high))
     return out
@@ -1116,12 +1117,12 @@ def _csv_rows(path: Path, text: str, categories: tuple[str, ...], keep: tuple[st
                              "Save the file as UTF-8 (UTF-16 files are not read)")
     index = _header_index(path, header, keep)
     rows, start = [], reader.line_num + 1
-    for fields in reader:
-        line, start = start, reader.line_num + 1
+    for line, fields in _records(path, text, reader, header):
         if not fields:
             continue
+        if len(fields) != len(header) or any("\n" in f or "\r" in f for f in fields):
+            check_quotes_closed(str(path), text, line, header)  # a stray quote may swallow later lines
         if len(fields) != len(header):
-            check_quotes_closed(str(path), text, line, header)
             raise ImportRowError(str(path), line, None,
                                  f"{len(fields)} fields where the header has {len(header)}",
                                  "Give every line the header's columns (quote values with commas)")
@@ -1129,6 +1130,23 @@ def _csv_rows(path: Path, text: str, categories: tuple[str, ...], keep: tuple[st
         _check_values(path, line, values, categories)
         rows.append((values[0], values[1], values[2], line, *values[3:]))
     return rows
+
+
+def _records(path: Path, text: str, reader: Any, header: list[str]) -> Iterator[tuple[int, list[str]]]:
+    """(line where the record starts, fields) of each CSV record after the header; a field over
+    csv's size limit (most often an unclosed quote) is an ImportRowError naming its line."""
+    start = reader.line_num + 1
+    while True:
+        try:
+            fields = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            check_quotes_closed(str(path), text, start, header)
+            raise ImportRowError(str(path), start, None, f"the record cannot be read ({error})",
+                                 "Check the quotes of this line; split very long texts") from None
+        line, start = start, reader.line_num + 1
+        yield line, fields
 
 
 def _header_index(path: Path, header: list[str], keep: tuple[str, ...] = ()) -> list[int]:
@@ -1211,12 +1229,18 @@ def _jsonl_row(path: Path, line: int, raw: str, keep: tuple[str, ...] = ()) -> t
 def _drop_repeats(path: Path, rows: list[tuple]) -> list[tuple]:
     """Rows without exact repeats; ImportRowError naming both lines of a conflicting pair."""
     seen: dict[tuple[str, str], tuple[str, int]] = {}
+    extras: dict[tuple[str, str], tuple] = {}
     kept = []
     for row in rows:
         item_id, rater, label, line = row[:4]
         earlier = seen.setdefault((item_id, rater), (label, line))
+        first_extras = extras.setdefault((item_id, rater), row[4:])
         if earlier[1] == line:
             kept.append(row)
+        elif earlier[0] == label and first_extras != row[4:]:
+            raise ImportRowError(str(path), line, None,
+                                 f"item {_short(item_id)} by {_short(rater)} repeats line {earlier[1]} "
+                                 "with another group value", "Keep one line per item and rater")
         elif earlier[0] != label:
             raise ImportRowError(str(path), line, "label",
                                  f"item {item_id!r} is labeled twice by {rater!r}: "

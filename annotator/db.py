@@ -141,30 +141,50 @@ def alembic_config(url: str | None = None):  # noqa: ANN201 - alembic.config.Con
     return config
 
 
-def _table_names(connection) -> list[str]:  # noqa: ANN001 - a Connection
+_VERSIONS = "SELECT version_num FROM alembic_version"
+
+
+def _schema_of(connection) -> tuple[list[str], list[str]]:  # noqa: ANN001 - a Connection
+    """(table names, schema revisions recorded in alembic_version) of an open database."""
     from sqlalchemy import inspect
 
-    return inspect(connection).get_table_names()
+    tables = inspect(connection).get_table_names()
+    versions = [row[0] for row in connection.exec_driver_sql(_VERSIONS)] if "alembic_version" in tables else []
+    return tables, versions
 
 
-def _sqlite_tables(path: str) -> list[str] | None:
-    """The tables of a SQLite file, read without writing to it; None when it is not a database
+def _sqlite_schema(path: str) -> tuple[list[str], list[str]] | None:
+    """_schema_of a SQLite file, read without writing to it; None when it is not a database
     (opening it then names that problem)."""
     import sqlite3
 
     try:
         with closing(sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True)) as connection:
-            return [row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            tables = [row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            versions = [row[0] for row in connection.execute(_VERSIONS)] if "alembic_version" in tables else []
+            return tables, versions
     except sqlite3.DatabaseError:
         return None
 
 
-def _require_annotator_tables(tables: list[str], resolved: str) -> None:
-    """DatabaseUnavailableError unless the database already holds annotator's tables (its
-    migration table), so that a command that must not create a database never turns an empty or
-    foreign database into one."""
-    if "alembic_version" in tables:
+def _known_revisions() -> set[str]:
+    from alembic.script import ScriptDirectory
+
+    return {script.revision for script in ScriptDirectory.from_config(alembic_config()).walk_revisions()}
+
+
+def _require_annotator_tables(schema: tuple[list[str], list[str]], resolved: str) -> None:
+    """DatabaseUnavailableError unless the database already holds annotator's tables at a schema
+    revision this annotator knows, so that a command that must not create a database never turns
+    an empty or foreign database into one (another Alembic application's database included)."""
+    tables, versions = schema
+    if "alembic_version" in tables and versions and set(versions) <= _known_revisions():
         return
+    if "alembic_version" in tables:
+        raise DatabaseUnavailableError(
+            f"{display_url(resolved)} is not an annotator database this version knows (schema revision "
+            f"{', '.join(versions) or 'none'}): another application's, or one made by a newer annotator. "
+            "Check --db / DATABASE_URL, or upgrade annotator")
     what = f"holds other tables ({', '.join(sorted(tables)[:3])}{', ...' if len(tables) > 3 else ''})" if tables else "is empty"
     raise DatabaseUnavailableError(
         f"{display_url(resolved)} is not an annotator database: it {what}. Check --db / DATABASE_URL, "
@@ -181,27 +201,35 @@ def init_db(url: str | None = None, *, create: bool = True) -> Engine:
     Raises DatabaseUnavailableError when the database cannot be opened or reached.
     """
     from alembic import command
+    from alembic.util.exc import CommandError
 
     resolved = resolve_url(url)
     if not create and resolved.startswith("sqlite"):
         path = resolved.split(":///", 1)[-1]
-        if path and path != ":memory:" and not Path(path).exists():
+        if path in ("", ":memory:"):
+            raise DatabaseUnavailableError("an in-memory database holds no project: give a database file or URL")
+        if not Path(path).exists():
             raise DatabaseUnavailableError(
                 f"no database at {path}: create one with `annotator init --db {path}` (or `annotator demo`), "
                 "or check the folder you are in and --db / DATABASE_URL")
-        tables = _sqlite_tables(path) if path and path != ":memory:" and Path(path).is_file() else None
-        if tables is not None:
-            _require_annotator_tables(tables, resolved)  # read-only: nothing is written before this check
+        schema = _sqlite_schema(path) if Path(path).is_file() else None
+        if schema is not None:
+            _require_annotator_tables(schema, resolved)  # read-only: nothing is written before this check
     engine = make_engine(url)
     config = alembic_config(url)
     try:
         with engine.begin() as connection:
             if not create and not resolved.startswith("sqlite"):
-                _require_annotator_tables(_table_names(connection), resolved)
+                _require_annotator_tables(_schema_of(connection), resolved)
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
     except DBAPIError as error:
         engine.dispose()
         reason = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
         raise DatabaseUnavailableError(f"cannot open the database {display_url(resolve_url(url))}: {reason}. {URL_HELP}") from None
+    except CommandError as error:  # a schema revision this annotator does not know
+        engine.dispose()
+        raise DatabaseUnavailableError(
+            f"{display_url(resolved)} is not an annotator database this version knows ({error}): another "
+            "application's, or one made by a newer annotator. Check --db / DATABASE_URL, or upgrade annotator") from None
     return engine

@@ -824,3 +824,30 @@ def test_a_missing_group_column_is_named(tmp_path, name, text):
     with pytest.raises(ImportRowError) as error:
         read_label_frame(write(tmp_path, name, text), keep=("slice",))
     assert error.value.field == "slice" and error.value.line == 1 and "--by slice" in str(error.value)
+
+
+def test_a_stray_quote_in_an_ignored_column_is_named_not_swallowing_the_rest(tmp_path):
+    text = 'item_id,rater,label,note\na,r1,support,"oops\nb,r1,support,x\nb,r2,support,x\n'
+    with pytest.raises(ImportRowError) as caught:
+        read_label_table(write(tmp_path, "labels.csv", text))
+    assert caught.value.line == 2 and "never closed" in str(caught.value)
+
+
+def test_an_overlong_quoted_field_is_an_error_naming_its_line(tmp_path):
+    text = 'item_id,rater,label,note\na,r1,support,"' + "x" * 200_000 + '"\n'
+    with pytest.raises(ImportRowError) as caught:
+        read_label_table(write(tmp_path, "labels.csv", text))
+    assert caught.value.line == 2
+
+
+def test_a_repeated_rating_with_another_group_value_is_refused(tmp_path):
+    text = "item_id,rater,label,slice\na,r1,support,x\na,r2,support,x\na,r1,support,y\n"
+    with pytest.raises(ImportRowError) as caught:
+        read_label_frame(write(tmp_path, "labels.csv", text), keep=("slice",))
+    assert caught.value.line == 4 and "repeats line 2" in str(caught.value)
+
+
+def test_no_analytic_interval_from_a_handful_of_items():
+    report = compute_agreement(two_rater_rows(["support", "contradict"] * 2, ["support", "contradict", "contradict", "support"]),
+                               n_bootstrap=0)
+    assert not any(report.analytic_ci95.values())

@@ -115,3 +115,26 @@ def test_an_empty_postgresql_database_is_refused_unless_created(postgres_url):
         init_db(postgres_url, create=False)
     init_db(postgres_url, create=True).dispose()
     init_db(postgres_url, create=False).dispose()
+
+
+@pytest.mark.parametrize("versions", [[], ["abc123"]])
+def test_another_alembic_application_s_database_is_refused_unchanged(tmp_path, versions):
+    import sqlite3
+
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE widgets (x INTEGER)")
+        connection.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)")
+        connection.executemany("INSERT INTO alembic_version VALUES (?)", [(v,) for v in versions])
+    before = path.read_bytes()
+    with pytest.raises(DatabaseUnavailableError, match="not an annotator database"):
+        init_db(f"sqlite:///{path}", create=False)
+    assert path.read_bytes() == before
+    if versions:  # an unknown revision is refused even by a command that may create a database
+        with pytest.raises(DatabaseUnavailableError, match="newer annotator"):
+            init_db(f"sqlite:///{path}", create=True)
+
+
+def test_an_in_memory_database_is_no_project():
+    with pytest.raises(DatabaseUnavailableError, match="in-memory"):
+        init_db("sqlite:///:memory:", create=False)
