@@ -533,3 +533,10 @@ def test_an_interval_chart_writes_undefined_as_text_and_refuses_no_points():
     assert undefined_layer["mark"]["type"] == "text" and undefined_layer["encoding"]["text"]["field"] == "text"
     with pytest.raises(ValueError):
         charts.interval_chart([], title="T", x_title="x")
+
+
+def test_a_labeler_name_is_shown_as_typed_never_as_markdown():
+    from annotator.ui.components import plain_markdown
+
+    assert plain_markdown("[click me](http://example.com)") == r"\[click me\]\(http\://example\.com\)"
+    assert plain_markdown("**bold** :red[x]") == r"\*\*bold\*\* \:red\[x\]"

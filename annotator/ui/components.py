@@ -7,6 +7,8 @@ a disabled account or a changed role takes effect at the next click.
 
 from __future__ import annotations
 
+import re
+
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -220,3 +222,13 @@ def dataset_select(key: str) -> str | None:
 def optional(value: str | None) -> str:
     """A value for display, a dash when empty."""
     return value if value else "-"
+
+
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>:$~=^&])")
+
+
+def plain_markdown(text: str) -> str:
+    """`text` with every Markdown-special character backslash-escaped, for places Streamlit renders
+    as Markdown (table cells, expander labels, captions) that show people's own text: a name or a
+    rationale is shown as typed, never as a link or formatting."""
+    return _MARKDOWN.sub(r"\\\1", str(text))

@@ -3,8 +3,6 @@ history (`?history=<claim_id>` opens it on that claim)."""
 
 from __future__ import annotations
 
-import re
-
 import pandas as pd
 import streamlit as st
 
@@ -80,15 +78,6 @@ def _set_active(active: bool) -> None:
 HISTORY_PARAM = "history"  # /admin?history=<claim_id> opens the Claim history tab on that claim
 HISTORY_CLAIM = "admin.history_claim"
 PENDING_HISTORY = "auth.pending_history"  # a ?history= link that arrived before login, if app.py keeps one
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>:$~=^&])")
-
-
-def _plain(text: str) -> str:
-    """`text` with every Markdown-special character backslash-escaped: st.table renders its cells
-    as Markdown, and a rationale is the labeler's own text, shown as typed."""
-    return _MARKDOWN.sub(r"\\\1", text)
-
-
 def _history_to_url() -> None:
     """Keep `?history=` in step with the claim id typed, so the address can be shared."""
     claim_id = (st.session_state.get(HISTORY_CLAIM) or "").strip()
@@ -124,14 +113,14 @@ def _claim_history() -> None:
     except AnnotatorError as error:
         st.error(str(error))
         return
-    st.markdown(f"**{_plain(t('admin.history_of', claim_id=found.claim_id, case_id=found.case_id, dataset=found.dataset))}**")
+    st.markdown(f"**{ui.plain_markdown(t('admin.history_of', claim_id=found.claim_id, case_id=found.case_id, dataset=found.dataset))}**")
     st.text(found.text)
     if not found.rows:
         st.info(t("admin.history_none"))
         return
     columns = [t("col.when"), t("col.who"), t("col.what"), t("col.change")]
     st.table(  # a static table: every change is shown whole, wrapped, not cut at the column's edge
-        pd.DataFrame([[_plain(cell) for cell in (row.when, row.who, row.what, row.change)] for row in found.rows],
+        pd.DataFrame([[ui.plain_markdown(cell) for cell in (row.when, row.who, row.what, row.change)] for row in found.rows],
                      columns=columns),
         hide_index=True,
     )

@@ -138,7 +138,8 @@ st.subheader(t("agreement.confusion"))
 st.caption(t("agreement.confusion_help"))
 pairs = report.get("by_pair") or []
 for number, pair in enumerate(pairs):
-    heading = t("agreement.pair", a=pair["rater_a"], b=pair["rater_b"], n=pair["n_items"])
+    heading = t("agreement.pair", a=ui.plain_markdown(pair["rater_a"]), b=ui.plain_markdown(pair["rater_b"]),
+                n=pair["n_items"])
     with st.expander(heading, expanded=number == 0) if len(pairs) > 1 else st.container():
         if len(pairs) == 1:
             st.caption(heading)
