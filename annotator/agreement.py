@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from annotator.formats import check_quotes_closed, decode_csv_bytes
+from annotator.formats import check_quotes_closed, decode_csv_bytes, nfc
 from annotator.errors import AgreementInputError, ImportFileError, ImportRowError, UndefinedCategoryError
 from annotator.vocabulary import INDICATIVE_BELOW, LABELS
 
@@ -1038,12 +1038,14 @@ def _plain_csv_frame(path: Path, data: bytes, categories: tuple[str, ...], keep:
     if len(raw) != n_lines - 1:  # pyarrow skipped blank lines: line numbers would shift
         return None
     blanks = _MAY_HOLD_BLANKS.search(data) is not None  # else no value has blanks to strip
-    strip = (lambda column: column.str.strip()) if blanks else (lambda column: column)  # noqa: E731
+    strip = (lambda column: column.str.strip().str.normalize("NFC")) if blanks else (lambda column: column)  # noqa: E731
     frame = pd.DataFrame({name: strip(raw[k]) for name, k in zip(COLUMNS, index)})
     frame["line"] = np.arange(2, len(frame) + 2)
     for name, k in zip(keep, index[len(COLUMNS):]):
         frame[name] = strip(raw[k])
     if (frame[list(COLUMNS)] == "").to_numpy().any() or not frame["label"].isin(categories).all():
+        return None
+    if blanks and any(frame[c].str.contains(_INVISIBLE).any() for c in COLUMNS):
         return None
     item, _ = pd.factorize(frame["item_id"])
     rater, raters = pd.factorize(frame["rater"])
@@ -1126,7 +1128,7 @@ def _csv_rows(path: Path, text: str, categories: tuple[str, ...], keep: tuple[st
             raise ImportRowError(str(path), line, None,
                                  f"{len(fields)} fields where the header has {len(header)}",
                                  "Give every line the header's columns (quote values with commas)")
-        values = [fields[k].strip() for k in index]
+        values = [nfc(fields[k].strip()) for k in index]
         _check_values(path, line, values, categories)
         rows.append((values[0], values[1], values[2], line, *values[3:]))
     return rows
@@ -1164,6 +1166,9 @@ def _header_index(path: Path, header: list[str], keep: tuple[str, ...] = ()) -> 
 _CONTROL = r"[\x00-\x1f\x7f]"
 """A control character (NUL, tab, escape, ...): never part of an id, a name or a label."""
 
+_INVISIBLE = "[\u200b-\u200f\u2060\ufeff]"
+"""A zero-width or direction mark: invisible, so two names that look the same would differ."""
+
 _CONTROL_BYTE = re.compile(rb"[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]")
 """A control character other than a line break in a file's bytes: the careful reader names it."""
 
@@ -1178,10 +1183,11 @@ def _check_values(path: Path, line: int, values: Sequence[Any], categories: tupl
         if value is None or value == "":
             article = "an" if name == "item_id" else "a"
             raise ImportRowError(str(path), line, name, f"{name} is empty", f"Give every line {article} {name}")
-        control = re.search(_CONTROL, value)
+        control = re.search(_CONTROL, value) or re.search(_INVISIBLE, value)
         if control:
             raise ImportRowError(str(path), line, name,
-                                 f"{name} {_short(value)} holds the control character U+{ord(control.group()):04X}",
+                                 f"{name} {_short(value)} holds the invisible or control character "
+                                 f"U+{ord(control.group()):04X}",
                                  "Remove it (check the file's encoding: UTF-16 files must be saved as UTF-8)")
     if values[2] not in categories:
         raise ImportRowError(str(path), line, "label",
@@ -1222,8 +1228,8 @@ def _jsonl_row(path: Path, line: int, raw: str, keep: tuple[str, ...] = ()) -> t
             kind = "text" if name == "label" else "text or an integer"
             raise ImportRowError(str(path), line, name, f"{name} is {type(value).__name__}, not {kind}",
                                  f"Write {name} as {kind}")
-    return (str(values[0]).strip(), str(values[1]).strip(), values[2].strip(), line,
-            *(str(v).strip() for v in values[3:]))
+    return (nfc(str(values[0]).strip()), nfc(str(values[1]).strip()), nfc(values[2].strip()), line,
+            *(nfc(str(v).strip()) for v in values[3:]))
 
 
 def _drop_repeats(path: Path, rows: list[tuple]) -> list[tuple]:

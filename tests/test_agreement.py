@@ -851,3 +851,25 @@ def test_no_analytic_interval_from_a_handful_of_items():
     report = compute_agreement(two_rater_rows(["support", "contradict"] * 2, ["support", "contradict", "contradict", "support"]),
                                n_bootstrap=0)
     assert not any(report.analytic_ci95.values())
+
+
+@pytest.mark.parametrize("name", ["labels.csv", "labels.jsonl"])
+def test_names_are_nfc_normalized_so_two_spellings_are_one_rater(tmp_path, name):
+    composed, decomposed = "r\u00e9", "re\u0301"
+    rows = [("a", composed, "support"), ("a", "x", "support"), ("b", decomposed, "contradict"), ("b", "x", "support")]
+    if name.endswith(".csv"):
+        text = "item_id,rater,label\n" + "".join(f"{i},{r},{lab}\n" for i, r, lab in rows)
+    else:
+        text = "".join(json.dumps({"item_id": i, "rater": r, "label": lab}) + "\n" for i, r, lab in rows)
+    frame = read_label_frame(write(tmp_path, name, text))
+    assert set(frame["rater"]) == {composed, "x"}
+
+
+@pytest.mark.parametrize("name, text", [
+    ("labels.csv", "item_id,rater,label\na,r1\u200b,support\n"),
+    ("labels.jsonl", '{"item_id": "a", "rater": "r1\\u200b", "label": "support"}\n'),
+])
+def test_an_invisible_character_in_a_name_is_refused(tmp_path, name, text):
+    with pytest.raises(ImportRowError, match="U\\+200B") as caught:
+        read_label_table(write(tmp_path, name, text))
+    assert caught.value.field == "rater"
