@@ -15,10 +15,10 @@ from urllib.parse import quote
 
 from sqlalchemy import event, text
 from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
 from sqlmodel import Session, create_engine
 
-from annotator.errors import DatabaseUnavailableError
+from annotator.errors import DatabaseBusyError, DatabaseUnavailableError
 
 DEFAULT_SQLITE_PATH = Path("data") / "annotator.db"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -105,11 +105,21 @@ def _make_engine(resolved: str) -> Engine:
 
 @contextmanager
 def session_scope(engine: Engine) -> Iterator[Session]:
-    """A session whose work is one transaction: committed on success, rolled back on error."""
+    """A session whose work is one transaction: committed on success, rolled back on error.
+
+    Raises DatabaseBusyError (nothing was written) when SQLite stays locked by another writer
+    past its busy timeout, instead of the driver's "database is locked".
+    """
     with Session(engine, expire_on_commit=False) as session:
         try:
             yield session
             session.commit()
+        except OperationalError as error:
+            session.rollback()
+            if "database is locked" in str(error.orig):
+                raise DatabaseBusyError("the database is busy with another long write; nothing was saved. "
+                                        "Try again in a moment") from None
+            raise
         except BaseException:
             session.rollback()
             raise

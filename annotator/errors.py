@@ -97,3 +97,7 @@ class BackupFailedError(AnnotatorError):
 class AgreementInputError(AnnotatorError, ValueError):
     """Ratings that an agreement report cannot be computed from (a repeated rating, an item in
     two groups, too few bootstrap resamples, ...)."""
+
+
+class DatabaseBusyError(AnnotatorError):
+    """SQLite stayed locked by another writer past the busy timeout; nothing was written: retry."""

@@ -138,3 +138,31 @@ def test_another_alembic_application_s_database_is_refused_unchanged(tmp_path, v
 def test_an_in_memory_database_is_no_project():
     with pytest.raises(DatabaseUnavailableError, match="in-memory"):
         init_db("sqlite:///:memory:", create=False)
+
+
+def test_a_locked_sqlite_database_is_a_clear_error_and_nothing_is_written(sqlite_url):
+    import sqlite3
+
+    from sqlmodel import select
+
+    from annotator.db import session_scope
+    from annotator.errors import DatabaseBusyError
+    from annotator.models import Dataset
+
+    engine = init_db(sqlite_url)
+    engine.dispose()
+    engine = make_engine(sqlite_url)
+    with engine.connect() as connection:
+        connection.exec_driver_sql("PRAGMA busy_timeout = 1")
+    blocker = sqlite3.connect(sqlite_url.split(":///", 1)[1], isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")  # another writer holds the lock
+    try:
+        with pytest.raises(DatabaseBusyError, match="Try again"):
+            with session_scope(engine) as session:
+                session.connection().exec_driver_sql("PRAGMA busy_timeout = 1")
+                session.add(Dataset(name="x", source_format="test"))
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    with session_scope(engine) as session:
+        assert session.exec(select(Dataset)).all() == []
