@@ -206,11 +206,11 @@ def agreement(
         frame = read_label_frame(labels, declared, keep=group_by)
         report = compute_agreement(frame, declared, n_bootstrap=bootstrap, seed=seed, by=group_by)
     else:
-        from annotator.db import session_scope
+        from annotator.db import read_scope
         from annotator.services.reports import agreement_report
 
         group_by = tuple(dict.fromkeys(("slice", *group_by)))
-        with session_scope(_engine(db)) as session:
+        with read_scope(_engine(db)) as session:
             report = agreement_report(session, OPERATOR, _dataset_pk(session, dataset), by=group_by, n_bootstrap=bootstrap,
                                       seed=seed, categories=declared)
     data = report.to_json(target_half_width=target_half_width)

@@ -50,6 +50,15 @@ def _configure_sqlite(dbapi_connection, _record) -> None:  # noqa: ANN001 - DB-A
     cursor.close()
 
 
+READ_ONLY = "annotator_read_only"
+"""The execution option that marks a read_scope's connection."""
+
+
+def _begin_sqlite(connection) -> None:  # noqa: ANN001 - a Connection
+    read_only = connection.get_execution_options().get(READ_ONLY)
+    connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+
+
 def display_url(url: str) -> str:
     """The URL without its password, for messages."""
     try:
@@ -95,8 +104,9 @@ def _make_engine(resolved: str) -> Engine:
             connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
         )
         event.listen(engine, "connect", _configure_sqlite)
-        # SQLite's own BEGIN is deferred; take the write lock at BEGIN to avoid upgrade deadlocks.
-        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN IMMEDIATE"))
+        # SQLite's own BEGIN is deferred; take the write lock at BEGIN to avoid upgrade deadlocks,
+        # except in a read_scope, which only reads (WAL lets it read beside a writer).
+        event.listen(engine, "begin", _begin_sqlite)
         return engine
     # Room for 16+ sessions at once (one per app user working): the default 5 + 10 left one of 16
     # writers waiting for a connection for seconds.
@@ -124,6 +134,18 @@ def session_scope(engine: Engine) -> Iterator[Session]:
             session.rollback()
             raise
 
+
+
+@contextmanager
+def read_scope(engine: Engine) -> Iterator[Session]:
+    """A session for reading only (reports, counts): on SQLite its transaction does not take the
+    write lock, so a long report never makes labelers wait; it is rolled back at the end, so a
+    write in it is lost. Use session_scope for anything that writes."""
+    with Session(engine.execution_options(**{READ_ONLY: True}), expire_on_commit=False) as session:
+        try:
+            yield session
+        finally:
+            session.rollback()
 
 
 ANALYZED_TABLES = ("case", "claim", "passage", "claimpassage", "label", "adjudication", "assignment", "hold", "user")

@@ -166,3 +166,18 @@ def test_a_locked_sqlite_database_is_a_clear_error_and_nothing_is_written(sqlite
         blocker.close()
     with session_scope(engine) as session:
         assert session.exec(select(Dataset)).all() == []
+
+
+def test_a_read_scope_does_not_block_a_writer(sqlite_url):
+    from sqlmodel import select
+
+    from annotator.db import read_scope, session_scope
+    from annotator.models import Dataset
+
+    engine = init_db(sqlite_url)
+    with read_scope(engine) as reader:
+        assert reader.exec(select(Dataset)).all() == []  # the read transaction is open
+        with session_scope(engine) as writer:  # would wait for the busy timeout behind BEGIN IMMEDIATE
+            writer.add(Dataset(name="written-meanwhile", source_format="test"))
+    with read_scope(engine) as reader:
+        assert [d.name for d in reader.exec(select(Dataset))] == ["written-meanwhile"]

@@ -17,7 +17,7 @@ import streamlit as st
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from annotator.db import make_engine, resolve_url, session_scope
+from annotator.db import make_engine, read_scope, resolve_url, session_scope
 from annotator.errors import AnnotatorError, NotFoundError, PermissionDeniedError
 from annotator.models import User
 from annotator.services.labeling import PassageView
@@ -68,6 +68,14 @@ def db() -> Iterator[Session]:
     """One short transaction (committed on exit). Load what a page needs, then leave the block
     before rendering: SQLite takes its write lock at BEGIN."""
     with session_scope(engine()) as session:
+        yield session
+
+
+@contextmanager
+def read_db() -> Iterator[Session]:
+    """A transaction that only reads (db.read_scope): for reports that take a while to compute,
+    which must not hold SQLite's write lock while labelers save."""
+    with read_scope(engine()) as session:
         yield session
 
 

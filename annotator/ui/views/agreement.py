@@ -28,14 +28,14 @@ TARGETS = (0.05, 0.10, 0.15, 0.20)  # the interval half-widths small-sample guid
 @st.cache_data(show_spinner=False, max_entries=64)
 def _report(database: str, dataset: str | None, fingerprint: tuple, n_bootstrap: int) -> AgreementReport:
     """The agreement report of `dataset`, computed once per (database, dataset, fingerprint)."""
-    with ui.db() as session:
+    with ui.read_db() as session:
         return agreement_report(session, ui.session_user(session), dataset_pk(session, dataset), by=GROUP_COLUMNS,
                                 n_bootstrap=n_bootstrap, seed=0)
 
 
 def load(dataset: str | None) -> AgreementReport:
     """The cached report, recomputed when the labels in scope changed (see services.fingerprint)."""
-    with ui.db() as session:
+    with ui.read_db() as session:
         fingerprint = tuple(label_fingerprint(session, ui.session_user(session), dataset_pk(session, dataset)))
     database = ui.engine().url.render_as_string(hide_password=True)
     with st.spinner(t("agreement.computing", n=DEFAULT_BOOTSTRAP)):
