@@ -295,6 +295,8 @@ def check_label_fields(session: Session, claim_pk: int, value: str | None, passa
         raise InvalidValueError(f"unknown label '{value}'; use one of {', '.join(LABELS)}")
     if severity is not None and severity not in SEVERITIES:
         raise InvalidValueError(f"unknown severity '{severity}'; use one of {', '.join(SEVERITIES)}")
+    if not passage_ids:
+        return  # nothing cited: no passage to look up
     shown = {p.passage_id for p in claim_passages(session, claim_pk)}
     unknown = [pid for pid in passage_ids if pid not in shown]
     if unknown:
