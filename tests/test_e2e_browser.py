@@ -144,3 +144,21 @@ def test_a_claim_goes_from_unlabeled_to_a_verified_release_in_the_browser(demo_s
 
     gold = (work / "data" / "releases" / "gold-v1" / "gold.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(gold) == 1 and '"gold_label": "contradict"' in gold[0] and '"resolution": "adjudicated"' in gold[0]
+
+
+def test_a_page_address_opened_logged_out_shows_the_login_then_that_page(demo_server, browser):
+    base, _ = demo_server
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    try:
+        page.goto(f"{base}/agreement")
+        page.get_by_label("Password", exact=True).wait_for(timeout=20_000)
+        assert "not found" not in page.inner_text("body").lower()
+        page.get_by_label("User name", exact=True).fill("mika")
+        page.get_by_label("Password", exact=True).fill("mika-demo-pass")
+        page.get_by_role("button", name="Log in").click()
+        page.get_by_text("Logged in as mika").wait_for(timeout=20_000)
+        assert page.url.endswith("/agreement")
+        page.get_by_role("heading", name="Agreement").first.wait_for(timeout=20_000)
+    finally:
+        context.close()

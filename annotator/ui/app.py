@@ -98,7 +98,12 @@ if me is None:
         entry = login_page
     else:
         entry = sso_login_page if auth.identity() is None else sso_refused_page
-    navigation = st.navigation([st.Page(entry, title=t("login.title"), url_path="login", default=True)], position="hidden")
+    # Every page's address shows the login too (not "page not found"); after the login the same
+    # address opens that page, when the user's roles allow it.
+    navigation = st.navigation(
+        [st.Page(entry, title=t("login.title"), url_path="login", default=True)]
+        + [st.Page(entry, title=t("login.title"), url_path=key) for key, _, _ in PAGES],
+        position="hidden")
 else:
     pages = [
         st.Page(path, title=t(f"page.{key}"), icon=icon, url_path=key,
