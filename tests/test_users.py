@@ -133,7 +133,7 @@ def test_repeated_failed_logins_make_the_account_wait_without_checking_the_passw
     for attempt in range(LOGIN_FREE_ATTEMPTS):
         with pytest.raises(LoginError) as error, session_scope(engine) as s:
             authenticate(s, "alice", "wrong-pass", now=start)
-    assert "wait 1 seconds" in str(error.value)
+    assert "wait 1 second before" in str(error.value)
     with pytest.raises(LoginError, match="too many failed logins"), session_scope(engine) as s:
         authenticate(s, "alice", "s3cret-pass", now=start)  # the right password, but too early
     with session_scope(engine) as s:

@@ -173,6 +173,10 @@ def login_delay(failed_logins: int) -> float:
     return float(min(2 ** min(failed_logins - LOGIN_FREE_ATTEMPTS, 16), LOGIN_MAX_DELAY_SECONDS))
 
 
+def _seconds(n: int) -> str:
+    return "1 second" if n == 1 else f"{n} seconds"
+
+
 def authenticate(session: Session, name: str, password: str, now: datetime | None = None) -> User:
     """The user whose name and password match.
 
@@ -188,7 +192,7 @@ def authenticate(session: Session, name: str, password: str, now: datetime | Non
         raise LoginError(_WRONG)
     if user.locked_until is not None and now < user.locked_until:
         wait = math.ceil((user.locked_until - now).total_seconds())
-        raise LoginError(f"too many failed logins for this account: wait {wait} seconds, then try again")
+        raise LoginError(f"too many failed logins for this account: wait {_seconds(wait)}, then try again")
     try:
         _hasher.verify(user.password_hash, password)
     except (VerificationError, InvalidHashError):
@@ -197,7 +201,7 @@ def authenticate(session: Session, name: str, password: str, now: datetime | Non
         user.locked_until = now + timedelta(seconds=delay) if delay else None
         session.add(user)
         session.commit()
-        raise LoginError(_WRONG + (f"; wait {math.ceil(delay)} seconds before trying again" if delay else "")) from None
+        raise LoginError(_WRONG + (f"; wait {_seconds(math.ceil(delay))} before trying again" if delay else "")) from None
     if user.failed_logins or user.locked_until:
         user.failed_logins, user.locked_until = 0, None
         session.add(user)
