@@ -6,6 +6,7 @@ test-artifacts/ (not committed)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -96,6 +97,11 @@ def shot(page, name: str) -> None:  # noqa: ANN001
 def press_label(page, key: str, claim_id: str, next_claim_id: str) -> None:  # noqa: ANN001
     """Press a label's keyboard shortcut on claim `claim_id` and wait until the next claim shows."""
     page.get_by_text(f"Claim {claim_id}").first.wait_for(timeout=20_000)
+    page.get_by_text("Keys 1, 2, 3 save").wait_for(timeout=20_000)  # rendered after the buttons that hold the keys
+    value = {"1": "support", "2": "contradict", "3": "insufficient"}[key]
+    button = page.get_by_role("button", name=re.compile(rf"^{value}\b")).first
+    button.wait_for(timeout=20_000)
+    assert button.is_enabled()
     page.evaluate("document.activeElement && document.activeElement.blur()")  # shortcuts do not fire in a text box
     page.keyboard.press(key)
     page.get_by_text(f"Claim {next_claim_id}").first.wait_for(timeout=20_000)
