@@ -168,3 +168,22 @@ def test_a_page_address_opened_logged_out_shows_the_login_then_that_page(demo_se
         page.get_by_role("heading", name="Agreement").first.wait_for(timeout=20_000)
     finally:
         context.close()
+
+
+def test_a_page_address_the_roles_do_not_open_says_so_and_links_to_the_users_page(demo_server, browser):
+    base, _ = demo_server
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    try:
+        page.goto(f"{base}/admin")
+        page.get_by_label("User name", exact=True).fill("aoi")
+        page.get_by_label("Password", exact=True).fill("aoi-demo-pass")
+        page.get_by_role("button", name="Log in").click()
+        page.get_by_text("This page is not open to aoi's roles.").wait_for(timeout=20_000)
+        body = page.inner_text("body")
+        assert "not found" not in body.lower() and "Assign cases" not in body and "Claim history" not in body
+        assert page.get_by_role("link", name="Admin").count() == 0  # not in the navigation either
+        page.get_by_role("link", name="Go to Label").click()
+        page.get_by_text("in your queue").first.wait_for(timeout=20_000)  # the label page, the labeler's start
+    finally:
+        context.close()

@@ -81,6 +81,15 @@ def no_pages() -> None:
     st.info(t("app.no_pages"))
 
 
+def not_for_your_roles() -> None:
+    """Shown at the address of a page the logged-in user's roles do not open (instead of "page
+    not found"): says so and links to the page they start on."""
+    st.title(t("app.title"))
+    st.warning(t("app.not_for_your_roles", name=ui.plain_markdown(me.name)))
+    if start is not None:
+        st.page_link(start, label=t("app.go_to", page=start.title), icon=start.icon)
+
+
 st.set_page_config(page_title=t("app.title"), page_icon=":material/fact_check:", layout="wide")
 
 sso = auth.sso_config()
@@ -105,14 +114,17 @@ if me is None:
         + [st.Page(entry, title=t("login.title"), url_path=key) for key, _, _ in PAGES],
         position="hidden")
 else:
-    pages = [
-        st.Page(path, title=t(f"page.{key}"), icon=icon, url_path=key,
-                default=key == "admin" and "auth.pending_history" in st.session_state)
-        for key, path, icon in PAGES
-        if ui.may_open(me, key)
-    ]
+    opened = [(key, path, icon) for key, path, icon in PAGES if ui.may_open(me, key)]
+    pending_history = "auth.pending_history" in st.session_state
+    pages = [st.Page(path, title=t(f"page.{key}"), icon=icon, url_path=key, default=key == "admin" and pending_history)
+             for key, path, icon in opened]
+    start = next((page for (key, _, _), page in zip(opened, pages) if key == "admin" and pending_history),
+                 pages[0] if pages else None)
+    # The address of a page the roles do not open leads to a notice, never into the page.
+    closed = [st.Page(not_for_your_roles, title=t(f"page.{key}"), url_path=key, visibility="hidden")
+              for key, _, _ in PAGES if not ui.may_open(me, key)]
     with st.sidebar:
         st.caption(t("app.logged_in_as", name=me.name, roles=", ".join(sorted(roles_of(me)))))
         st.button(t("app.logout"), key="app.logout", on_click=auth.log_out, icon=":material/logout:")
-    navigation = st.navigation(pages or [st.Page(no_pages, title=t("app.title"), url_path="home", default=True)])
+    navigation = st.navigation((pages or [st.Page(no_pages, title=t("app.title"), url_path="home", default=True)]) + closed)
 navigation.run()

@@ -15,6 +15,8 @@ ENGLISH: dict[str, str] = {
     "app.logout": "Log out",
     "app.no_pages": "Your account has no role with a page yet. Ask an admin to give you one.",
     "auth.denied": "You cannot open this page with your roles.",
+    "app.not_for_your_roles": "This page is not open to {name}'s roles. Ask an admin for the role if you need it.",
+    "app.go_to": "Go to {page}",
     "auth.login_again": "You are no longer logged in (or your account was disabled); log in again.",
     "login.title": "Log in",
     "login.name": "User name",
