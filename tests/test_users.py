@@ -9,7 +9,7 @@ from annotator.db import session_scope
 from annotator.services.access import OPERATOR
 from annotator.errors import InvalidValueError, LoginError
 from annotator.models import LabelEvent, User
-from annotator.services.users import add_user, authenticate, ensure_user, get_user, roles_of, set_active, set_password
+from annotator.services.users import add_user, authenticate, ensure_user, get_user, roles_of, set_active, set_password, set_roles
 
 
 def test_a_password_is_stored_hashed_and_checked(engine):
@@ -104,6 +104,31 @@ def test_an_admin_without_password_does_not_count_as_the_last_admin(engine):
         add_user(s, OPERATOR, "boss2", ["admin"], None)
         with pytest.raises(InvalidValueError, match="last active admin"):
             set_active(s, OPERATOR, boss, False)
+
+
+def test_an_admin_named_by_email_counts_as_an_admin_who_can_log_in_with_single_sign_on(engine):
+    with session_scope(engine) as s:
+        boss = add_user(s, OPERATOR, "boss", ["admin"], "boss-password")
+        sso_admin = add_user(s, OPERATOR, "lead@example.org", ["admin"], None)
+        set_active(s, OPERATOR, boss, False)  # the SSO admin can still log in and manage users
+        with pytest.raises(InvalidValueError, match="last active admin who can log in"):
+            set_active(s, OPERATOR, sso_admin, False)
+    with session_scope(engine) as s:
+        assert get_user(s, "lead@example.org").active is True
+
+
+def test_the_last_admin_who_can_log_in_cannot_lose_the_admin_role(engine):
+    with session_scope(engine) as s:
+        root = add_user(s, OPERATOR, "root", ["admin", "adjudicator"], "root-password")
+        add_user(s, OPERATOR, "nopass", ["admin"], None)  # cannot log in: does not count
+        with pytest.raises(InvalidValueError, match="last active admin who can log in"):
+            set_roles(s, root, root, ["adjudicator"])
+        other = add_user(s, OPERATOR, "other", ["admin"], "other-password")
+        set_roles(s, root, root, ["adjudicator"])  # another admin remains
+        with pytest.raises(InvalidValueError, match="last active admin who can log in"):
+            set_roles(s, OPERATOR, other, ["labeler"])
+    with session_scope(engine) as s:
+        assert get_user(s, "root").roles == "adjudicator" and "admin" in get_user(s, "other").roles
 
 
 def test_user_names_are_unique_whatever_their_case(engine):

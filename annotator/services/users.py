@@ -104,9 +104,12 @@ def ensure_user(session: Session, name: str, role: str) -> tuple[User, bool]:
 
 
 def set_roles(session: Session, actor: Caller, user: User, roles: list[str]) -> User:
-    """Replace the user's roles. Raises InvalidValueError for an unknown role,
+    """Replace the user's roles. Raises InvalidValueError for an unknown role or when the last
+    active admin who can log in (`_admin_who_can_log_in`) would lose the admin role,
     PermissionDeniedError unless `actor` may manage users."""
     require(actor, Permission.MANAGE_USERS)
+    if "admin" not in roles and _admin_who_can_log_in(user) and _admins_who_can_log_in(session) <= 1:
+        raise InvalidValueError(f"'{user.name}' is the last active admin who can log in; make someone else an admin first")
     return _set_roles(session, actor.id, user, roles)
 
 
@@ -135,24 +138,31 @@ def set_active(session: Session, actor: Caller, user: User, active: bool) -> Non
     """Enable or disable a user; a disabled user cannot log in, and their labels stay.
 
     Raises InvalidValueError when an admin would disable themselves, or the last active admin
-    would be disabled (nobody could manage users any more).
+    who can log in (`_admin_who_can_log_in`) would be disabled: nobody could manage users in the
+    app any more (the command line still can).
     """
     require(actor, Permission.MANAGE_USERS)
     if not active:
         if actor.id is not None and actor.id == user.id:
             raise InvalidValueError("you cannot disable your own account; ask another admin")
-        if "admin" in roles_of(user) and user.active and user.password_hash and _active_admins(session) <= 1:
-            raise InvalidValueError(f"'{user.name}' is the last active admin; make someone else an admin first")
+        if _admin_who_can_log_in(user) and _admins_who_can_log_in(session) <= 1:
+            raise InvalidValueError(f"'{user.name}' is the last active admin who can log in; make someone else an admin first")
     before = _public(user)
     user.active = active
     session.add(user)
     record_event(session, actor_pk=actor.id, entity="user", entity_pk=user.id, action="update", before=before, after=_public(user))
 
 
-def _active_admins(session: Session) -> int:
-    """Admins who can log in: active and with a password."""
-    users = session.exec(select(User).where(User.active, User.password_hash.is_not(None)))
-    return sum(1 for user in users if "admin" in roles_of(user))
+def _admin_who_can_log_in(user: User) -> bool:
+    """An active admin with a password, or named by an email address: the name single sign-on
+    logs in as (`user_for_identity`), where users have no password."""
+    return user.active and "admin" in roles_of(user) and (user.password_hash is not None or "@" in user.name)
+
+
+def _admins_who_can_log_in(session: Session) -> int:
+    """How many users `_admin_who_can_log_in` holds for: the last one may not be disabled or
+    lose the admin role, or nobody could manage users in the app any more."""
+    return sum(1 for user in session.exec(select(User).where(User.active)) if _admin_who_can_log_in(user))
 
 
 LOGIN_FREE_ATTEMPTS = 3
