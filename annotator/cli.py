@@ -20,7 +20,7 @@ from annotator.errors import AnnotatorError
 from annotator.services.access import OPERATOR
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Blind double labeling, agreement, adjudication and gold releases for RAG claims.")
-labels_app = typer.Typer(no_args_is_help=True, help="Labels made elsewhere.")
+labels_app = typer.Typer(no_args_is_help=True, help="Labels: import those made elsewhere, correct a stored one.")
 adjudications_app = typer.Typer(no_args_is_help=True, help="Adjudications made elsewhere.")
 queue_app = typer.Typer(no_args_is_help=True, help="Work queues.")
 release_app = typer.Typer(no_args_is_help=True, help="Frozen, hashed gold releases.")
@@ -154,6 +154,46 @@ def labels_import(
     with session_scope(_engine(db)) as session:
         report = import_labels(session, OPERATOR, file, dataset=dataset, update=update)
     typer.echo(report.summary())
+
+
+@labels_app.command("correct")
+def labels_correct(
+    claim_id: Annotated[str, typer.Argument(help="The claim's id.")],
+    labeler: Annotated[str, typer.Option("--labeler", help="Whose label to correct (it stays theirs).")],
+    label: Annotated[str, typer.Option("--label", help="The corrected label: support | contradict | insufficient.")],
+    reason: Annotated[str, typer.Option("--reason", help="Why (required); recorded in the claim's history.")],
+    rationale: Annotated[Optional[str], typer.Option("--rationale", help="The label's rationale (default: keep the stored one; \"\" clears it).")] = None,
+    passages: Annotated[Optional[str], typer.Option("--passages", help="Cited passage ids, comma-separated (default: keep the stored ones; \"\" cites none).")] = None,
+    severity: Annotated[Optional[str], typer.Option("--severity", help="leak | legal | amount_or_deadline | other | none (default: keep the stored one; dropped for support).")] = None,
+    dataset: DatasetOpt = None,
+    revision: Annotated[Optional[int], typer.Option("--revision", min=1, help="Refuse unless the stored label is still at revision N (the one you looked at).")] = None,
+    db: Db = None,
+) -> None:
+    """Correct a labeler's stored label on a claim, with a reason.
+
+    The label stays the labeler's; its revision goes up by one; the claim's history records who,
+    before, after and the reason. An adjudicated claim becomes stale: decide it again before a
+    release."""
+    from annotator.db import session_scope
+    from annotator.services.corrections import correct_label, corrected_content, correction_view
+
+    cited = None if passages is None else [part.strip() for part in passages.split(",") if part.strip()]
+    with session_scope(_engine(db)) as session:
+        view = correction_view(session, OPERATOR, claim_id, dataset)
+        current = view.label_of(labeler)
+        content = corrected_content(current, label, passage_ids=cited, rationale=rationale, severity=severity)
+        done = correct_label(session, OPERATOR, view.claim_pk, labeler, **content, reason=reason,
+                             expected_revision=current.revision if revision is None else revision)
+    where = f"claim {view.claim_id} (dataset {view.dataset})"
+    if not done.changed:
+        typer.echo(f"Nothing changed: {labeler}'s label on {where} already says that (revision {done.after.revision}).")
+        return
+    typer.echo(f"Corrected {labeler}'s label on {where}: {done.before.value} -> {done.after.value}, "
+               f"revision {done.before.revision} -> {done.after.revision}.")
+    typer.echo(f"  claim state: {done.state_before.value} -> {done.state_after.value}")
+    if done.made_stale:
+        typer.echo("  The claim had been adjudicated: it is back in the adjudication queue, and a release refuses it "
+                   "until it is decided again.")
 
 
 @adjudications_app.command("import")

@@ -88,6 +88,7 @@ class Permission(StrEnum):
     RELEASE = "release"  # create, list, download and verify gold releases
     MANAGE_USERS = "manage_users"  # add, change, disable users, reset passwords
     SEE_HISTORY = "see_history"  # the audit trail of a claim (names labelers and their labels)
+    CORRECT_LABELS = "correct_labels"  # change a labeler's stored label on a claim, with a reason
 
 
 _GRANTS: dict[Permission, frozenset[str]] = {
@@ -99,6 +100,7 @@ _GRANTS: dict[Permission, frozenset[str]] = {
     Permission.RELEASE: frozenset({"admin"}),
     Permission.MANAGE_USERS: frozenset({"admin"}),
     Permission.SEE_HISTORY: frozenset({"admin"}),
+    Permission.CORRECT_LABELS: frozenset({"admin"}),
 }
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from annotator.db import session_scope
 from annotator.errors import PermissionDeniedError
-from annotator.services import history, labeling, releases, reports, status, users
+from annotator.services import corrections, history, labeling, releases, reports, status, users
 from annotator.services.access import OPERATOR, caller_roles, require
 from annotator.services.fingerprint import label_fingerprint
 from annotator.services.imports import import_cases, import_labels
@@ -30,6 +30,7 @@ EXPECTED = {  # permission -> role sets that grant it
     Permission.RELEASE: {"admin"},
     Permission.MANAGE_USERS: {"admin"},
     Permission.SEE_HISTORY: {"admin"},
+    Permission.CORRECT_LABELS: {"admin"},
 }
 
 
@@ -72,6 +73,9 @@ CALLS = {  # service call -> the permission it needs
     "set_roles": (lambda s, who, tmp: users.set_roles(s, who, get_user(s, "alice"), ["admin"]), Permission.MANAGE_USERS),
     "assign_cases": (lambda s, who, tmp: labeling.assign_cases(s, who, [1], ["alice", "bob"]), Permission.ASSIGN),
     "claim_history": (lambda s, who, tmp: history.claim_history_view(s, who, "case-1-c1"), Permission.SEE_HISTORY),
+    "correction_view": (lambda s, who, tmp: corrections.correction_view(s, who, "case-1-c1"), Permission.CORRECT_LABELS),
+    "correct_label": (lambda s, who, tmp: corrections.correct_label(s, who, 1, "alice", "support", reason="typo",
+                                                                    expected_revision=1), Permission.CORRECT_LABELS),
 }
 
 

@@ -42,6 +42,7 @@ _DENIED = {
     Permission.RELEASE: "only an admin may create, download or verify gold releases",
     Permission.MANAGE_USERS: "only an admin may manage users",
     Permission.SEE_HISTORY: "only an admin may see a claim's history",
+    Permission.CORRECT_LABELS: "only an admin may correct a labeler's label",
 }
 
 

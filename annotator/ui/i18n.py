@@ -284,6 +284,28 @@ ENGLISH: dict[str, str] = {
     "admin.history_dataset": "Claim '{claim_id}' is in several datasets: choose one",
     "admin.history_of": "Claim {claim_id} · case {case_id} · dataset {dataset}",
     "admin.history_none": "Nothing is recorded about this claim yet.",
+    "admin.correct": "Correct a label",
+    "admin.correct_help": "Change a labeler's stored label on this claim, for example a slip they report after "
+                          "the second label landed. The label stays theirs; its revision goes up by one, and the "
+                          "change, who made it and your reason appear in the history above. A correction after "
+                          "an adjudication makes the claim stale: it must be decided again before a release.",
+    "admin.correct_none": "This claim has no label to correct yet.",
+    "admin.correct_own": "You label this claim yourself, so another admin must correct its labels. Revise your "
+                         "own label on the Label page.",
+    "admin.correct_labeler": "Labeler",
+    "admin.correct_current": "Stored label of {labeler}: revision {revision}, source {source}",
+    "admin.correct_cited": "Cited: {passages}",
+    "admin.correct_severity_now": "Severity: {severity}",
+    "admin.correct_value": "Corrected label",
+    "admin.correct_passages": "Cited passages",
+    "admin.correct_reason": "Reason for the correction (required)",
+    "admin.correct_reason_hint": "e.g. aoi reported pressing 1 instead of 2",
+    "admin.correct_button": "Correct the label",
+    "admin.correct_restart": "Start again from the stored label",
+    "admin.correct_done": "Corrected {labeler}'s label on claim {claim_id}: {before} -> {after} (revision {revision}).",
+    "admin.correct_stale": "The claim had been adjudicated, so it is now stale: it is back in the adjudication "
+                           "queue, and a release refuses it until it is decided again.",
+    "admin.correct_unchanged": "Nothing changed: {labeler}'s stored label already says that.",
     "status.cases": "Cases",
     "status.claims": "Claims",
     "status.labels": "Labels",

@@ -1,18 +1,18 @@
 """Admin: assign cases to two labelers, manage users, see the project's counts and a claim's
-history (`?history=<claim_id>` opens it on that claim)."""
+history (`?history=<claim_id>` opens it on that claim), and correct a labeler's label there."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from annotator.errors import AnnotatorError, InvalidValueError
-from annotator.services import history, labeling, users
+from annotator.errors import AnnotatorError, InvalidValueError, StaleWriteError
+from annotator.services import corrections, history, labeling, users
 from annotator.services.lookup import dataset_pk, find_case
 from annotator.services.status import project_status
 from annotator.ui import components as ui
 from annotator.ui.i18n import t
-from annotator.vocabulary import HOLD_REASONS, ROLES
+from annotator.vocabulary import HOLD_REASONS, LABELS, ROLES, SEVERITIES
 
 
 def _assign() -> None:
@@ -109,7 +109,9 @@ def _claim_history() -> None:
                                key=f"admin.history_dataset.{claim_id}")
     try:
         with ui.db() as session:
-            found = history.claim_history_view(session, ui.session_user(session), claim_id, dataset)
+            me = ui.session_user(session)
+            found = history.claim_history_view(session, me, claim_id, dataset)
+            correctable = corrections.correction_view(session, me, claim_id, dataset)
     except AnnotatorError as error:
         st.error(str(error))
         return
@@ -117,13 +119,128 @@ def _claim_history() -> None:
     st.text(found.text)
     if not found.rows:
         st.info(t("admin.history_none"))
+    else:
+        columns = [t("col.when"), t("col.who"), t("col.what"), t("col.change")]
+        st.table(  # a static table: every change is shown whole, wrapped, not cut at the column's edge
+            pd.DataFrame([[ui.plain_markdown(cell) for cell in (row.when, row.who, row.what, row.change)] for row in found.rows],
+                         columns=columns),
+            hide_index=True,
+        )
+    _correct_section(correctable)
+
+
+# --- correcting a label (below the history) ----------------------------------------------------------
+# The inputs are keyed by claim and labeler, so a refused correction (a stale write) keeps them as
+# typed. `_key(..., "base")` holds the revision of the stored label the inputs started from: the
+# correction is made against it, so a label changed meanwhile is refused, never replaced unseen.
+CORRECT_MESSAGE = "admin.correct.message"
+
+
+def _key(claim_pk: int, labeler: str, field: str) -> str:
+    return f"admin.correct.{claim_pk}.{labeler}.{field}"
+
+
+_INPUTS = ("value", "passages", "rationale", "severity", "reason", "base")
+
+
+def _forget_inputs(claim_pk: int, labeler: str) -> None:
+    for field in _INPUTS:
+        st.session_state.pop(_key(claim_pk, labeler, field), None)
+
+
+def _fill_inputs(claim_pk: int, label: corrections.CorrectableLabel) -> None:
+    """Start the inputs from the stored label when this session does not hold them (yet, or no
+    more: Streamlit drops a widget's state while it is not shown). After a stale write the inputs
+    are kept and only the revision moves on to the label now shown."""
+    if _key(claim_pk, label.labeler, "value") not in st.session_state:
+        for field, value in (("value", label.value), ("passages", list(label.passage_ids)),
+                             ("rationale", label.rationale), ("severity", label.severity), ("reason", ""),
+                             ("base", label.revision)):
+            st.session_state[_key(claim_pk, label.labeler, field)] = value
+    st.session_state.setdefault(_key(claim_pk, label.labeler, "base"), label.revision)
+
+
+def _correct(claim_pk: int, claim_id: str, labeler: str) -> None:
+    """The "Correct the label" button: one committed transaction, then a message below the form."""
+    def get(field: str):  # noqa: ANN202 - a widget's value
+        return st.session_state.get(_key(claim_pk, labeler, field))
+
+    value = get("value")
+    try:
+        with ui.db() as session:
+            done = corrections.correct_label(
+                session, ui.session_user(session), claim_pk, labeler, value,
+                passage_ids=list(get("passages") or []), rationale=get("rationale") or "",
+                severity=None if value == "support" else get("severity"),
+                reason=get("reason") or "", expected_revision=get("base"),
+            )
+    except StaleWriteError as error:  # the inputs stay; the next press corrects the label now shown
+        st.session_state.pop(_key(claim_pk, labeler, "base"), None)
+        st.session_state[CORRECT_MESSAGE] = ("error", str(error))
         return
-    columns = [t("col.when"), t("col.who"), t("col.what"), t("col.change")]
-    st.table(  # a static table: every change is shown whole, wrapped, not cut at the column's edge
-        pd.DataFrame([[ui.plain_markdown(cell) for cell in (row.when, row.who, row.what, row.change)] for row in found.rows],
-                     columns=columns),
-        hide_index=True,
-    )
+    except AnnotatorError as error:
+        st.session_state[CORRECT_MESSAGE] = ("error", str(error))
+        return
+    if not done.changed:
+        st.session_state[CORRECT_MESSAGE] = ("info", t("admin.correct_unchanged", labeler=labeler))
+        return
+    text = t("admin.correct_done", labeler=labeler, claim_id=claim_id, before=t(f"value.{done.before.value}"),
+             after=t(f"value.{done.after.value}"), revision=done.after.revision)
+    if done.made_stale:
+        text += " " + t("admin.correct_stale")
+    st.session_state[CORRECT_MESSAGE] = ("success", text)
+    _forget_inputs(claim_pk, labeler)  # the next run starts the inputs from the corrected label
+
+
+def _show_message() -> None:
+    kind, text = st.session_state.pop(CORRECT_MESSAGE, (None, None))
+    if kind == "success":
+        st.success(text)
+    elif kind == "info":
+        st.info(text)
+    elif kind == "error":
+        st.error(text)
+
+
+def _correct_section(view: corrections.CorrectionView) -> None:
+    """Below the history: choose a labeler's label, see it, and correct it with a reason."""
+    st.subheader(t("admin.correct"))
+    st.caption(t("admin.correct_help"))
+    if view.refused is not None:
+        st.info(t("admin.correct_own"))
+        _show_message()
+        return
+    if not view.labels:
+        st.caption(t("admin.correct_none"))
+        _show_message()
+        return
+    by_name = {label.labeler: label for label in view.labels}
+    labeler = st.selectbox(t("admin.correct_labeler"), list(by_name), key=f"admin.correct.{view.claim_pk}.labeler")
+    current = by_name[labeler]
+    _fill_inputs(view.claim_pk, current)
+    with st.container(border=True):
+        st.markdown(ui.plain_markdown(t("admin.correct_current", labeler=current.labeler, revision=current.revision,
+                                        source=current.source)))
+        ui.label_badge(current.value)
+        st.caption(ui.plain_markdown(t("admin.correct_cited", passages=", ".join(current.passage_ids) or "-")))
+        st.caption(t("admin.correct_severity_now",
+                     severity=t(f"severity.{current.severity}") if current.severity else "-"))
+        st.text(ui.optional(current.rationale))
+    st.selectbox(t("admin.correct_value"), LABELS, key=_key(view.claim_pk, labeler, "value"),
+                 format_func=lambda v: t(f"value.{v}"))
+    cited_options = list(dict.fromkeys((*view.passage_ids, *current.passage_ids)))  # a stored citation stays choosable
+    st.multiselect(t("admin.correct_passages"), cited_options, key=_key(view.claim_pk, labeler, "passages"))
+    st.text_area(t("label.rationale"), key=_key(view.claim_pk, labeler, "rationale"))
+    st.selectbox(t("label.severity"), SEVERITIES, index=None, key=_key(view.claim_pk, labeler, "severity"),
+                 format_func=lambda s: t(f"severity.{s}"), placeholder=t("label.severity_none"), help=t("label.severity_help"))
+    st.text_input(t("admin.correct_reason"), key=_key(view.claim_pk, labeler, "reason"),
+                  placeholder=t("admin.correct_reason_hint"))
+    submit, restart = st.columns([1, 2])
+    submit.button(t("admin.correct_button"), key=f"admin.correct.{view.claim_pk}.submit", type="primary",
+                  on_click=_correct, args=(view.claim_pk, view.claim_id, labeler))
+    restart.button(t("admin.correct_restart"), key=f"admin.correct.{view.claim_pk}.restart",
+                   on_click=_forget_inputs, args=(view.claim_pk, labeler))
+    _show_message()
 
 
 me = ui.require_page("admin")
