@@ -45,13 +45,17 @@ def claim_state(labels: Sequence[str], adjudicated: bool, changed_after: bool, o
     return State.AGREED if len(set(labels)) == 1 else State.DISPUTED
 
 
-def may_see_other_labels(*, is_admin: bool, labeled_it: bool, is_adjudicator: bool) -> bool:
+def may_see_other_labels(*, is_admin: bool, labeled_it: bool, is_adjudicator: bool, still_to_label: bool = False) -> bool:
     """The blind rule: may this person see other people's labels on a claim?
 
-    A labeler sees nothing of another label on a claim before submitting their own label on it.
-    An adjudicator who did not label the claim sees the labels (anonymized by the service).
-    Admins see them. Everyone else sees none.
+    still_to_label: the claim's case is assigned to them and they have not labeled it yet. Then
+    they see nothing of another label on it, whatever their other roles (an admin who also
+    labels included); services apply this in bulk with services/blind.py.
+    Otherwise: a labeler sees other labels once they have labeled the claim; an adjudicator who
+    did not label it sees them (anonymized by the service); admins see them; nobody else does.
     """
+    if still_to_label:
+        return False
     if is_admin:
         return True
     if labeled_it:

@@ -138,10 +138,10 @@ def test_the_claims_history_shows_the_correction_with_who_before_after_and_the_r
     with session_scope(disputed) as s:
         rows = claim_history_view(s, get_user(s, "root"), "case-1-c1").rows
     assert [(r.who, r.what, r.change) for r in rows[-2:]] == [
-        ("root", "label revised", f"labeler: bob; value: contradict -> support; severity: amount_or_deadline -> -; "
-                                  f"reason: - -> {REASON}; source: app -> correction; revision: 1 -> 2"),
-        (NO_ACTOR, "label revised", 'labeler: alice; value: support -> insufficient; rationale: "p1 says so" -> -; '
-                                    "severity: - -> other; reason: - -> wrong file imported; source: app -> correction; "
+        ("root", "label corrected by an admin", f"labeler: bob; value: contradict -> support; severity: amount_or_deadline -> -; "
+                                  f"reason: {REASON}; source: app -> correction; revision: 1 -> 2"),
+        (NO_ACTOR, "label corrected by an admin", 'labeler: alice; value: support -> insufficient; rationale: "p1 says so" -> -; '
+                                    "severity: - -> other; reason: wrong file imported; source: app -> correction; "
                                     "revision: 1 -> 2"),
     ]
 
@@ -421,9 +421,9 @@ def test_an_admin_corrects_a_label_below_the_history_and_the_claim_turns_stale(a
         "Corrected ren's label on claim case-1-c2: contradict -> support (revision 2). The claim had been adjudicated, "
         "so it is now stale: it is back in the adjudication queue, and a release refuses it until it is decided again."]
     last = _history_table(at).iloc[-1]
-    assert (last["Who"], last["What"]) == ("admin", "label revised")
+    assert (last["Who"], last["What"]) == ("admin", "label corrected by an admin")
     assert last["Change (before -> after)"] == ("labeler: ren; value: contradict -> support; passage ids: - -> case-1-p2; "
-                                                "reason: - -> ren reported a slip; source: app -> correction; revision: 1 -> 2")
+                                                "reason: ren reported a slip; source: app -> correction; revision: 1 -> 2")
     assert at.selectbox(key=f"admin.correct.{pk}.ren.value").value == "support"  # the inputs start from the new label
     assert at.text_input(key=f"admin.correct.{pk}.ren.reason").value == ""
     assert state_of(app_db, "case-1-c2") is State.STALE

@@ -43,6 +43,11 @@ def test_blind_rule(is_admin, labeled_it, is_adjudicator, expected):
     assert may_see_other_labels(is_admin=is_admin, labeled_it=labeled_it, is_adjudicator=is_adjudicator) is expected
 
 
+@pytest.mark.parametrize("is_admin, is_adjudicator", [(True, False), (False, True), (True, True), (False, False)])
+def test_someone_still_to_label_a_claim_sees_no_other_label_whatever_their_roles(is_admin, is_adjudicator):
+    assert may_see_other_labels(is_admin=is_admin, labeled_it=False, is_adjudicator=is_adjudicator, still_to_label=True) is False
+
+
 @pytest.mark.parametrize(
     "has_own_label, n_labels, expected",
     [(True, 1, True), (True, 2, False), (True, 3, False), (False, 0, False), (False, 1, False)],

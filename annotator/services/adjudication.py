@@ -9,12 +9,13 @@ from sqlmodel import Session, select
 
 from annotator.errors import InvalidValueError, NotDisputedError, NotFoundError, PermissionDeniedError, StaleWriteError
 from annotator.models import Adjudication, Assignment, Case, Claim, Label, User, utcnow
+from annotator.services.access import Caller, is_operator, require
 from annotator.services.audit import record_event
 from annotator.services.labeling import PassageView, claim_passages, is_assigned_to_claim, lock_claim
 from annotator.services.states import claim_facts
 from annotator.services.users import has_role
 from annotator.vocabulary import LABELS, SEVERITIES
-from annotator.workflow import State, may_adjudicate
+from annotator.workflow import Permission, State, may_adjudicate
 
 
 @dataclass(frozen=True)
@@ -64,18 +65,22 @@ class AdjudicationView:
     decision: Adjudication | None
 
 
-def adjudication_queue(session: Session, user: User | None = None, dataset_pk: int | None = None) -> list[QueueItem]:
+def adjudication_queue(session: Session, user: Caller | None = None, dataset_pk: int | None = None) -> list[QueueItem]:
     """Disputed and stale claims waiting for a decision, in case order.
 
     With `user`, claims that user labeled or is assigned to label are left out (they may not
-    adjudicate them, and must not see the other labels before labeling).
+    adjudicate them, and must not see the other labels before labeling). Raises
+    PermissionDeniedError when `user` is no adjudicator (the queue shows label values). Without
+    a user (the command line, as OPERATOR would be) nothing is left out.
     """
+    if user is not None:
+        require(user, Permission.ADJUDICATE)
     facts = claim_facts(session, dataset_pk)
     waiting = [pk for pk, f in facts.items() if f.state in (State.DISPUTED, State.STALE)]
     if not waiting:
         return []
     mine: set[int] = set()
-    if user is not None:
+    if user is not None and not is_operator(user):
         mine = set(session.exec(select(Label.claim_pk).where(Label.labeler_pk == user.id, Label.claim_pk.in_(waiting))))
         mine |= set(session.exec(
             select(Claim.id).join(Assignment, Assignment.case_pk == Claim.case_pk)

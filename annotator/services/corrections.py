@@ -66,14 +66,15 @@ class CorrectionView:
     """A claim as an admin corrects its labels.
 
     passage_ids: the passages the claim is shown with, in order (a label may cite only these).
-    labels: every stored label of the claim, by labeler name.
+    state: the claim's state; None when refused.
+    labels: every stored label of the claim, by labeler name; none when refused.
     refused: why the caller may not correct labels on this claim (they label it), else None.
     """
 
     claim_pk: int
     claim_id: str
     dataset: str
-    state: State
+    state: State | None
     passage_ids: tuple[str, ...]
     labels: tuple[CorrectableLabel, ...]
     refused: str | None
@@ -141,7 +142,8 @@ def _state(session: Session, claim_pk: int) -> State:
 
 def correction_view(session: Session, actor: Caller, claim_id: str, dataset: str | None = None) -> CorrectionView:
     """The claim `claim_id` (in `dataset`, or in the only dataset that has it) with its labels,
-    for an admin about to correct one.
+    for an admin about to correct one; with no labels when the actor labels the claim themselves
+    (`refused` says so), so that nothing of another label reaches someone still to label it.
 
     Raises PermissionDeniedError unless `actor` may correct labels (checked before anything is
     read), NotFoundError for an unknown claim or dataset, AmbiguousIdError when the id is in
@@ -150,12 +152,15 @@ def correction_view(session: Session, actor: Caller, claim_id: str, dataset: str
     require(actor, Permission.CORRECT_LABELS)
     claim = find_claim(session, claim_id.strip(), dataset)
     labels = _labels(session, claim.id)
+    refused = OWN_CLAIM if _labels_it(session, actor, claim.id, labels) else None
     return CorrectionView(
         claim_pk=claim.id, claim_id=claim.claim_id, dataset=session.get(Dataset, claim.dataset_id).name,
-        state=_state(session, claim.id),
+        # A caller who labels the claim is shown neither its state nor its labels: they may be
+        # still to label it (the blind rule).
+        state=None if refused else _state(session, claim.id),
         passage_ids=tuple(p.passage_id for p in labeling.claim_passages(session, claim.id)),
-        labels=tuple(_shown(label, name) for label, name in labels),
-        refused=OWN_CLAIM if _labels_it(session, actor, claim.id, labels) else None,
+        labels=() if refused else tuple(_shown(label, name) for label, name in labels),
+        refused=refused,
     )
 
 

@@ -14,6 +14,7 @@ from sqlmodel import Session, func, select
 
 from annotator.models import Case, Claim, Label
 from annotator.services.access import Caller, require
+from annotator.services.blind import claims_still_to_label
 from annotator.workflow import Permission
 
 
@@ -27,16 +28,22 @@ class LabelFingerprint(NamedTuple):
     claims: int  # claims in scope: the report's n_in_scope
     max_claim_pk: int
     case_updated: str  # latest Case.updated_at in scope: an import may change slice or split
+    viewer: int | None = None  # the caller whose claims still to label are left out (their key), else None
 
 
 def label_fingerprint(session: Session, actor: Caller, dataset_pk: int | None = None) -> LabelFingerprint:
     """The fingerprint of the labels, claims and cases of dataset `dataset_pk` (None: all).
 
-    Costs two aggregate queries (count / max / sum), whatever the number of labels.
+    Costs two aggregate queries (count / max / sum), whatever the number of labels. Like the
+    report (reports.label_table), it leaves out the labels of claims `actor` is still to label,
+    and then names the actor in `viewer`: their report is theirs, not to be shared with others.
     """
     require(actor, Permission.SEE_AGREEMENT)
     labels = (select(func.count(Label.id), func.max(Label.id), func.sum(Label.revision), func.max(Label.updated_at))
               .join(Claim, Claim.id == Label.claim_pk))
+    hidden = claims_still_to_label(session, actor)
+    if hidden is not None:
+        labels = labels.where(Label.claim_pk.not_in(hidden))
     claims = (select(func.count(Claim.id), func.max(Claim.id), func.max(Case.updated_at))
               .join(Case, Case.id == Claim.case_pk))
     if dataset_pk is not None:
@@ -47,7 +54,7 @@ def label_fingerprint(session: Session, actor: Caller, dataset_pk: int | None = 
     return LabelFingerprint(
         labels=int(n_labels or 0), max_label_pk=int(max_label or 0), revisions=int(revisions or 0),
         label_updated=_text(label_updated), claims=int(n_claims or 0), max_claim_pk=int(max_claim or 0),
-        case_updated=_text(case_updated),
+        case_updated=_text(case_updated), viewer=None if hidden is None else actor.id,
     )
 
 

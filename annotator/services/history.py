@@ -5,7 +5,8 @@ Events reach a claim in three ways (see `audit.record_event`): labels, adjudicat
 changes carry the claim's `claim_pk`; holds and assignments are per case and carry only their
 own row's key (`entity_pk` = Hold.id / Assignment.id), found here through the claim's case;
 case changes carry the case's key; a release is linked through its GoldLabel row of the claim.
-Only admins may read it: it names labelers, which the blind rule hides from everyone else.
+Only admins may read it: it names labelers, which the blind rule hides from everyone else; an
+admin who also labels reads it only for claims they have labeled or do not label.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from annotator.errors import PermissionDeniedError
 from annotator.models import Assignment, Case, Claim, Dataset, GoldLabel, GoldRelease, Hold, Label, LabelEvent, User
 from annotator.services.lookup import find_claim
 from annotator.services.access import Caller, require
+from annotator.services.blind import is_still_to_label
 from annotator.workflow import Permission
 
 NO_ACTOR = "command line / import"
@@ -49,6 +51,8 @@ _FIELDS: dict[str, str] = {  # stored key -> shown name, in the order they are s
 }
 _IDENTITY = ("labeler", "passage_id")
 """Keys that name what changed rather than how: shown plainly even when unchanged."""
+_NOTES = ("reason",)
+"""Keys that say why, of this change only (a correction's reason): shown plainly, not as old -> new."""
 _NEVER_SHOWN = frozenset({"password", "password_hash", "case_pk", "lifted", "path", "manifest_sha256", "counts"})
 """Keys left out of every summary: secrets (defensive: user events hold only `has_password`) and
 internal keys."""
@@ -101,11 +105,15 @@ def claim_history_view(session: Session, actor: Caller, claim_id: str, dataset: 
     has it) and about its case, oldest first.
 
     Raises PermissionDeniedError unless `actor` is an admin (checked before anything is read),
-    NotFoundError for an unknown claim or dataset, AmbiguousIdError when the id is in several
-    datasets and none is named.
+    and when the admin is assigned to label the claim and has not labeled it yet (the history
+    would show the other labels: the blind rule); NotFoundError for an unknown claim or dataset,
+    AmbiguousIdError when the id is in several datasets and none is named.
     """
     _check_admin(actor)
     claim = find_claim(session, claim_id.strip(), dataset)
+    if is_still_to_label(session, actor, claim.id):
+        raise PermissionDeniedError(f"you label claim '{claim.claim_id}' and have not labeled it yet: its history "
+                                    "would show the other labels; label it first, or ask another admin")
     case = session.get(Case, claim.case_pk)
     dataset_name = session.get(Dataset, claim.dataset_id).name
     holds = select(Hold.id).where(Hold.case_pk == case.id)
@@ -154,6 +162,8 @@ def _row(event: LabelEvent, context: _Context) -> HistoryRow:
         after = {"labeler": context.labelers[event.entity_pk], **after}  # app labels: the labeler is the row's
         if before:
             before = {"labeler": after["labeler"], **before}
+    if event.entity == "label" and after.get("source") == "correction" and "reason" in after:
+        what = "label corrected by an admin"
     if event.entity == "claim" and "passage_id" in after:
         what = "passage changed by import --update"
     if event.entity == "hold" and event.action == "update":
@@ -188,7 +198,7 @@ def _changes(before: dict[str, Any], after: dict[str, Any]) -> str:
     parts = []
     for key in _ordered(set(before) | set(after)):
         old, new = before.get(key), after.get(key)
-        if key in _IDENTITY and old == new:
+        if (key in _IDENTITY and old == new) or (key in _NOTES and not _empty(new)):
             parts.append(f"{_FIELDS[key]}: {_shown(key, new)}")
         elif old != new and not (_empty(old) and _empty(new)):
             parts.append(f"{_FIELDS.get(key, key)}: {_shown(key, old)} -> {_shown(key, new)}")

@@ -32,6 +32,7 @@ from annotator.models import (
 )
 from annotator.db import refresh_statistics
 from annotator.services.audit import event_row, record_event, record_events
+from annotator.services.blind import claims_still_to_label
 from annotator.services.lookup import get_dataset
 from annotator.services.states import claim_states
 from annotator.services.users import ensure_user
@@ -642,6 +643,7 @@ def import_labels(session: Session, actor: Caller, path: str | Path, *, dataset:
     if not records:
         raise ImportFileError(f"{source.path}: the file holds no labels")
     claims = _resolve_claims(session, source.path, [(r.claim_id, r.line) for r in records], dataset)
+    _refuse_blind_rows(session, actor, source.path, [(r.claim_id, r.line) for r in records], claims)
     shown = _shown_passages(session, claims.values())
     adjudicators = {pk: name for pk, (_, name, *_rest) in _stored_adjudications(session, claims.values()).items()}
     items = [_checked_label(source.path, record, claims[record.claim_id], shown, adjudicators) for record in records]
@@ -735,6 +737,7 @@ def import_adjudications(
     if not records:
         raise ImportFileError(f"{source.path}: the file holds no adjudications")
     claims = _resolve_claims(session, source.path, [(r.claim_id, r.line) for r in records], dataset)
+    _refuse_blind_rows(session, actor, source.path, [(r.claim_id, r.line) for r in records], claims)
     items = [_adjudication_item(record, claims[record.claim_id]) for record in records]
     tally, skipped = _Tally("adjudications"), Counter()
     planned = _plan_adjudications(session, source.path, items, _states_of(session, claims.values()), tally, skipped,
@@ -938,6 +941,24 @@ def _resolve_claims(session: Session, path: str, wanted: list[tuple[str, int]], 
             raise ImportRowError(path, line, "claim_id", f"claim id '{claim_id}' exists in more than one dataset",
                                  "Name the dataset with --dataset")
     return {claim_id: pks[0] for claim_id, pks in found.items()}
+
+
+def _refuse_blind_rows(session: Session, actor: Caller, path: str, rows: list[tuple[str, int]],
+                       claims: dict[str, int]) -> None:
+    """ImportRowError naming the first row whose claim `actor` is assigned to label and has not
+    labeled yet (an admin who also labels): the import's checks compare each row with the claim's
+    stored labels and decision, so its messages would tell them of the other labels (the blind
+    rule, blind.py). Depends only on the actor's own assignments and labels."""
+    hidden = claims_still_to_label(session, actor)
+    if hidden is None:
+        return
+    blind = set(session.exec(hidden)) & set(claims.values())
+    for claim_id, line in rows:
+        if claims[claim_id] in blind:
+            raise ImportRowError(path, line, "claim_id",
+                                 f"you are assigned to label claim '{claim_id}' and have not labeled it yet, so you "
+                                 "may not import labels or decisions for it (the import compares them with the "
+                                 "other labels)", "Label the claim first, or let another admin or the command line import the file")
 
 
 def _shown_passages(session: Session, claim_pks: Iterable[int]) -> dict[int, list[str]]:

@@ -17,7 +17,7 @@ from sqlalchemy import func, insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from annotator.errors import NotFoundError, ReleaseBlockedError, ReleaseExistsError, ReleaseVerifyError
+from annotator.errors import NotFoundError, PermissionDeniedError, ReleaseBlockedError, ReleaseExistsError, ReleaseVerifyError
 from annotator.services.access import Caller, is_operator, require
 from annotator.workflow import Permission
 from annotator.models import Adjudication, Case, Claim, ClaimPassage, Dataset, GoldLabel, GoldRelease, Label, Passage, User, utcnow
@@ -31,6 +31,7 @@ from annotator.release import (
     write_release,
 )
 from annotator.services.audit import record_event
+from annotator.services.blind import claims_still_to_label
 from annotator.services.lookup import dataset_pk as lookup_dataset_pk
 from annotator.services.reports import agreement_report
 from annotator.services.states import claim_facts
@@ -90,7 +91,9 @@ def create_release(
     is committed here (the caller's session_scope does). On any failure no folder is left and the
     rows are rolled back to a savepoint.
 
-    Raises InvalidValueError for a bad name; ReleaseExistsError when the name, or a name that
+    Raises PermissionDeniedError unless `actor` may release, and when the release would hold a
+    claim `actor` is assigned to label and has not labeled yet (its files show the other labels:
+    the blind rule); InvalidValueError for a bad name; ReleaseExistsError when the name, or a name that
     differs from it only in case, is taken in the database or in `out_dir`; ReleaseWriteError
     when `out_dir` is a file or the folder cannot be written (the OS reason; no rows, no folder
     left); NotFoundError for an unknown dataset; ReleaseBlockedError when there is
@@ -106,6 +109,7 @@ def create_release(
         scope_pk = lookup_dataset_pk(session, dataset)
         states = {pk: facts.state for pk, facts in claim_facts(session, scope_pk).items()}
         final_pks, excluded = _choose_claims(states, dataset, only_final)
+        _refuse_blind(session, actor, final_pks, "create this release")
         gathered = _gather(session, scope_pk, final_pks)
         records = [_record(row, gathered) for row in gathered.claims]
         created_at = utcnow()
@@ -175,9 +179,13 @@ def check_stored_release(session: Session, actor: Caller, name: str) -> VerifyRe
 
 def release_files(session: Session, actor: Caller, name: str) -> dict[str, Path]:
     """file name -> path of every file of release `name` (data files, then manifest.json), for
-    downloads. Raises NotFoundError when there is no such release or its folder is gone."""
+    downloads. Raises NotFoundError when there is no such release or its folder is gone,
+    PermissionDeniedError when it holds a claim `actor` is assigned to label and has not labeled
+    yet (its files show the other labels: the blind rule)."""
     require(actor, Permission.RELEASE)
     release = get_release(session, actor, name)
+    released = set(session.exec(select(GoldLabel.claim_pk).where(GoldLabel.release_pk == release.id)))
+    _refuse_blind(session, actor, released, f"download release '{name}'")
     layout = release_layout(Path(release.path))
     if not layout.folder.is_dir():
         raise NotFoundError(f"the folder of release '{name}' is gone: {layout.folder}")
@@ -185,6 +193,20 @@ def release_files(session: Session, actor: Caller, name: str) -> dict[str, Path]
 
 
 # ------------------------------------------------------------------------- scope and state
+
+
+def _refuse_blind(session: Session, actor: Caller, claim_pks: set[int], doing: str) -> None:
+    """PermissionDeniedError when any of `claim_pks` is a claim `actor` is still to label (an
+    admin who also labels): release files hold every blind label with its labeler's name. The
+    message names no claim."""
+    hidden = claims_still_to_label(session, actor)
+    if hidden is None or not claim_pks:
+        return
+    if set(session.exec(hidden)) & claim_pks:
+        raise PermissionDeniedError(
+            f"you cannot {doing}: it holds claims you are assigned to label and have not labeled yet, and its files "
+            "show the other labels on them; label them first, or ask another admin"
+        )
 
 
 def _refuse_taken(session: Session, name: str, out_dir: Path) -> None:

@@ -11,6 +11,7 @@ from sqlmodel import Session, func, select
 
 from annotator.agreement import AgreementReport, compute_agreement
 from annotator.services.access import Caller, require
+from annotator.services.blind import claims_still_to_label
 from annotator.workflow import Permission
 from annotator.models import Case, Claim, Label, User
 from annotator.vocabulary import LABELS
@@ -31,6 +32,9 @@ def label_table(session: Session, actor: Caller, dataset_pk: int | None = None, 
     guideline_version is the claim's: the version its labels were made under, or MIXED_VERSIONS
     when they differ. Adjudications are not labels and are never included: agreement is
     computed on the blind labels only.
+    The blind rule: the labels of claims `actor` is assigned to label and has not labeled yet
+    are left out (blind.claims_still_to_label), so an admin who also labels sees no other label
+    of a claim before labeling it; for everyone else (and the command line) nothing is.
     """
     require(actor, Permission.SEE_AGREEMENT)
     query = (
@@ -39,6 +43,9 @@ def label_table(session: Session, actor: Caller, dataset_pk: int | None = None, 
         .join(Claim, Claim.id == Label.claim_pk)
         .join(Case, Case.id == Claim.case_pk)
     )
+    hidden = claims_still_to_label(session, actor)
+    if hidden is not None:
+        query = query.where(Label.claim_pk.not_in(hidden))
     if dataset_pk is not None:
         query = query.where(Claim.dataset_id == dataset_pk)
     if claim_pks is None:
@@ -65,8 +72,9 @@ def agreement_report(
     seed: int = 0,
     categories: tuple[str, ...] = LABELS,
 ) -> AgreementReport:
-    """The agreement report over the stored labels in scope (see `label_table`), optionally
-    broken down `by` one or more of GROUP_COLUMNS. Bootstrap intervals are seeded: the same
+    """The agreement report over the stored labels in scope (see `label_table`: without the
+    labels of claims `actor` is still to label), optionally broken down `by` one or more of
+    GROUP_COLUMNS. Bootstrap intervals are seeded: the same
     labels give the same report. Raises ValueError for another `by` column."""
     require(actor, Permission.SEE_AGREEMENT)
     group_by = (by,) if isinstance(by, str) else tuple(by or ())
