@@ -26,6 +26,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from annotator.db import SQLITE_BUSY_TIMEOUT_MS, display_url, resolve_url
+from annotator.durable import sync_folder
 from annotator.errors import BackupFailedError, BackupTargetError, BackupUnsupportedError, DatabaseUnavailableError
 
 PAGES_PER_STEP = 256
@@ -106,7 +107,11 @@ def backup_database(
     except BaseException:
         _remove_with_side_files(tmp)
         raise
-    _fsync_folder(target.parent)
+    try:
+        sync_folder(target.parent)
+    except OSError as error:
+        raise BackupFailedError(f"the backup {target} was written, but its folder could not be synced to disk "
+                                f"({error.strerror}); check the disk, then take the backup again") from error
     return BackupResult(
         path=target, source=display_url(resolve_url(db)), size_bytes=target.stat().st_size,
         claims=claims, labels=labels, seconds=time.perf_counter() - started,
@@ -250,20 +255,6 @@ def _fsync(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make the rename durable (POSIX); a file system that cannot sync a folder is left as is."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
     finally:
         os.close(fd)
 

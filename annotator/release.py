@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import annotator
+from annotator.durable import sync_folder
 from annotator.errors import InvalidValueError, ReleaseExistsError, ReleaseVerifyError, ReleaseWriteError
 from annotator.vocabulary import LABELS
 
@@ -408,7 +409,7 @@ def write_release(
             raise _write_error(final, error) from error
         raise
     try:
-        _sync_folder(out_dir)
+        sync_folder(out_dir)
     except OSError as error:  # the rename may not be durable: take the release back out
         shutil.rmtree(final, ignore_errors=True)
         raise _write_error(final, error) from error
@@ -434,7 +435,7 @@ def _write_contents(folder: Path, name: str, records: list[dict[str, Any]], fiel
     for path in layout.all_files.values():
         os.chmod(path, FILE_MODE)
     os.chmod(folder, FOLDER_MODE)
-    _sync_folder(folder)
+    sync_folder(folder)
 
 
 def _rename_into_place(temp: Path, final: Path) -> None:
@@ -456,14 +457,6 @@ def manifest_text(manifest: Mapping[str, Any]) -> str:
 def _sync(handle: Any) -> None:
     handle.flush()
     os.fsync(handle.fileno())
-
-
-def _sync_folder(folder: Path) -> None:
-    descriptor = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
 
 
 # ------------------------------------------------------------------------- hashes, verify

@@ -327,14 +327,14 @@ def test_an_out_dir_below_a_file_is_a_clear_error(tmp_path):
 
 
 def test_a_failure_after_the_rename_takes_the_release_back_out(tmp_path, monkeypatch):
-    real_sync_folder = release._sync_folder
+    real_sync_folder = release.sync_folder
 
     def broken_sync(folder):
         if Path(folder) == tmp_path:
             raise OSError(5, "Input/output error")
         real_sync_folder(folder)
 
-    monkeypatch.setattr(release, "_sync_folder", broken_sync)
+    monkeypatch.setattr(release, "sync_folder", broken_sync)
     with pytest.raises(ReleaseWriteError) as failed:
         _write(tmp_path)
     assert str(failed.value) == f"cannot write the release folder {tmp_path / 'gold-v1'}: Input/output error; nothing was written"
