@@ -91,7 +91,8 @@ class BackupUnsupportedError(AnnotatorError):
 
 
 class BackupFailedError(AnnotatorError):
-    """The copy could not be completed, failed its integrity check, or (written) could not be synced to disk; the message says which.
+    """The copy could not be completed or failed its integrity check (nothing was written), or it
+    was written but could not be synced to disk; the message says which."""
 
 
 class AgreementInputError(AnnotatorError, ValueError):
