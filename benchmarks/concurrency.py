@@ -2,20 +2,56 @@
 
 Builds a database of --claims claims (four per case, two passages each; the first half already
 double-labeled by a labels import), then measures `save_label` as a page does it: one
-transaction per write (look the user up, save, commit). First one writer alone, then
---writers writers at once, pairs of writers labeling the same cases so that both labels of a
-claim are written at about the same moment. Prints writes/s, errors (by type: there must be
-none), p50/p95/max latency per write and the concurrent / single-writer ratio.
+transaction per write (look the user up with get_user, as the page's session_user does; save
+through the real service, with its permission, hold and revision checks, audit event and draft
+removal; commit). First one writer alone, then --writers writers at once, pairs of writers
+labeling the same cases so that both labels of a claim are written at about the same moment.
+Prints writes/s, errors (by type: there must be none), p50/p95/max latency per write, the
+concurrent / single-writer ratio and the ratio to the floor.
 
-Writers are threads sharing one engine (--mode threads, as the Streamlit server runs them) or
-processes with an engine each (--mode processes, as several app or CLI processes do).
---with-next adds the app's "fetch the next claim" to each write's transaction. --profile
-counts statements and transactions per write and prints cProfile's top functions of the single
-writer.
+Layout: --processes N spreads the writers over N processes, each with its own engine (as each
+app server process has) running its share of the writers as threads; the default, 1, runs them
+all as threads of this process on one engine, as one Streamlit server does. The first output
+line says what ran, e.g. "16 writers as 2 processes x 8 threads".
 
-Run: `python benchmarks/concurrency.py [--db URL] [--fresh] [--writers 16] [--seconds 10 | --writes N]`.
---fresh (PostgreSQL only) drops and creates the database named in --db first and drops it at
-the end, e.g. --db postgresql+psycopg://postgres@127.0.0.1:5432/annotator_bench_conc --fresh.
+The floor: the same writers in the same layout, each transaction one bare INSERT of a small row
+and its COMMIT through the same driver (psycopg or sqlite3, no SQLAlchemy, no service), half of
+--seconds before the writers and half after them. The machine is shared and its load drifts;
+"ratio to the floor" compares the writers with what driver and server gave at about the same
+time. --no-floor skips it.
+
+--with-next adds the app's "fetch the next claim" to each write's transaction. --profile counts
+statements per write, splits a write's time into inside / outside statements, and prints the
+single writer's cProfile in CPU time of its thread. --pool-size tries another pool size.
+
+Run: `python benchmarks/concurrency.py [--db URL] [--fresh] [--writers 16] [--processes 1]
+[--seconds 10 | --writes N]`. --fresh (PostgreSQL only) drops and creates the database named in
+--db first and drops it at the end, e.g.
+--db postgresql+psycopg://postgres@127.0.0.1:5432/annotator_bench_conc --fresh.
+
+Measured (2 cores shared with other work, load average 1-8; python 3.11, SQLAlchemy 2.1,
+psycopg 3.3, PostgreSQL 15, SQLite 3.40; 16 writers, --seconds 10):
+                              16 writers     single writer  floor, 16 writers  of the floor   errors
+SQLite, 1 x 16 threads        1,026-1,351/s  1,614-1,678/s  41,315-61,384/s    2.2-2.5 %      0
+SQLite, 2 x 8 threads         1,016/s        1,457/s        45,680/s           2.2 %          0
+PostgreSQL, 1 x 16 threads    690-791/s      472-554/s      5,405-5,956/s      12.1-13.3 %    0
+PostgreSQL, 2 x 8 threads     607-732/s      337-532/s      4,655-6,094/s      10.0-15.7 %    0
+The PostgreSQL rows above were measured with pooled connections pinged only after a second of
+rest; with SQLAlchemy's pool_pre_ping, which the app uses (one more round trip a transaction):
+1 x 16 threads 668/s, 13.9 % of the floor (load average 2.5-7).
+The save_label before (ORM loads of the claim, assignment, hold and label, an ORM add and flush,
+the draft DELETE always: 8 statements a write with get_user, now 4): SQLite 410/s (0.8 % of the
+floor), PostgreSQL 211/s (4.7 %), 16 threads, same harness, same hour.
+Where a PostgreSQL write's time goes (single writer, CPU of its thread): 1.17 ms in Python =
+0.47 session and get_user (its ORM query; the checkout and BEGIN), 0.56 save_label (3
+statements), 0.14 commit and close; sqlalchemy 50 %, psycopg 29 %; plus 0.44 ms of the
+server's CPU. Two cores thus give at most about 2 / (1.17 + 0.44 ms) = 1,240 writes/s with no
+other work on them; 1,500/s needs 1.33 ms of CPU per write in all. The same 4 statements sent
+through bare psycopg (no SQLAlchemy) reached 2,300/s, 16 threads, at load average 10.
+SQLite, 16 writers saturating the write lock: a writer can wait for seconds (max 17 s in a 40 s
+run), as SQLite's busy handler polls with sleeps of up to 100 ms; past the 30 s busy timeout
+that write would fail with DatabaseBusyError. People labeling leave the lock free between
+clicks; this benchmark's writers never do.
 """
 
 from __future__ import annotations
@@ -23,6 +59,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import itertools
 import json
 import multiprocessing
 import os
@@ -34,10 +71,12 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
-from sqlalchemy import create_engine, event, text
+from sqlalchemy import Column, Float, Integer, MetaData, String, Table, create_engine, event, text
 from sqlalchemy.engine import Engine, make_url
 
 from annotator.db import init_db, make_engine, refresh_statistics, session_scope
@@ -137,15 +176,58 @@ def write_loop(engine: Engine, name: str, claims: list[int], deadline: float | N
                 if with_next:
                     next_claim_for(session, me)
         except Exception as error:  # noqa: BLE001 - counted and reported: the benchmark's errors column
-            result.errors[type(error).__name__] += 1
-            result.first_error = result.first_error or f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"
+            _count_error(result, error)
             continue
         result.latencies.append(time.perf_counter() - start)
     return result
 
 
-def run_threads(engine: Engine, plan: dict[str, list[int]], seconds: float | None, n_writes: int | None,
-                with_next: bool) -> tuple[list[Result], float]:
+def _count_error(result: Result, error: Exception) -> None:
+    result.errors[type(error).__name__] += 1
+    result.first_error = result.first_error or f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"
+
+
+FLOOR_TABLE = Table("bench_floor", MetaData(), Column("id", Integer, primary_key=True),
+                    Column("writer", String(20), nullable=False), Column("at", Float, nullable=False))
+"""The floor's scratch table, created in the benchmark's database and dropped at the end."""
+
+
+def floor_loop(engine: Engine, name: str, claims: list[int], deadline: float | None, n_writes: int | None,
+               with_next: bool, seed: int) -> Result:  # noqa: ARG001 - the signature of write_loop
+    """The floor: transactions of one bare INSERT of a small row and its COMMIT, through the
+    engine's DB-API connection (psycopg or sqlite3; no SQLAlchemy, no service), until the
+    deadline or `n_writes` (claims is not used): what driver and server give at the most with
+    this many writers."""
+    result = Result()
+    raw = engine.raw_connection()  # from the pool: on SQLite the connection has db.py's PRAGMAs
+    sqlite = engine.dialect.name == "sqlite"
+    insert = f"INSERT INTO {FLOOR_TABLE.name} (writer, at) VALUES ({'?, ?' if sqlite else '%s, %s'})"
+    try:
+        cursor = raw.cursor()
+        for i in itertools.count():  # no claims needed: as many as the time or n_writes allows
+            if (n_writes is not None and i >= n_writes) or (deadline is not None and time.perf_counter() >= deadline):
+                break
+            start = time.perf_counter()
+            try:
+                if sqlite:
+                    cursor.execute("BEGIN IMMEDIATE")  # as db.py begins every writing transaction
+                cursor.execute(insert, (name, time.time()))
+                raw.commit()
+            except Exception as error:  # noqa: BLE001 - counted and reported, as in write_loop
+                raw.rollback()
+                _count_error(result, error)
+                continue
+            result.latencies.append(time.perf_counter() - start)
+    finally:
+        raw.close()
+    return result
+
+
+Job = Callable[..., Result]
+"""write_loop or floor_loop, with n_writes and with_next bound: (engine, name, claims, deadline, seed)."""
+
+
+def run_threads(engine: Engine, plan: dict[str, list[int]], seconds: float | None, job: Job) -> tuple[list[Result], float]:
     """Every writer in plan as a thread on the shared engine; returns results and wall time."""
     results: dict[str, Result] = {}
     ready = threading.Barrier(len(plan) + 1)
@@ -153,7 +235,7 @@ def run_threads(engine: Engine, plan: dict[str, list[int]], seconds: float | Non
 
     def run(i: int, name: str) -> None:
         ready.wait()
-        results[name] = write_loop(engine, name, plan[name], go["deadline"], n_writes, with_next, seed=i)
+        results[name] = job(engine, name, plan[name], go["deadline"], seed=i)
 
     threads = [threading.Thread(target=run, args=(i, name)) for i, name in enumerate(plan)]
     for thread in threads:
@@ -166,37 +248,71 @@ def run_threads(engine: Engine, plan: dict[str, list[int]], seconds: float | Non
     return [results[name] for name in plan], time.perf_counter() - start
 
 
-def _process_writer(url: str, name: str, claims: list[int], seconds: float | None, n_writes: int | None,
-                    with_next: bool, seed: int, pool_size: int | None, ready, out) -> None:  # noqa: ANN001 - multiprocessing objects
+def _connect(engine: Engine, n: int) -> None:
+    """Open `n` pooled connections and return them to the pool, as a running app has them."""
+    connections = [engine.connect() for _ in range(n)]
+    for connection in connections:
+        connection.close()
+
+
+def _process_main(url: str, plan: dict[str, list[int]], seconds: float | None, job: Job, pool_size: int | None,
+                  ready, out) -> None:  # noqa: ANN001 - multiprocessing objects
+    """One writer process: its own engine (as each app server process has), its writers as threads."""
     engine = make_engine(url)
     if pool_size:
         with_pool_size(engine, pool_size)
-    with session_scope(engine) as session:  # connect before the clock starts, as a running app has
-        get_user(session, name)
+    _connect(engine, len(plan))  # before the clock starts
     ready.wait()
-    deadline = None if seconds is None else time.perf_counter() + seconds
-    result = write_loop(engine, name, claims, deadline, n_writes, with_next, seed)
+    results, _ = run_threads(engine, plan, seconds, job)
     engine.dispose()
-    out.put((name, result))
+    out.put(dict(zip(plan, results, strict=True)))
 
 
-def run_processes(url: str, plan: dict[str, list[int]], seconds: float | None, n_writes: int | None,
-                  with_next: bool, pool_size: int | None) -> tuple[list[Result], float]:
-    """Every writer in plan as a process with its own engine; returns results and wall time
-    (from the moment all are connected and released together)."""
+def run_processes(url: str, plan: dict[str, list[int]], n_processes: int, seconds: float | None, job: Job,
+                  pool_size: int | None) -> tuple[list[Result], float]:
+    """The writers in plan spread over `n_processes` processes (writer i in process i mod n),
+    each with its own engine and its writers as threads; returns results and wall time (from
+    the moment all are connected and released together)."""
     context = multiprocessing.get_context("spawn")
-    ready, out = context.Barrier(len(plan) + 1), context.Queue()
-    processes = [context.Process(target=_process_writer, args=(url, name, plan[name], seconds, n_writes, with_next, i, pool_size, ready, out))
-                 for i, name in enumerate(plan)]
+    names = list(plan)
+    groups = [{name: plan[name] for name in names[p::n_processes]} for p in range(n_processes)]
+    ready, out = context.Barrier(n_processes + 1), context.Queue()
+    processes = [context.Process(target=_process_main, args=(url, group, seconds, job, pool_size, ready, out))
+                 for group in groups]
     for process in processes:
         process.start()
     ready.wait()
     start = time.perf_counter()
-    results = dict(out.get(timeout=(seconds or 600) + 120) for _ in processes)  # a crashed writer fails here, not hangs
+    results: dict[str, Result] = {}
+    for _ in processes:
+        results.update(out.get(timeout=(seconds or 600) + 120))  # a crashed process fails here, not hangs
     wall = time.perf_counter() - start
     for process in processes:
         process.join()
     return [results[name] for name in plan], wall
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How the writers run: `processes` processes (1: this one, sharing one engine), each with
+    its share of the writers as threads."""
+
+    processes: int
+
+    def describe(self, n_writers: int) -> str:
+        if self.processes == 1:
+            return f"1 process x {n_writers} threads (one engine)"
+        per = n_writers / self.processes
+        threads = f"{per:g}" if per == int(per) else f"{n_writers // self.processes}-{-(-n_writers // self.processes)}"
+        return f"{self.processes} processes x {threads} threads (an engine each)"
+
+
+def run(layout: Layout, engine: Engine, url: str, plan: dict[str, list[int]], seconds: float | None, job: Job,
+        pool_size: int | None) -> tuple[list[Result], float]:
+    """The writers of plan, laid out as `layout` says: threads on `engine`, or processes."""
+    if layout.processes == 1 or len(plan) == 1:
+        return run_threads(engine, plan, seconds, job)
+    return run_processes(url, plan, min(layout.processes, len(plan)), seconds, job, pool_size)
 
 
 def with_pool_size(engine: Engine, size: int) -> Engine:
@@ -255,6 +371,14 @@ def figures(results: list[Result], wall: float) -> Figures:
                    statistics.median(latencies) * 1000, p95 * 1000, latencies[-1] * 1000)
 
 
+def merged(first: list[Result], second: list[Result]) -> list[Result]:
+    """Each writer's results of two runs as one (`second` may be empty: no second run)."""
+    if not second:
+        return first
+    return [Result(a.latencies + b.latencies, a.errors + b.errors, a.first_error or b.first_error)
+            for a, b in zip(first, second, strict=True)]
+
+
 def show(title: str, f: Figures, connections: int | None) -> None:
     errors = sum(f.errors.values())
     detail = "" if not errors else f"  ({', '.join(f'{k} {v}' for k, v in f.errors.items())}; first: {f.first_error})"
@@ -299,9 +423,10 @@ def count_statements(engine: Engine, plan: dict[str, list[int]], with_next: bool
 
 
 def profile_single(engine: Engine, plan: dict[str, list[int]], with_next: bool, n: int = 300) -> None:
-    """cProfile of `n` writes of the single writer: own time by package, then the top functions
-    by cumulative time."""
-    profiler = cProfile.Profile()
+    """cProfile of `n` writes of the single writer, in CPU time of its thread (time spent waiting
+    for the server is not counted, nor other processes' use of the cores): own time by package,
+    then the top functions by cumulative time."""
+    profiler = cProfile.Profile(time.thread_time)
     profiler.enable()
     result = write_loop(engine, "solo", plan["solo"][:n], None, n, with_next, seed=98)
     profiler.disable()
@@ -311,7 +436,7 @@ def profile_single(engine: Engine, plan: dict[str, list[int]], with_next: bool, 
         by_package[_package(filename, function)] += own
     done = len(result.latencies) or 1
     total = sum(by_package.values())
-    print(f"{'own time by package':<22} " + ", ".join(
+    print(f"{'own CPU by package':<22} " + ", ".join(
         f"{name} {seconds / done * 1000:.2f} ms ({seconds / total:.0%})" for name, seconds in by_package.most_common(8))
         + f"  [per write, under cProfile, n={done}]")
     stream = io.StringIO()
@@ -347,16 +472,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", default=None, help="database URL (default: a new SQLite file in a temp folder)")
     parser.add_argument("--fresh", action="store_true", help="PostgreSQL: drop and create the --db database first, drop it at the end")
-    parser.add_argument("--claims", type=int, default=40_000, help="claims in the database (half of them labeled beforehand)")
+    parser.add_argument("--claims", type=int, default=80_000, help="claims in the database (half of them labeled beforehand)")
     parser.add_argument("--writers", type=int, default=16)
+    parser.add_argument("--processes", type=int, default=1,
+                        help="spread the writers over this many processes, each with its own engine and its writers as "
+                             "threads (default 1: all writers are threads of this process on one engine)")
     parser.add_argument("--seconds", type=float, default=10.0, help="how long each phase writes (unless --writes)")
     parser.add_argument("--writes", type=int, default=None, help="writes per writer instead of --seconds")
-    parser.add_argument("--mode", choices=("threads", "processes"), default="threads")
+    parser.add_argument("--no-floor", action="store_true", help="skip the floor (bare driver INSERT + COMMIT) phase")
     parser.add_argument("--with-next", action="store_true", help="also fetch the next claim in each write's transaction, as the page does")
     parser.add_argument("--profile", action="store_true", help="count statements per write and cProfile the single writer")
     parser.add_argument("--pool-size", type=int, default=None,
-                        help="what-if: keep this many connections open per engine instead of the app's pool (5, overflow 10)")
+                        help="what-if: keep this many connections open per engine, no overflow, instead of db.py's pool")
     args = parser.parse_args()
+    if not 1 <= args.processes <= args.writers:
+        raise SystemExit(f"--processes must be between 1 and --writers ({args.writers})")
 
     work = Path(tempfile.mkdtemp(prefix="annotator-bench-conc-"))
     url = args.db or f"sqlite:///{work / 'bench.db'}"
@@ -366,34 +496,45 @@ def main() -> None:
             raise SystemExit("--fresh is for a PostgreSQL --db; a SQLite run starts from a new file anyway")
         _fresh_postgres(url)
     seconds = None if args.writes is not None else args.seconds
+    layout = Layout(args.processes)
     try:
         engine = init_db(url)
         load_start = time.perf_counter()
         plan = build(engine, work, args.claims, args.writers)
-        print(f"{args.claims:,} claims, {args.writers} writers ({args.mode}), database {engine.url.render_as_string(hide_password=True)}, "
-              f"built in {time.perf_counter() - load_start:.1f} s; a write = {'save_label + next_claim_for' if args.with_next else 'save_label'}"
-              f" in its own transaction; python {sys.version.split()[0]}, {multiprocessing.cpu_count()} cores, "
+        FLOOR_TABLE.drop(engine, checkfirst=True)
+        FLOOR_TABLE.create(engine)
+        print(f"{args.claims:,} claims, {args.writers} writers as {layout.describe(args.writers)}, database "
+              f"{engine.url.render_as_string(hide_password=True)}, built in {time.perf_counter() - load_start:.1f} s; a write = "
+              f"{'get_user + save_label + next_claim_for' if args.with_next else 'get_user + save_label'} in its own transaction; "
+              f"python {sys.version.split()[0]}, {multiprocessing.cpu_count()} cores, "
               f"load average {os.getloadavg()[0]:.1f} (other work on the machine skews the figures)")
         writers = {name: claims for name, claims in plan.items() if name != "solo"}
         solo = {"solo": plan["solo"]}
-        opened: list[int | None] = [None, None]
-        if args.mode == "threads":
-            engine.dispose()
-            if args.pool_size:
-                with_pool_size(engine, args.pool_size)
-            counter = ConnectCounter(engine)
-            single = figures(*run_threads(engine, solo, seconds, args.writes, args.with_next))
-            opened[0] = counter.n
-            many = figures(*run_threads(engine, writers, seconds, args.writes, args.with_next))
-            opened[1] = counter.n - opened[0]
-        else:
-            engine.dispose()
-            single = figures(*run_processes(url, solo, seconds, args.writes, args.with_next, args.pool_size))
-            many = figures(*run_processes(url, writers, seconds, args.writes, args.with_next, args.pool_size))
+        write = partial(write_loop, n_writes=args.writes, with_next=args.with_next)
+        floor = partial(floor_loop, n_writes=args.writes, with_next=False)
+        engine.dispose()
+        if args.pool_size:
+            with_pool_size(engine, args.pool_size)
+        counter = ConnectCounter(engine)
+        single = figures(*run(layout, engine, url, solo, seconds, write, args.pool_size))
+        opened = [counter.n, None]
+        if not args.no_floor:  # half before the writers, half after: the machine's load drifts
+            half = None if seconds is None else seconds / 2
+            before = run(layout, engine, url, writers, half, floor, args.pool_size)
+        counter.n = 0
+        many = figures(*run(layout, engine, url, writers, seconds, write, args.pool_size))
+        opened[1] = counter.n if layout.processes == 1 else None
+        if not args.no_floor:
+            after = run(layout, engine, url, writers, half, floor, args.pool_size) if half is not None else ([], 0.0)
+            floors = figures(merged(before[0], after[0]), before[1] + after[1])
         show("single writer", single, opened[0])
         show(f"{args.writers} writers at once", many, opened[1])
         ratio = many.per_second / single.per_second if single.per_second else float("nan")
         print(f"{'ratio':<22} {ratio:.2f}x the single writer's writes/s")
+        if not args.no_floor:
+            show("floor: INSERT+COMMIT", floors, None)
+            print(f"{'ratio to the floor':<22} {many.per_second / floors.per_second:.1%} of the floor's transactions/s "
+                  f"(bare {engine.dialect.driver} INSERT + COMMIT, same writers and layout, measured half before and half after them)")
         print(f"{'load average after':<22} {os.getloadavg()[0]:.1f}")
         for title, phase, queue in (("single writer", single, solo), ("writers", many, writers)):
             if phase.writes + sum(phase.errors.values()) >= sum(len(claims) for claims in queue.values()) * 0.99:
@@ -402,6 +543,7 @@ def main() -> None:
             rest = {"solo": plan["solo"][single.writes:]}
             count_statements(engine, rest, args.with_next)
             profile_single(engine, {"solo": rest["solo"][300:]}, args.with_next)
+        FLOOR_TABLE.drop(engine, checkfirst=True)
         engine.dispose()
     finally:
         if args.fresh:

@@ -454,7 +454,7 @@ def _events(engine: Engine, entity: str, claim_pk: int | None = None) -> list[tu
 
 def test_the_same_new_label_saved_by_two_requests_at_once_lands_once_with_one_event(race_db, monkeypatch):
     engine, _, claim_pk = race_db
-    _hold_after(monkeypatch, labeling_service, "_own_label")
+    _hold_after(monkeypatch, labeling_service, "_lock_claim_for")  # the first holds the claim a while before it inserts
     click = ("alice", lambda s, me: save_label(s, me, claim_pk, "support"))
     outcomes = _at_once(engine, click, click)
     assert [(o.error, o.message) for o in outcomes] == [(None, ""), (None, "")]

@@ -6,9 +6,18 @@ holds anything of another labeler's label.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import and_
+from sqlalchemy import and_, bindparam, update
+from sqlalchemy import inspect as sa_inspect
+from sqlalchemy import select as sa_select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import make_transient_to_detached
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, func, select
 
 from annotator.db import refresh_statistics
@@ -22,8 +31,8 @@ from annotator.errors import (
     PermissionDeniedError,
     StaleWriteError,
 )
-from annotator.models import Assignment, Case, Claim, ClaimPassage, Hold, Label, Passage, User, utcnow
-from annotator.services.audit import record_event
+from annotator.models import Assignment, Case, Claim, ClaimPassage, Draft, Hold, Label, Passage, User, utcnow
+from annotator.services.audit import append_event, record_event
 from annotator.services.users import get_user, has_role
 from annotator.vocabulary import HOLD_REASONS, LABELS, SEVERITIES
 from annotator.workflow import may_revise
@@ -234,7 +243,7 @@ def claim_for_labeler(session: Session, user: User, claim_pk: int) -> ClaimView:
     if not _is_assigned(session, user, claim.case_pk):
         raise PermissionDeniedError("this claim is not in your queue")
     case = session.get(Case, claim.case_pk)
-    own = _own_label(session, user, claim_pk)
+    own = _stored_label(session, user, claim_pk)
     n_labels = session.exec(select(func.count(Label.id)).where(Label.claim_pk == claim_pk)).one()
     hold = _active_hold(session, claim.case_pk)
     return ClaimView(
@@ -253,7 +262,7 @@ def claim_for_labeler(session: Session, user: User, claim_pk: int) -> ClaimView:
     )
 
 
-def _own_label(session: Session, user: User, claim_pk: int) -> Label | None:
+def _stored_label(session: Session, user: User, claim_pk: int) -> Label | None:
     query = select(Label).where(Label.claim_pk == claim_pk, Label.labeler_pk == user.id)
     return session.exec(query.execution_options(populate_existing=True)).first()
 
@@ -272,13 +281,109 @@ def lock_claim(session: Session, claim_pk: int) -> Claim | None:
 
 
 # --- saving ----------------------------------------------------------------------------------
+#
+# save_label is the write every labeler makes on every claim, so it runs a few Core statements
+# on the tables instead of the ORM's loads and unit-of-work flush. A first label takes three:
+# lock the claim and read, in that statement, what the checks need; insert the label unless the
+# labeler has one (RETURNING its key); insert the audit event. A revision reads the stored label
+# after the lock, counts the claim's labels and updates. The draft is deleted only when there is
+# one. Each statement is built once, with bind parameters: SQLAlchemy compiles it once per
+# dialect and psycopg prepares it on the server after a few uses.
+
+_claim, _label, _assignment, _hold, _draft = (model.__table__ for model in (Claim, Label, Assignment, Hold, Draft))
 
 
-def _label_dict(label: Label) -> dict:
+def _first_pk(table, *conditions):  # noqa: ANN001, ANN202 - a Table, column expressions; a scalar subquery
+    return sa_select(table.c.id).where(*conditions).limit(1).scalar_subquery()
+
+
+_LOCK_CLAIM_FOR_LABELER = (
+    sa_select(
+        _claim.c.case_pk,
+        _first_pk(_assignment, _assignment.c.case_pk == _claim.c.case_pk,
+                  _assignment.c.labeler_pk == bindparam("user_pk")).label("assignment_pk"),
+        _first_pk(_hold, _hold.c.case_pk == _claim.c.case_pk, _hold.c.lifted_at.is_(None)).label("hold_pk"),
+        _first_pk(_draft, _draft.c.labeler_pk == bindparam("user_pk"), _draft.c.claim_pk == _claim.c.id).label("draft_pk"),
+    )
+    .where(_claim.c.id == bindparam("claim_pk"))
+    .with_for_update(key_share=True, of=_claim)
+)
+"""The claim's row locked as lock_claim locks it, with its case, the caller's assignment to the
+case, an active hold of the case and the caller's draft of the claim (each a key or None; each
+one lookup in a unique or foreign-key index)."""
+
+_LABEL_COLUMNS = ("id", "value", "passage_ids", "rationale", "severity", "guideline_version", "source", "revision",
+                  "created_at", "updated_at")
+"""The columns of a label that save_label reads (it knows claim_pk and labeler_pk)."""
+
+_OWN_LABEL = sa_select(*(_label.c[name] for name in _LABEL_COLUMNS)).where(
+    _label.c.claim_pk == bindparam("claim_pk"), _label.c.labeler_pk == bindparam("user_pk"))
+_COUNT_LABELS = sa_select(func.count(_label.c.id)).where(_label.c.claim_pk == bindparam("claim_pk"))
+_INSERT_NEW_LABEL = {
+    name: dialect.insert(_label).on_conflict_do_nothing(index_elements=["claim_pk", "labeler_pk"]).returning(_label.c.id)
+    for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
+}
+"""Per dialect: insert a label unless the labeler has one on the claim already (no row back then)."""
+_UPDATE_LABEL = update(_label).where(_label.c.id == bindparam("label_pk"))
+_LABEL_CLASS = sa_inspect(Label).class_manager
+
+
+@dataclass(frozen=True)
+class LockedClaim:
+    """What save_label reads with the claim's lock: the claim's case and the caller's standing."""
+
+    claim_pk: int
+    case_pk: int
+    assigned: bool  # the case is assigned to the caller
+    on_hold: bool  # the case has an active hold
+    has_draft: bool  # the caller has a draft of the claim
+
+
+def _lock_claim_for(connection: Connection, user: User, claim_pk: int) -> LockedClaim | None:
+    """Lock the claim's row (PostgreSQL FOR NO KEY UPDATE, as lock_claim; SQLite's BEGIN
+    IMMEDIATE has serialized the transaction already) and read the caller's standing with it;
+    None for an unknown claim.
+
+    The standing comes from the statement's snapshot, taken before a wait for the lock: the lock
+    orders the writes about the claim's labels, not assignments, holds (put_on_hold locks the
+    case) or drafts, so a read after the wait would be no more ordered with those.
+    """
+    row = connection.execute(_LOCK_CLAIM_FOR_LABELER, {"claim_pk": claim_pk, "user_pk": user.id}).one_or_none()
+    if row is None:
+        return None
+    return LockedClaim(claim_pk, row.case_pk, row.assignment_pk is not None, row.hold_pk is not None, row.draft_pk is not None)
+
+
+def _own_label(connection: Connection, user: User, claim_pk: int) -> dict[str, Any] | None:
+    """The caller's stored label of the claim, {column: value} for every column of Label, or
+    None. Called with the claim's row locked: under READ COMMITTED this new statement sees
+    every label written about the claim before the lock was ours."""
+    row = connection.execute(_OWN_LABEL, {"claim_pk": claim_pk, "user_pk": user.id}).one_or_none()
+    return None if row is None else {**row._asdict(), "claim_pk": claim_pk, "labeler_pk": user.id}
+
+
+def _label_dict(label: Mapping[str, Any]) -> dict:
+    """A label's content as its audit event holds it; `label`: a Label's columns by name."""
     return {
-        "value": label.value, "passage_ids": list(label.passage_ids or []), "rationale": label.rationale,
-        "severity": label.severity, "guideline_version": label.guideline_version, "revision": label.revision,
+        "value": label["value"], "passage_ids": list(label["passage_ids"] or []), "rationale": label["rationale"],
+        "severity": label["severity"], "guideline_version": label["guideline_version"], "revision": label["revision"],
     }
+
+
+def _attached(session: Session, values: dict[str, Any]) -> Label:
+    """The Label whose columns are `values` (all of them, `id` included), as a persistent object
+    of `session`, without SQL: the session's own copy brought up to date when it holds one
+    (as a query with populate_existing would), else a new one."""
+    label = session.identity_map.get(identity_key(Label, values["id"]))
+    if label is None:  # made as a query's loading makes it: no __init__ (SQLModel's validates, 8x slower)
+        label = _LABEL_CLASS.new_instance()
+        label.__dict__.update(values)
+        make_transient_to_detached(label)  # the values are its committed state, as if loaded
+        session.add(label)
+        return label
+    for name, value in values.items():
+        set_committed_value(label, name, value)
+    return label
 
 
 def _check_label_input(session: Session, claim_pk: int, value: str, passage_ids: list[str], severity: str | None) -> None:
@@ -320,68 +425,84 @@ def save_label(
     expected_revision: None when the user saw no label of theirs (a create), else the revision
         they saw. A write whose content equals the stored label is a no-op (a double click
         writes once).
-    Raises PermissionDeniedError (not assigned / not a labeler), OnHoldError, InvalidValueError,
-    StaleWriteError (the label changed since it was read: another tab or a double submit with
-    other content), LabelLockedError (the claim's second label has landed). Every write is
-    recorded in the audit trail.
+    Returns the stored label, a persistent object of `session`.
+    Raises NotFoundError (no such claim), PermissionDeniedError (not assigned / not a labeler),
+    OnHoldError, InvalidValueError, StaleWriteError (the label changed since it was read:
+    another tab or a double submit with other content), LabelLockedError (the claim's second
+    label has landed). Every write is recorded in the audit trail (one event) and removes the
+    user's draft of the claim.
+    Statements: a first label, 3 (lock and checks, label, event); a revision, 5 (lock and checks,
+    stored label, count, update, event); plus a DELETE when there is a draft, and a lookup of
+    the claim's passages when some are cited.
     """
-    claim = lock_claim(session, claim_pk)  # two saves on one claim at once: the second waits, then reads the first
+    session.flush()  # the caller's pending changes (a hold lifted, a case assigned) count below, as before any query
+    connection = session.connection()
+    claim = _lock_claim_for(connection, user, claim_pk)  # two saves on one claim at once: the second waits here
     if claim is None:
         raise NotFoundError(f"no claim with key {claim_pk}")
-    if not has_role(user, "labeler") or not _is_assigned(session, user, claim.case_pk):
+    if not has_role(user, "labeler") or not claim.assigned:
         raise PermissionDeniedError("this claim is not in your queue")
-    if _active_hold(session, claim.case_pk) is not None:
+    if claim.on_hold:
         raise OnHoldError("this case is on hold; it cannot be labeled until the hold is lifted")
     cited = [str(pid) for pid in passage_ids]
     _check_label_input(session, claim_pk, value, cited, severity)
     wanted = {"value": value, "passage_ids": cited, "rationale": rationale.strip(), "severity": severity}
-    from annotator.services.drafts import forget_draft  # drafts imports this module
-    own = _own_label(session, user, claim_pk)
+    if expected_revision is None:
+        created = _create_label(session, connection, user, claim, wanted, guideline_version)
+        if created is not None:
+            return created
+    own = _own_label(connection, user, claim_pk)  # the label the create found, or the one to revise
     if own is None:
-        if expected_revision is not None:
-            raise StaleWriteError("your label on this claim was removed meanwhile; your input is kept, save again")
-        forget_draft(session, user, claim_pk)  # the label supersedes the user's draft (drafts.py)
-        return _create_label(session, user, claim, wanted, guideline_version)
+        raise StaleWriteError("your label on this claim was removed meanwhile; your input is kept, save again")
     current = _label_dict(own)
     if all(current[key] == wanted[key] for key in wanted):
-        return own  # same content: a repeated click writes nothing
-    if expected_revision != own.revision:
+        return _attached(session, own)  # same content: a repeated click writes nothing
+    if expected_revision != own["revision"]:
         raise StaleWriteError(
             "your label on this claim was changed elsewhere (another tab?) since you opened it; "
             "your input is kept: reload the claim to see the saved label, then save again"
         )
-    n_labels = session.exec(select(func.count(Label.id)).where(Label.claim_pk == claim_pk)).one()
+    n_labels = connection.execute(_COUNT_LABELS, {"claim_pk": claim_pk}).scalar_one()
     if not may_revise(has_own_label=True, n_labels=n_labels):
         raise LabelLockedError("the second label on this claim has landed; it now goes to adjudication if they differ")
-    forget_draft(session, user, claim_pk)
-    return _update_label(session, user, own, wanted, guideline_version)
+    _forget_draft(session, user, claim)
+    return _update_label(session, connection, user, own, wanted, guideline_version)
 
 
-def _create_label(session: Session, user: User, claim: Claim, wanted: dict, guideline_version: str) -> Label:
+def _forget_draft(session: Session, user: User, claim: LockedClaim) -> None:
+    """The saved label supersedes the user's draft of the claim (drafts.py); no statement when
+    they had none."""
+    if claim.has_draft:
+        from annotator.services.drafts import forget_draft  # drafts imports this module
+
+        forget_draft(session, user, claim.claim_pk)
+
+
+def _create_label(session: Session, connection: Connection, user: User, claim: LockedClaim, wanted: dict,
+                  guideline_version: str) -> Label | None:
+    """Insert the user's first label on the claim with its event; None (nothing written) when
+    they have a label on it already."""
     now = utcnow()
-    label = Label(
-        claim_pk=claim.id, labeler_pk=user.id, guideline_version=guideline_version, source="app",
-        revision=1, created_at=now, updated_at=now, **wanted,
-    )
-    session.add(label)
-    session.flush()
-    record_event(session, actor_pk=user.id, entity="label", entity_pk=label.id, claim_pk=claim.id,
-                 action="create", after=_label_dict(label))
-    return label
+    values = {"claim_pk": claim.claim_pk, "labeler_pk": user.id, **wanted, "guideline_version": guideline_version,
+              "source": "app", "revision": 1, "created_at": now, "updated_at": now}
+    label_pk = connection.execute(_INSERT_NEW_LABEL[connection.dialect.name], values).scalar()
+    if label_pk is None:
+        return None
+    values["id"] = label_pk
+    _forget_draft(session, user, claim)
+    append_event(session, actor_pk=user.id, entity="label", entity_pk=label_pk, claim_pk=claim.claim_pk,
+                 action="create", after=_label_dict(values))
+    return _attached(session, values)
 
 
-def _update_label(session: Session, user: User, label: Label, wanted: dict, guideline_version: str) -> Label:
-    before = _label_dict(label)
-    for key, value in wanted.items():
-        setattr(label, key, value)
-    label.guideline_version = guideline_version
-    label.revision += 1
-    label.updated_at = utcnow()
-    session.add(label)
-    session.flush()
-    record_event(session, actor_pk=user.id, entity="label", entity_pk=label.id, claim_pk=label.claim_pk,
-                 action="update", before=before, after=_label_dict(label))
-    return label
+def _update_label(session: Session, connection: Connection, user: User, stored: dict, wanted: dict,
+                  guideline_version: str) -> Label:
+    changed = {**wanted, "guideline_version": guideline_version, "revision": stored["revision"] + 1, "updated_at": utcnow()}
+    connection.execute(_UPDATE_LABEL, {"label_pk": stored["id"], **changed})
+    values = {**stored, **changed}
+    append_event(session, actor_pk=user.id, entity="label", entity_pk=stored["id"], claim_pk=stored["claim_pk"],
+                 action="update", before=_label_dict(stored), after=_label_dict(values))
+    return _attached(session, values)
 
 
 # --- holds -----------------------------------------------------------------------------------
