@@ -67,7 +67,7 @@ def init(db: Db = None) -> None:
 
 
 @app.command()
-def serve(db: Db = None, port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501) -> None:
+def serve(db: Db = None, port: Annotated[int, typer.Option(min=1, max=65535, help="Port to serve on (1-65535).")] = 8501) -> None:
     """Start the Streamlit app."""
     from annotator.db import resolve_url
 
@@ -79,7 +79,7 @@ def serve(db: Db = None, port: Annotated[int, typer.Option(help="Port to serve o
 @app.command()
 def demo(
     db: Db = None,
-    port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to serve on (1-65535).")] = 8501,
     no_serve: Annotated[bool, typer.Option("--no-serve", help="Seed only; do not start the app.")] = False,
 ) -> None:
     """Seed the demo data set and demo users, print their logins, and start the app."""
@@ -386,6 +386,24 @@ def users_passwd(
     with session_scope(engine) as session:
         set_password(session, OPERATOR, get_user(session, name), password)
     typer.echo(f"Password set for {name}")
+
+
+@users_app.command("roles")
+def users_roles(
+    name: Annotated[str, typer.Argument(help="Login name.")],
+    role: Annotated[list[str], typer.Option("--role", help="labeler | adjudicator | admin (repeatable): the user's roles from now on.")],
+    db: Db = None,
+) -> None:
+    """Replace a user's roles (their labels and decisions stay)."""
+    from annotator.db import session_scope
+    from annotator.services.users import get_user, roles_of, set_roles
+
+    with session_scope(_engine(db)) as session:
+        user = get_user(session, name)
+        before = ",".join(sorted(roles_of(user)))
+        set_roles(session, OPERATOR, user, role)
+        after = ",".join(sorted(roles_of(user)))
+    typer.echo(f"Roles of {name}: {before} -> {after}")
 
 
 @users_app.command("disable")

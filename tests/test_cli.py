@@ -232,3 +232,26 @@ def test_a_password_for_an_unknown_user_is_not_asked_for(tmp_path):
     failed = subprocess.run([sys.executable, "-m", "annotator", "users", "passwd", "ghost", "--db", db],
                             cwd=tmp_path, capture_output=True, text=True, input="", timeout=60)
     assert failed.returncode == 1 and "no user named 'ghost'" in failed.stderr and "New password" not in failed.stdout
+
+
+@pytest.mark.parametrize("command", ["serve", "demo"])
+def test_a_port_out_of_range_is_refused_before_anything_starts(tmp_path, command):
+    done = run_plain(command, "--port", "70000", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "Invalid value for '--port'" in done.stderr and "65535" in done.stderr
+    assert list(tmp_path.iterdir()) == []  # no database created
+
+
+def test_users_roles_replaces_a_users_roles_and_refuses_to_leave_no_admin(tmp_path):
+    db = f"sqlite:///{tmp_path / 'roles.db'}"
+    run("init", db=db, cwd=tmp_path)
+    run("users", "add", "chief", "--role", "admin", "--password", "chief-password", db=db, cwd=tmp_path)
+    run("users", "add", "mika", "--role", "adjudicator", "--no-password", db=db, cwd=tmp_path)
+    done = run("users", "roles", "mika", "--role", "adjudicator", "--role", "labeler", db=db, cwd=tmp_path)
+    assert done.stdout.strip() == "Roles of mika: adjudicator -> adjudicator,labeler"
+    refused = run("users", "roles", "chief", "--role", "labeler", db=db, cwd=tmp_path, ok=False)
+    assert refused.returncode == 1 and "last active admin who can log in" in refused.stderr and "Traceback" not in refused.stderr
+    unknown = run("users", "roles", "mika", "--role", "boss", db=db, cwd=tmp_path, ok=False)
+    assert unknown.returncode == 1 and "boss" in unknown.stderr
+    listed = run("users", "list", "--json", db=db, cwd=tmp_path)
+    assert {row["name"]: sorted(row["roles"]) for row in json.loads(listed.stdout)} == {"chief": ["admin"], "mika": ["adjudicator", "labeler"]}

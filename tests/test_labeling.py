@@ -142,6 +142,17 @@ def test_a_held_case_leaves_the_queue_and_cannot_be_labeled_until_lifted(team_db
         assert next_claim_for(s, _user(s, "alice")) == claim_pk
 
 
+def test_the_hold_reason_is_shown_to_its_holder_and_not_to_the_other_labeler(team_db):
+    with session_scope(team_db) as s:
+        alice = _user(s, "alice")
+        claim_pk = next_claim_for(s, alice)
+        put_on_hold(s, alice, claim_for_labeler(s, alice, claim_pk).case_pk, "gold_undetermined")
+    with session_scope(team_db) as s:
+        mine, theirs = claim_for_labeler(s, _user(s, "alice"), claim_pk), claim_for_labeler(s, _user(s, "bob"), claim_pk)
+        assert (mine.on_hold, mine.hold_reason, mine.may_lift_hold) == (True, "gold_undetermined", True)
+        assert (theirs.on_hold, theirs.hold_reason, theirs.may_lift_hold) == (True, None, False)
+
+
 def test_an_unknown_hold_reason_is_refused(team_db):
     with session_scope(team_db) as s:
         alice = _user(s, "alice")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from sqlmodel import Session, select
 
 from annotator.errors import InvalidValueError, NotDisputedError, NotFoundError, PermissionDeniedError, StaleWriteError
+from annotator.text import check_free_text
 from annotator.models import Adjudication, Assignment, Case, Claim, Label, User, utcnow
 from annotator.services.access import Caller, is_operator, require
 from annotator.services.audit import record_event
@@ -168,6 +169,7 @@ def adjudicate(
         raise InvalidValueError(f"unknown label '{value}'; use one of {', '.join(LABELS)}")
     if severity is not None and severity not in SEVERITIES:
         raise InvalidValueError(f"unknown severity '{severity}'; use one of {', '.join(SEVERITIES)}")
+    check_free_text("rationale", rationale)
     lock_claim(session, claim_pk)  # a second adjudicator deciding at once waits here, then is told it is stale
     _check_may_adjudicate(session, user, claim_pk)
     query = select(Adjudication).where(Adjudication.claim_pk == claim_pk)

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from sqlmodel import Session, select
 
 from annotator.errors import InvalidValueError, NotFoundError, PermissionDeniedError, StaleWriteError
+from annotator.text import check_free_text
 from annotator.models import Dataset, Label, User, utcnow
 from annotator.services import labeling
 from annotator.services.access import Caller, is_operator, require
@@ -184,8 +185,8 @@ def corrected_content(current: CorrectableLabel, value: str, *, passage_ids: Seq
     }
 
 
-def _text(value: str) -> str:
-    return unicodedata.normalize("NFC", value).strip()
+def _text(field: str, value: str) -> str:
+    return unicodedata.normalize("NFC", check_free_text(field, value)).strip()
 
 
 def correct_label(
@@ -226,10 +227,10 @@ def correct_label(
     label, name = found
     cited = [str(pid) for pid in passage_ids]
     labeling._check_label_input(session, claim_pk, value, cited, severity)
-    why = _text(reason or "")
+    why = _text("reason", reason or "")
     if not why:
         raise InvalidValueError("give a reason for the correction: it is recorded in the claim's history")
-    wanted = {"value": value, "passage_ids": cited, "rationale": _text(rationale or ""), "severity": severity}
+    wanted = {"value": value, "passage_ids": cited, "rationale": _text("rationale", rationale or ""), "severity": severity}
     before = _shown(label, name)
     state_before = _state(session, claim_pk)
     stored = {"value": label.value, "passage_ids": list(label.passage_ids or []), "rationale": label.rationale,

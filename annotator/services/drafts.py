@@ -26,6 +26,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from annotator.errors import NotFoundError, PermissionDeniedError
+from annotator.text import check_free_text
 from annotator.models import Claim, Draft, Label, User, utcnow
 from annotator.services.labeling import check_label_fields, is_assigned_to_claim
 from annotator.services.users import has_role
@@ -120,7 +121,7 @@ def save_draft(
     _check_labeler(session, user, claim_pk)
     cited = [str(pid) for pid in passage_ids]
     _check_draft_input(session, claim_pk, value, cited, severity)
-    content = {"value": value, "passage_ids": cited, "rationale": rationale, "severity": severity}
+    content = {"value": value, "passage_ids": cited, "rationale": check_free_text("rationale", rationale), "severity": severity}
     draft = _stored(session, user, claim_pk, lock=True)
     if draft is None:
         now = utcnow()

@@ -31,6 +31,7 @@ from annotator.errors import (
     PermissionDeniedError,
     StaleWriteError,
 )
+from annotator.text import check_free_text
 from annotator.models import Assignment, Case, Claim, ClaimPassage, Draft, Hold, Label, Passage, User, utcnow
 from annotator.services.audit import append_event, record_event
 from annotator.services.users import get_user, has_role
@@ -257,7 +258,9 @@ def claim_for_labeler(session: Session, user: User, claim_pk: int) -> ClaimView:
         # n_labels is used only to decide the lock, and only once the viewer has labeled.
         can_revise=own is None or may_revise(has_own_label=True, n_labels=n_labels),
         on_hold=hold is not None,
-        hold_reason=None if hold is None else hold.reason,
+        # The reason is the holder's judgment of the case: only they (and admins) see it, so that
+        # the other labeler, still to label, learns nothing of it (the blind rule).
+        hold_reason=hold.reason if hold is not None and _may_lift(user, hold) else None,
         may_lift_hold=hold is not None and _may_lift(user, hold),
     )
 
@@ -446,7 +449,7 @@ def save_label(
         raise OnHoldError("this case is on hold; it cannot be labeled until the hold is lifted")
     cited = [str(pid) for pid in passage_ids]
     _check_label_input(session, claim_pk, value, cited, severity)
-    wanted = {"value": value, "passage_ids": cited, "rationale": rationale.strip(), "severity": severity}
+    wanted = {"value": value, "passage_ids": cited, "rationale": check_free_text("rationale", rationale).strip(), "severity": severity}
     if expected_revision is None:
         created = _create_label(session, connection, user, claim, wanted, guideline_version)
         if created is not None:
@@ -520,7 +523,7 @@ def put_on_hold(session: Session, user: User, case_pk: int, reason: str, note: s
     existing = _active_hold(session, case_pk)
     if existing is not None:
         return existing
-    hold = Hold(case_pk=case_pk, reason=reason, note=note.strip(), created_by=user.id)
+    hold = Hold(case_pk=case_pk, reason=reason, note=check_free_text("note", note).strip(), created_by=user.id)
     session.add(hold)
     session.flush()
     record_event(session, actor_pk=user.id, entity="hold", entity_pk=hold.id, action="create",

@@ -8,6 +8,8 @@ with every failure (login_delay), so guessing a password online is slow.
 
 from __future__ import annotations
 
+import unicodedata
+
 import math
 from datetime import datetime, timedelta
 
@@ -16,6 +18,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, func, select
 
+from annotator.text import clean_name
 from annotator.errors import InvalidValueError, LoginError, NotFoundError
 from annotator.services.access import Caller, require
 from annotator.workflow import Permission
@@ -49,7 +52,7 @@ def _public(user: User) -> dict:
 
 def get_user(session: Session, name: str) -> User:
     """The user called `name`. Raises NotFoundError."""
-    user = session.exec(select(User).where(User.name == name)).first()
+    user = session.exec(select(User).where(User.name == unicodedata.normalize("NFC", name))).first()
     if user is None:
         raise NotFoundError(f"no user named '{name}'; add one with `annotator users add {name} --role labeler`")
     return user
@@ -65,7 +68,7 @@ def add_user(
     and when the name is taken.
     """
     require(actor, Permission.MANAGE_USERS)
-    name = name.strip()
+    name = clean_name(name)
     if not name:
         raise InvalidValueError("a user needs a name")
     taken = session.exec(select(User.name).where(func.lower(User.name) == name.lower())).first()
@@ -197,7 +200,7 @@ def authenticate(session: Session, name: str, password: str, now: datetime | Non
     although the caller's transaction rolls back).
     """
     now = now or utcnow()
-    user = session.exec(select(User).where(User.name == name.strip())).first()
+    user = session.exec(select(User).where(User.name == unicodedata.normalize("NFC", name).strip())).first()
     if user is None or not user.active or user.password_hash is None:
         raise LoginError(_WRONG)
     if user.locked_until is not None and now < user.locked_until:

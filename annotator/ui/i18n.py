@@ -58,6 +58,7 @@ ENGLISH: dict[str, str] = {
     "label.locked": "The second label on this claim has landed: your label is final here; "
                     "a disagreement goes to adjudication.",
     "label.on_hold": "This case is on hold ({reason}); it cannot be labeled until the hold is lifted.",
+    "label.on_hold_by_other": "This case is on hold; it cannot be labeled until the hold is lifted.",
     "label.lift": "Lift the hold",
     "label.lifted": "The hold is lifted.",
     "label.rationale": "Rationale",

@@ -321,7 +321,10 @@ with claim_col:
         st.markdown(t("label.yours", revision=own.revision))
         ui.label_badge(own.value)
     if view.on_hold:
-        st.warning(t("label.on_hold", reason=t(f"hold.{view.hold_reason}")))
+        if view.hold_reason is None:  # someone else's hold: its reason is theirs
+            st.warning(t("label.on_hold_by_other"))
+        else:
+            st.warning(t("label.on_hold", reason=t(f"hold.{view.hold_reason}")))
         if view.may_lift_hold:
             st.button(t("label.lift"), key="label.lift", on_click=_lift, args=(view.case_pk,))
     elif not view.can_revise:

@@ -1,0 +1,40 @@
+"""Checks of text people type into the app or the command line (rationales, notes, reasons,
+user names), so that the same input is refused the same way on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from annotator.errors import InvalidValueError
+
+_UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
+"""NUL, which PostgreSQL refuses in text, and lone surrogates, which UTF-8 cannot encode."""
+
+_NOT_IN_A_NAME = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+"""Control characters, zero-width characters and bidirectional controls (U+202E turns text
+around): invisible in a name, they would make two names look alike in lists and the audit trail."""
+
+
+def check_free_text(field: str, value: str) -> str:
+    """`value` (a rationale, note or reason) as typed, when every database can store it.
+
+    Raises InvalidValueError naming `field` for a NUL character or a lone surrogate: PostgreSQL
+    refuses NUL in text and UTF-8 has no surrogates, so SQLite and PostgreSQL would differ.
+    """
+    found = _UNSTORABLE.search(value)
+    if found:
+        raise InvalidValueError(f"the {field} holds the character U+{ord(found.group()):04X} at position {found.start() + 1}, "
+                                "which cannot be stored; remove it")
+    return value
+
+
+def clean_name(value: str) -> str:
+    """A user name as stored: NFC-normalized (a precomposed and a combined "é" are one name) and
+    stripped. Raises InvalidValueError for a control, zero-width or bidirectional character."""
+    name = unicodedata.normalize("NFC", value).strip()
+    found = _NOT_IN_A_NAME.search(name)
+    if found:
+        raise InvalidValueError(f"the name holds the invisible character U+{ord(found.group()):04X} at position "
+                                f"{found.start() + 1}; type the name again without it")
+    return name
