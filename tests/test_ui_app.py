@@ -21,11 +21,11 @@ from streamlit.testing.v1 import AppTest
 
 from annotator.db import init_db, session_scope
 from annotator.services.access import OPERATOR
-from annotator.models import Case, Claim, ClaimPassage, Dataset, Label, Passage
+from annotator.models import Case, Claim, ClaimPassage, Dataset, Label, Passage, User
 from annotator.services.adjudication import adjudication_queue
 from annotator.services.labeling import assign_cases
 from annotator.services.status import project_status
-from annotator.services.users import add_user, get_user
+from annotator.services.users import add_user, authenticate, get_user
 
 APP = Path(__file__).resolve().parents[1] / "annotator" / "ui" / "app.py"
 PASSWORDS = {"aoi": "aoi-pass-1234", "ren": "ren-pass-1234", "mika": "mika-pass-1234", "admin": "admin-pass-1234"}
@@ -497,6 +497,79 @@ def test_admin_errors_are_shown_as_messages(engine):
     at.text_input(key="admin.new_name").input("aoi")
     at.button(key="admin.add_button").click().run()
     assert [e.value for e in at.error] == ["a user named 'aoi' exists already"]
+
+
+def open_admin_tab(at: AppTest) -> str:
+    """The label of the tab the Admin page opens on (st.tabs' default)."""
+    container = next(node for node in at.main if getattr(node, "type", None) == "tab_container")
+    return at.tabs[container.proto.tab_container.default_tab_index].label
+
+
+def add_user_form(at: AppTest, name: str, password: str = "", no_password: bool = False) -> None:
+    at.text_input(key="admin.new_name").input(name)
+    at.text_input(key="admin.new_password").input(password)
+    at.checkbox(key="admin.new_no_password").set_value(no_password)
+    at.button(key="admin.add_button").click().run()
+
+
+def stored_user(engine, name: str):  # noqa: ANN001, ANN201 - Engine; User or None
+    with session_scope(engine) as session:
+        return session.exec(select(User).where(User.name == name)).first()
+
+
+def test_the_add_user_form_sends_the_password_and_the_page_stays_on_the_users_tab(engine):
+    at = open_app("admin")
+    at.switch_page("views/admin.py").run()
+    assert open_admin_tab(at) == "Assign cases"
+    add_user_form(at, "newbie5", "longenough1")
+    assert not at.exception
+    assert [s.value for s in at.success] == ["User newbie5 added."]
+    assert at.session_state["admin.new_password"] == ""
+    assert open_admin_tab(at) == "Users"
+    with session_scope(engine) as session:
+        assert authenticate(session, "newbie5", "longenough1").name == "newbie5"
+
+
+@pytest.mark.parametrize("password, message", [
+    ("", 'Type a password (at least 8 characters), or tick "No password" for a user who logs in by single sign-on.'),
+    ("short", "a password needs at least 8 characters"),
+])
+def test_adding_a_user_without_a_valid_password_is_refused_and_creates_nobody(engine, password, message):
+    at = open_app("admin")
+    at.switch_page("views/admin.py").run()
+    add_user_form(at, "newbie5", password)
+    assert [e.value for e in at.error] == [message]
+    assert at.session_state["admin.new_password"] == ""
+    assert open_admin_tab(at) == "Users"
+    assert stored_user(engine, "newbie5") is None
+
+
+def test_the_no_password_box_adds_a_passwordless_user(engine):
+    at = open_app("admin")
+    at.switch_page("views/admin.py").run()
+    add_user_form(at, "sso-user", no_password=True)
+    assert [s.value for s in at.success] == ["User sso-user added."]
+    user = stored_user(engine, "sso-user")
+    assert user is not None and user.password_hash is None
+    add_user_form(at, "both", "longenough1", no_password=True)
+    assert [e.value for e in at.error] == ['You typed a password and ticked "No password": clear one of them.']
+    assert stored_user(engine, "both") is None
+
+
+def test_the_reset_form_sets_the_password_and_stays_on_the_users_tab(engine):
+    at = open_app("admin")
+    at.switch_page("views/admin.py").run()
+    at.selectbox(key="admin.reset_user").select("aoi")
+    at.text_input(key="admin.reset_password").input("short")
+    at.button(key="admin.reset_button").click().run()
+    assert [e.value for e in at.error] == ["a password needs at least 8 characters"]
+    assert open_admin_tab(at) == "Users"
+    at.text_input(key="admin.reset_password").input("aoi-new-pass-1")
+    at.button(key="admin.reset_button").click().run()
+    assert [s.value for s in at.success] == ["Password of aoi set."]
+    assert at.session_state["admin.reset_password"] == ""
+    with session_scope(engine) as session:
+        assert authenticate(session, "aoi", "aoi-new-pass-1").name == "aoi"
 
 
 # --- the demo --------------------------------------------------------------------------------------

@@ -270,6 +270,12 @@ ENGLISH: dict[str, str] = {
     "admin.new_password": "New password",
     "admin.reset_button": "Set password",
     "admin.password_set": "Password of {name} set.",
+    "admin.no_password": "No password (logs in by single sign-on)",
+    "admin.no_password_help": "Only for a user who logs in through the single sign-on provider: they cannot "
+                              "log in with a password.",
+    "admin.password_missing": "Type a password (at least 8 characters), or tick \"No password\" for a user who "
+                              "logs in by single sign-on.",
+    "admin.password_and_none": "You typed a password and ticked \"No password\": clear one of them.",
     "admin.active": "Enable or disable",
     "admin.disable_button": "Disable",
     "admin.enable_button": "Enable",

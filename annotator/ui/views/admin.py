@@ -16,6 +16,7 @@ from annotator.vocabulary import HOLD_REASONS, LABELS, ROLES, SEVERITIES
 
 
 def _assign() -> None:
+    st.session_state[LAST_TAB] = "admin.tab_assign"
     labelers = list(st.session_state.get("admin.assign_labelers") or [])
     case_ids = [line.strip() for line in (st.session_state.get("admin.assign_cases") or "").splitlines() if line.strip()]
     dataset = st.session_state.get("admin.assign_dataset")
@@ -35,35 +36,49 @@ def _assign() -> None:
     ui.flash("success", t("admin.assigned", created=created, cases=len(case_pks), labelers=" & ".join(labelers)))
 
 
+LAST_TAB = "admin.last_tab"  # the i18n key of the tab of the last action: the page reopens on it
+
+
 def _add_user() -> None:
+    """The "Add user" form: a password, or the explicit "No password" box, never neither."""
+    st.session_state[LAST_TAB] = "admin.tab_users"
     name = st.session_state.get("admin.new_name") or ""
+    password = st.session_state.get("admin.new_password") or ""
+    st.session_state["admin.new_password"] = ""  # never keep a password in session state
+    no_password = bool(st.session_state.get("admin.new_no_password"))
     try:
         with ui.db() as session:
             me = ui.session_user(session)
-            users.add_user(session, me, name, list(st.session_state.get("admin.new_roles") or []),
-                           st.session_state.get("admin.new_password") or None)
+            users.add_user(session, me, name, list(st.session_state.get("admin.new_roles") or []), password or None)
+            # after the service's own checks (name taken, ...); raising here rolls the user back
+            if no_password and password:
+                raise InvalidValueError(t("admin.password_and_none"))
+            if not no_password and not password:
+                raise InvalidValueError(t("admin.password_missing"))
     except AnnotatorError as error:
         ui.flash_error(error)
         return
-    st.session_state["admin.new_password"] = ""
+    st.session_state["admin.new_no_password"] = False
     ui.flash("success", t("admin.user_added", name=name.strip()))
 
 
 def _reset_password() -> None:
+    st.session_state[LAST_TAB] = "admin.tab_users"
     name = st.session_state.get("admin.reset_user")
+    password = st.session_state.get("admin.reset_password") or ""
+    st.session_state["admin.reset_password"] = ""  # never keep a password in session state
     try:
         with ui.db() as session:
             me = ui.session_user(session)
-            users.set_password(session, me, users.get_user(session, name),
-                               st.session_state.get("admin.reset_password") or "")
+            users.set_password(session, me, users.get_user(session, name), password)
     except AnnotatorError as error:
         ui.flash_error(error)
         return
-    st.session_state["admin.reset_password"] = ""
     ui.flash("success", t("admin.password_set", name=name))
 
 
 def _set_active(active: bool) -> None:
+    st.session_state[LAST_TAB] = "admin.tab_users"
     name = st.session_state.get("admin.active_user")
     try:
         with ui.db() as session:
@@ -162,6 +177,7 @@ def _fill_inputs(claim_pk: int, label: corrections.CorrectableLabel) -> None:
 
 def _correct(claim_pk: int, claim_id: str, labeler: str) -> None:
     """The "Correct the label" button: one committed transaction, then a message below the form."""
+    st.session_state[LAST_TAB] = "admin.tab_history"
     def get(field: str):  # noqa: ANN202 - a widget's value
         return st.session_state.get(_key(claim_pk, labeler, field))
 
@@ -258,8 +274,9 @@ labelers = [person.name for person in people if person.active and users.has_role
 st.title(t("page.admin"))
 ui.show_flash()
 tab_names = [t("admin.tab_assign"), t("admin.tab_users"), t("admin.tab_status"), t("admin.tab_history")]
+_last_tab = st.session_state.get(LAST_TAB)  # after an action, its tab stays open (a message would reset it)
 assign_tab, users_tab, status_tab, history_tab = st.tabs(
-    tab_names, default=tab_names[3] if st.session_state["admin.history_linked"] else None)
+    tab_names, default=t(_last_tab) if _last_tab else (tab_names[3] if st.session_state["admin.history_linked"] else None))
 
 with assign_tab:
     st.caption(t("admin.assign_help"))
@@ -279,17 +296,19 @@ with users_tab:
         hide_index=True,
     )
     add_col, reset_col, active_col = st.columns(3)
-    with add_col, st.container(border=True):
+    # forms: the submit sends every field's value, whatever had the focus (Tab to the eye button)
+    with add_col, st.form("admin.add_form"):
         st.markdown(f"**{t('admin.add_user')}**")
         st.text_input(t("col.name"), key="admin.new_name")
         st.multiselect(t("col.roles"), ROLES, default=["labeler"], key="admin.new_roles", format_func=lambda r: t(f"role.{r}"))
         st.text_input(t("login.password"), type="password", key="admin.new_password", help=t("admin.password_help"))
-        st.button(t("admin.add_button"), key="admin.add_button", on_click=_add_user)
-    with reset_col, st.container(border=True):
+        st.checkbox(t("admin.no_password"), key="admin.new_no_password", help=t("admin.no_password_help"))
+        st.form_submit_button(t("admin.add_button"), key="admin.add_button", on_click=_add_user)
+    with reset_col, st.form("admin.reset_form"):
         st.markdown(f"**{t('admin.reset')}**")
         st.selectbox(t("col.name"), everyone, key="admin.reset_user")
         st.text_input(t("admin.new_password"), type="password", key="admin.reset_password", help=t("admin.password_help"))
-        st.button(t("admin.reset_button"), key="admin.reset_button", on_click=_reset_password, disabled=not everyone)
+        st.form_submit_button(t("admin.reset_button"), key="admin.reset_button", on_click=_reset_password, disabled=not everyone)
     with active_col, st.container(border=True):
         st.markdown(f"**{t('admin.active')}**")
         st.selectbox(t("col.name"), everyone, key="admin.active_user")
