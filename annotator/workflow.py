@@ -76,8 +76,10 @@ def may_adjudicate(*, is_adjudicator: bool, labeled_it: bool, state: State) -> b
 
 def may_see_agreement(roles: frozenset[str]) -> bool:
     """Agreement reports name labelers and count their labels per pair, which on small tables
-    reveals others' labels: admins see them, and adjudicators who do not label themselves."""
-    return "admin" in roles or ("adjudicator" in roles and "labeler" not in roles)
+    reveals others' labels, and tells an adjudicator which labeler is "Labeler 1" of a dispute (a
+    confusion matrix with one disagreement names both sides): admins see them, nobody else. An
+    admin who labels sees them without the claims they are still to label (services/blind.py)."""
+    return "admin" in roles
 
 
 class Permission(StrEnum):

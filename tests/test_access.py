@@ -23,7 +23,7 @@ ROLE_SETS = {
 EXPECTED = {  # permission -> role sets that grant it
     Permission.LABEL: {"labeler", "labeling adjudicator"},
     Permission.ADJUDICATE: {"adjudicator", "labeling adjudicator"},
-    Permission.SEE_AGREEMENT: {"adjudicator", "admin"},
+    Permission.SEE_AGREEMENT: {"admin"},
     Permission.SEE_STATUS: {"adjudicator", "labeling adjudicator", "admin"},
     Permission.IMPORT: {"admin"},
     Permission.ASSIGN: {"admin"},

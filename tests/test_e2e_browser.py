@@ -160,10 +160,10 @@ def test_a_page_address_opened_logged_out_shows_the_login_then_that_page(demo_se
         page.goto(f"{base}/agreement")
         page.get_by_label("Password", exact=True).wait_for(timeout=20_000)
         assert "not found" not in page.inner_text("body").lower()
-        page.get_by_label("User name", exact=True).fill("mika")
-        page.get_by_label("Password", exact=True).fill("mika-demo-pass")
+        page.get_by_label("User name", exact=True).fill("admin")
+        page.get_by_label("Password", exact=True).fill("admin-demo-pass")
         page.get_by_role("button", name="Log in").click()
-        page.get_by_text("Logged in as mika").wait_for(timeout=20_000)
+        page.get_by_text("Logged in as admin").wait_for(timeout=20_000)
         assert page.url.endswith("/agreement")
         page.get_by_role("heading", name="Agreement").first.wait_for(timeout=20_000)
     finally:

@@ -117,7 +117,7 @@ def expected(engine, target: float = 0.1) -> dict:  # noqa: ANN001
                                         seed=0).to_json(target_half_width=target)
 
 
-def open_page(name: str = "carol") -> AppTest:
+def open_page(name: str = "root") -> AppTest:
     """Log in as `name` and open the Agreement page."""
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.run()
@@ -474,7 +474,8 @@ def test_a_labeler_has_no_agreement_page_in_the_navigation(engine):
         at.switch_page("views/agreement.py")
 
 
-def test_the_same_page_opens_for_an_adjudicator_who_does_not_label(engine, report_calls):
+def test_an_adjudicator_gets_no_figure_either(engine, report_calls):
+    """An adjudicator who saw which labeler disagreed how could tell who "Labeler 1" is."""
     seed(engine, SKEWED)
     with session_scope(engine) as session:
         user_pk = get_user(session, "carol").id
@@ -482,6 +483,14 @@ def test_the_same_page_opens_for_an_adjudicator_who_does_not_label(engine, repor
     at.session_state["auth.user_pk"] = user_pk
     at.session_state["auth.user_name"] = "carol"
     at.run()
+    assert [e.value for e in at.error] == [t("auth.denied")]
+    assert report_calls == [] and len(at.metric) == 0
+    assert "alice" not in page_dump(at) and "bob" not in page_dump(at)
+
+
+def test_the_page_opens_for_an_admin(engine, report_calls):
+    seed(engine, SKEWED)
+    at = open_page("root")
     assert not at.exception and [e.value for e in at.error] == []
     assert len(report_calls) == 1 and len(at.metric) == 4
 

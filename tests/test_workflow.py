@@ -73,7 +73,7 @@ def test_who_may_adjudicate(is_adjudicator, labeled_it, state, expected):
 
 
 @pytest.mark.parametrize("roles, expected", [
-    ({"admin"}, True), ({"adjudicator"}, True), ({"labeler"}, False),
+    ({"admin"}, True), ({"adjudicator"}, False), ({"labeler"}, False),
     ({"labeler", "adjudicator"}, False), ({"labeler", "admin"}, True)])
 def test_who_may_see_agreement_figures(roles, expected):
     from annotator.workflow import may_see_agreement

@@ -35,7 +35,7 @@ Caller = User | Operator
 _DENIED = {
     Permission.LABEL: "only a labeler assigned to the case may label it",
     Permission.ADJUDICATE: "only an adjudicator may decide disputed claims",
-    Permission.SEE_AGREEMENT: "only admins, and adjudicators who do not label, may see agreement reports",
+    Permission.SEE_AGREEMENT: "only admins may see agreement reports (they name labelers)",
     Permission.SEE_STATUS: "only admins and adjudicators may see the project status",
     Permission.IMPORT: "only an admin may import data",
     Permission.ASSIGN: "only an admin may assign cases",

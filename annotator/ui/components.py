@@ -40,7 +40,7 @@ second click of a double click (or a key pressed twice), aimed at a claim nobody
 PAGE_ROLES: dict[str, frozenset[str]] = {
     "label": frozenset({"labeler"}),
     "adjudicate": frozenset({"adjudicator"}),
-    "agreement": frozenset({"adjudicator", "admin"}),
+    "agreement": frozenset({"admin"}),
     "releases": frozenset({"admin"}),
     "admin": frozenset({"admin"}),
 }
