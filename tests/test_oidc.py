@@ -172,7 +172,7 @@ def test_without_auth_a_provider_identity_is_not_trusted(app_db):
 
 @pytest.mark.parametrize("email, home, allowed, refused", [
     ("aoi@example.com", "Label", [], ["views/adjudicate.py", "views/agreement.py", "views/releases.py", "views/admin.py"]),
-    ("mika@example.com", "Adjudicate", ["views/agreement.py"], ["views/label.py", "views/releases.py", "views/admin.py"]),
+    ("mika@example.com", "Adjudicate", [], ["views/agreement.py", "views/label.py", "views/releases.py", "views/admin.py"]),
     ("Boss@Example.COM", "Adjudicate", ["views/admin.py", "views/releases.py", "views/agreement.py"], ["views/label.py"]),
 ])
 def test_a_known_identity_gets_the_pages_of_its_annotator_roles(app_db, email, home, allowed, refused):
