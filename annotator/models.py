@@ -117,9 +117,19 @@ class User(SQLModel, table=True):
     roles: str = ""  # comma-separated names from vocabulary.ROLES
     password_hash: str | None = None  # None: cannot log in until a password is set
     active: bool = True
-    failed_logins: int = 0  # consecutive failed logins; reset by a successful one or a new password
-    locked_until: datetime | None = _time(nullable=True)  # no login attempt is checked before then
     created_at: datetime = _time()
+
+
+class LoginThrottle(SQLModel, table=True):
+    """Failed logins in a row under one typed user name, whether or not a user has that name (so
+    the login delay does not tell which names exist). Deleted by a successful login or a new
+    password; forgotten LOGIN_FAILURE_MEMORY after the last failure."""
+
+    __tablename__ = "login_throttle"
+    name: str = Field(primary_key=True)  # the name as typed, NFC-normalized and stripped
+    failed_logins: int = 0
+    locked_until: datetime | None = _time(nullable=True)  # no login attempt is checked before then
+    last_failed_at: datetime = _time(index=True)
 
 
 class Assignment(SQLModel, table=True):

@@ -1,6 +1,7 @@
 """Users: password hashing, login, roles, users created by imports."""
 
 import threading
+from datetime import timedelta
 
 import pytest
 from sqlmodel import select
@@ -8,7 +9,7 @@ from sqlmodel import select
 from annotator.db import session_scope
 from annotator.services.access import OPERATOR
 from annotator.errors import InvalidValueError, LoginError
-from annotator.models import LabelEvent, User
+from annotator.models import LabelEvent, LoginThrottle, User
 from annotator.services.users import add_user, authenticate, ensure_user, get_user, roles_of, set_active, set_password, set_roles
 
 
@@ -22,6 +23,11 @@ def test_a_password_is_stored_hashed_and_checked(engine):
         assert all("s3cret-pass" not in repr(e.after) for e in s.exec(select(LabelEvent)))
 
 
+def _failures(session, name: str) -> int:
+    throttle = session.get(LoginThrottle, name)
+    return 0 if throttle is None else throttle.failed_logins
+
+
 def test_a_wrong_password_is_refused_and_counted(engine):
     with session_scope(engine) as s:
         add_user(s, OPERATOR, "alice", ["labeler"], "s3cret-pass")
@@ -29,10 +35,10 @@ def test_a_wrong_password_is_refused_and_counted(engine):
         with session_scope(engine) as s:
             authenticate(s, "alice", "wrong-pass")
     with session_scope(engine) as s:
-        assert get_user(s, "alice").failed_logins == 1
+        assert _failures(s, "alice") == 1
         authenticate(s, "alice", "s3cret-pass")
     with session_scope(engine) as s:
-        assert get_user(s, "alice").failed_logins == 0
+        assert _failures(s, "alice") == 0
 
 
 def test_users_without_password_or_disabled_cannot_log_in(engine):
@@ -162,11 +168,10 @@ def test_repeated_failed_logins_make_the_account_wait_without_checking_the_passw
     with pytest.raises(LoginError, match="too many failed logins"), session_scope(engine) as s:
         authenticate(s, "alice", "s3cret-pass", now=start)  # the right password, but too early
     with session_scope(engine) as s:
-        assert get_user(s, "alice").failed_logins == LOGIN_FREE_ATTEMPTS  # the early try is not counted
+        assert _failures(s, "alice") == LOGIN_FREE_ATTEMPTS  # the early try is not counted
         assert authenticate(s, "alice", "s3cret-pass", now=start + timedelta(seconds=1)).name == "alice"
     with session_scope(engine) as s:
-        user = get_user(s, "alice")
-        assert user.failed_logins == 0 and user.locked_until is None
+        assert _failures(s, "alice") == 0 and s.get(LoginThrottle, "alice") is None
 
 
 def test_a_new_password_lifts_the_login_delay(engine):
@@ -182,3 +187,93 @@ def test_a_new_password_lifts_the_login_delay(engine):
         set_password(s, OPERATOR, get_user(s, "alice"), "brand-new-pass")
     with session_scope(engine) as s:
         assert authenticate(s, "alice", "brand-new-pass", now=now).name == "alice"
+
+
+def _refusals(engine, name: str, password: str, now, attempts: int) -> list[str]:
+    messages = []
+    for _ in range(attempts):
+        with pytest.raises(LoginError) as refused, session_scope(engine) as s:
+            authenticate(s, name, password, now=now)
+        messages.append(str(refused.value))
+    return messages
+
+
+def test_the_login_delay_and_its_messages_do_not_tell_which_names_exist(engine):
+    from annotator.models import utcnow
+    from annotator.services.users import LOGIN_FREE_ATTEMPTS
+
+    with session_scope(engine) as s:
+        add_user(s, OPERATOR, "alice", ["labeler"], "s3cret-pass")
+        add_user(s, OPERATOR, "gone", ["labeler"], "s3cret-pass")
+        set_active(s, OPERATOR, get_user(s, "gone"), False)
+        ensure_user(s, "imported", "labeler")
+    now = utcnow()
+    seen = {name: _refusals(engine, name, "wrong-pass", now, LOGIN_FREE_ATTEMPTS + 1)
+            for name in ("alice", "gone", "imported", "nobody")}
+    assert len({tuple(messages) for messages in seen.values()}) == 1, seen
+    assert "wait 1 second before" in seen["nobody"][-2] and "too many failed logins" in seen["nobody"][-1]
+
+
+def test_every_refusal_runs_the_password_check(engine, monkeypatch):
+    import annotator.services.users as users
+
+    with session_scope(engine) as s:
+        add_user(s, OPERATOR, "gone", ["labeler"], "s3cret-pass")
+        set_active(s, OPERATOR, get_user(s, "gone"), False)
+        ensure_user(s, "imported", "labeler")
+    checked = []
+
+    class CountingHasher:
+        def verify(self, stored, password):
+            checked.append(password)
+            return real.verify(stored, password)
+
+        def hash(self, password):
+            return real.hash(password)
+
+    real = users._hasher
+    monkeypatch.setattr(users, "_hasher", CountingHasher())
+    for name in ("nobody", "gone", "imported"):
+        with pytest.raises(LoginError), session_scope(engine) as s:
+            authenticate(s, name, f"typed-for-{name}")
+    assert checked == ["typed-for-nobody", "typed-for-gone", "typed-for-imported"]
+
+
+def test_failed_logins_are_forgotten_a_day_after_the_last_one(engine):
+    from annotator.models import utcnow
+    from annotator.services.users import LOGIN_FAILURE_MEMORY
+
+    start = utcnow()
+    _refusals(engine, "nobody", "x", start, 3)
+    _refusals(engine, "someone", "x", start, 1)
+    later = start + LOGIN_FAILURE_MEMORY + timedelta(seconds=1)
+    assert _refusals(engine, "nobody", "x", later, 1) == [
+        "unknown user name or wrong password (or the account has no password yet)"]
+    with session_scope(engine) as s:
+        assert _failures(s, "nobody") == 1
+        assert s.get(LoginThrottle, "someone") is None  # pruned by the later failure
+
+
+def test_concurrent_failed_logins_under_one_name_are_each_counted(any_engine, monkeypatch):
+    import annotator.services.users as users
+
+    monkeypatch.setattr(users, "LOGIN_FREE_ATTEMPTS", 100)
+    errors = []
+
+    def fail():
+        try:
+            with session_scope(any_engine) as s:
+                authenticate(s, "nobody", "wrong-pass")
+        except LoginError:
+            pass
+        except Exception as error:  # noqa: BLE001 - collected and asserted below
+            errors.append(error)
+
+    threads = [threading.Thread(target=fail) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    with session_scope(any_engine) as s:
+        assert _failures(s, "nobody") == 8

@@ -2,19 +2,23 @@
 
 Passwords are hashed with Argon2id (argon2-cffi); a hash is never logged or shown. A user
 without a password (created by a labels import) cannot log in until an admin sets one. After
-LOGIN_FREE_ATTEMPTS failed logins in a row, each further attempt must wait a delay that doubles
-with every failure (login_delay), so guessing a password online is slow.
+LOGIN_FREE_ATTEMPTS failed logins in a row under one name, each further attempt must wait a delay
+that doubles with every failure (login_delay), so guessing a password online is slow. Failures
+are counted per typed name whether or not a user has it, and every refusal runs the same Argon2
+check, so neither the delay nor the time taken tells which names exist.
 """
 
 from __future__ import annotations
 
-import unicodedata
-
+import functools
 import math
+import unicodedata
 from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import case, delete, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, func, select
 
@@ -22,7 +26,7 @@ from annotator.text import clean_name
 from annotator.errors import InvalidValueError, LoginError, NotFoundError
 from annotator.services.access import Caller, require
 from annotator.workflow import Permission
-from annotator.models import User, utcnow
+from annotator.models import LoginThrottle, User, utcnow
 from annotator.services.audit import record_event
 from annotator.vocabulary import ROLES
 
@@ -131,7 +135,7 @@ def set_password(session: Session, actor: Caller, user: User, password: str) -> 
     _check_password(password)
     before = _public(user)
     user.password_hash = _hash(password)
-    user.failed_logins, user.locked_until = 0, None
+    _forget_failures(session, user.name)
     session.add(user)
     record_event(session, actor_pk=actor.id, entity="user", entity_pk=user.id, action="update", before=before,
                  after={**_public(user), "password_changed": True})
@@ -172,7 +176,10 @@ LOGIN_FREE_ATTEMPTS = 3
 """Failed logins in a row that cost no delay."""
 
 LOGIN_MAX_DELAY_SECONDS = 300
-"""The longest wait between two login attempts on one account."""
+"""The longest wait between two login attempts under one name."""
+
+LOGIN_FAILURE_MEMORY = timedelta(days=1)
+"""A name's failed logins are forgotten this long after its last failure."""
 
 _WRONG = "unknown user name or wrong password (or the account has no password yet)"
 
@@ -190,35 +197,76 @@ def _seconds(n: int) -> str:
     return "1 second" if n == 1 else f"{n} seconds"
 
 
+def _typed_name(name: str) -> str:
+    return unicodedata.normalize("NFC", name).strip()
+
+
+@functools.cache
+def _stand_in_hash() -> str:
+    return _hasher.hash("a password no account has")
+
+
+def _password_matches(password_hash: str | None, password: str) -> bool:
+    """Whether `password` matches the Argon2 hash. Without a hash (no such user, a disabled user,
+    no password yet) the password is checked against a stand-in hash and refused, so a refusal
+    takes the same time whether or not the name belongs to a user who can log in."""
+    try:
+        _hasher.verify(password_hash or _stand_in_hash(), password)
+    except (VerificationError, InvalidHashError):
+        return False
+    return password_hash is not None
+
+
+def _count_failure(session: Session, name: str, now: datetime) -> float:
+    """Count one failed login under `name` (one atomic upsert, safe under concurrent attempts),
+    start its delay and forget every name whose last failure is older than LOGIN_FAILURE_MEMORY.
+    Returns the delay in seconds."""
+    table = LoginThrottle.__table__
+    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    upsert = insert(table).values(name=name, failed_logins=1, locked_until=None, last_failed_at=now)
+    upsert = upsert.on_conflict_do_update(index_elements=["name"], set_={
+        "failed_logins": case((table.c.last_failed_at < now - LOGIN_FAILURE_MEMORY, 1), else_=table.c.failed_logins + 1),
+        "last_failed_at": now,
+    }).returning(table.c.failed_logins)
+    delay = login_delay(session.execute(upsert).scalar_one())
+    session.execute(update(table).where(table.c.name == name)
+                    .values(locked_until=now + timedelta(seconds=delay) if delay else None))
+    session.execute(delete(table).where(table.c.last_failed_at < now - LOGIN_FAILURE_MEMORY))
+    return delay
+
+
+def _forget_failures(session: Session, name: str) -> None:
+    table = LoginThrottle.__table__
+    session.execute(delete(table).where(table.c.name == name))
+
+
 def authenticate(session: Session, name: str, password: str, now: datetime | None = None) -> User:
     """The user whose name and password match.
 
+    name: as typed; NFC-normalized and stripped before it is looked up.
     now: the current time (default: utcnow()), for tests.
-    Raises LoginError: the same message whether the name or the password is wrong; while the
-    account's login delay runs, "wait N seconds" without checking the password at all. A failed
-    attempt on a known user is counted, starts the next delay and is committed (it is kept
-    although the caller's transaction rolls back).
+    Raises LoginError: the same message, after the same Argon2 check, whether the name is unknown,
+    the user disabled or without a password, or the password wrong. Failures are counted per
+    typed name, known or not (LoginThrottle), so the delay does not tell which names exist
+    either; while a name's delay runs, "wait N seconds" without checking the password at all.
+    A failure is committed (it is kept although the caller's transaction rolls back); a
+    success clears the name's count.
     """
     now = now or utcnow()
-    user = session.exec(select(User).where(User.name == unicodedata.normalize("NFC", name).strip())).first()
-    if user is None or not user.active or user.password_hash is None:
-        raise LoginError(_WRONG)
-    if user.locked_until is not None and now < user.locked_until:
-        wait = math.ceil((user.locked_until - now).total_seconds())
-        raise LoginError(f"too many failed logins for this account: wait {_seconds(wait)}, then try again")
-    try:
-        _hasher.verify(user.password_hash, password)
-    except (VerificationError, InvalidHashError):
-        user.failed_logins += 1
-        delay = login_delay(user.failed_logins)
-        user.locked_until = now + timedelta(seconds=delay) if delay else None
-        session.add(user)
-        session.commit()
-        raise LoginError(_WRONG + (f"; wait {_seconds(math.ceil(delay))} before trying again" if delay else "")) from None
-    if user.failed_logins or user.locked_until:
-        user.failed_logins, user.locked_until = 0, None
-        session.add(user)
-    return user
+    typed = _typed_name(name)
+    throttle = session.get(LoginThrottle, typed, populate_existing=True)
+    if throttle is not None and throttle.locked_until is not None and now < throttle.locked_until:
+        wait = math.ceil((throttle.locked_until - now).total_seconds())
+        raise LoginError(f"too many failed logins for this name: wait {_seconds(wait)}, then try again")
+    user = session.exec(select(User).where(User.name == typed)).first()
+    can_log_in = user is not None and user.active
+    if _password_matches(user.password_hash if can_log_in else None, password):
+        if throttle is not None:
+            _forget_failures(session, typed)
+        return user
+    delay = _count_failure(session, typed, now)
+    session.commit()
+    raise LoginError(_WRONG + (f"; wait {_seconds(math.ceil(delay))} before trying again" if delay else ""))
 
 
 def list_users(session: Session, actor: Caller) -> list[User]:
