@@ -10,6 +10,7 @@ import json
 import re
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -129,15 +130,35 @@ def import_(
     with_votes: Annotated[bool, typer.Option("--with-votes", help="CLIMATE-FEVER: import vote slot j as labeler cf-vote-{j+1}.")] = False,
     first_votes: Annotated[Optional[int], typer.Option("--first-votes", help="CLIMATE-FEVER: import the first N non-null votes of each evidence as labelers cf-vote-1..N.")] = None,
     update: Annotated[bool, typer.Option("--update", help="Accept changed content for existing ids (recorded; decided claims become stale).")] = False,
+    partial: Annotated[bool, typer.Option("--partial", help="Import the good lines and list every skipped bad line (file, line, field, reason).")] = False,
+    slices: Annotated[Optional[str], typer.Option("--slices", help="New slice names this file may use, comma-separated (besides the standard ones and the dataset's own).")] = None,
     db: Db = None,
 ) -> None:
-    """Import cases, claims and passages (one transaction: a bad line lands nothing)."""
+    """Import cases, claims and passages (one transaction: a bad line lands nothing, unless --partial)."""
     from annotator.db import session_scope
     from annotator.services.imports import import_cases
 
-    with session_scope(_engine(db, create=True)) as session:
-        report = import_cases(session, OPERATOR, file, fmt=fmt, dataset=dataset, with_votes=with_votes, first_votes=first_votes, update=update)
+    declared = [name.strip() for name in (slices or "").split(",") if name.strip()]
+    with _import_progress(file) as progress, session_scope(_engine(db, create=True)) as session:
+        report = import_cases(session, OPERATOR, file, fmt=fmt, dataset=dataset, with_votes=with_votes, first_votes=first_votes,
+                              update=update, partial=partial, slices=declared, progress=progress)
     typer.echo(report.summary())
+
+
+@contextmanager
+def _import_progress(file: Path):  # noqa: ANN202 - a context manager of a progress callback
+    """A progress bar on standard error while a file is imported (rich), shown only when standard
+    error is a terminal; yields the callback `import_cases` calls with (bytes read, file size)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(f"Importing {file.name}", total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total or None)
 
 
 @labels_app.command("import")

@@ -26,7 +26,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -56,6 +56,23 @@ ADJUDICATION_REQUIRED: tuple[str, ...] = ("claim_id", "adjudicator", "label")
 
 UTF8, UTF8_BOM, CP932 = "UTF-8", "UTF-8 with BOM", "CP932"
 
+MAX_TEXT_CHARS = 100_000
+"""The longest text a field may hold (question, answer, claim, passage text, title, rationale, ...):
+a longer one is refused naming file, line, field and length (a whole document pasted into a cell,
+or a quote gone astray in a CSV, rather than a passage)."""
+
+RAG_CASE_FIELDS: dict[str, str] = {
+    "required_evidence_ids": "requiredEvidenceIds",
+    "forbidden_evidence_ids": "forbiddenEvidenceIds",
+    "expected_behavior": "expectedBehavior",
+    "principal": "principal",
+    "corpus_release": "corpusRelease",
+}
+"""The RAG case fields a case record may carry (canonical snake_case -> camelCase), stored in the
+case's metadata under the snake_case key. The id lists must name passages of the case."""
+RAG_ID_LISTS: tuple[str, ...] = ("required_evidence_ids", "forbidden_evidence_ids")
+RAG_SPELLINGS: frozenset[str] = frozenset(RAG_CASE_FIELDS) | frozenset(RAG_CASE_FIELDS.values())
+
 T = TypeVar("T")
 
 
@@ -72,10 +89,20 @@ class PassageRecord:
     title: str
     text: str
     line: int
+    prefix: str = ""
+    """Where the passage is in its record, e.g. "passages[1]." (native JSONL)."""
+    names: Mapping[str, str] = field(default_factory=dict)
+    """The file's name of a content field where it is not the same (CSV: "text" -> "passage_text")."""
+    first: bool = True
+    """False when an earlier case of the same file already gave this passage (identical)."""
 
     def content(self) -> dict[str, str]:
         """The passage's fields that must match for a repeat of its id to be harmless."""
         return {"doc_id": self.doc_id, "version": self.version, "title": self.title, "text": self.text}
+
+    def field_of(self, key: str) -> str:
+        """The field path of a content key in the file, e.g. "passages[1].text"."""
+        return self.prefix + self.names.get(key, key)
 
 
 @dataclass(frozen=True)
@@ -88,6 +115,15 @@ class ClaimRecord:
     passage_ids: tuple[str, ...]
     line: int
     votes: tuple[str | None, ...] = ()
+    prefix: str = ""
+    """Where the claim is in its record, e.g. "claims[0]." (native JSONL)."""
+    names: Mapping[str, str] = field(default_factory=dict)
+    """The file's name of a content field where it is not the same (CSV: "text" -> "claim")."""
+
+    def field_of(self, key: str) -> str:
+        """The field path of a content key ("case_id", "text", "passage_ids") in the file, e.g.
+        "claims[0].text"."""
+        return self.prefix + self.names.get(key, key)
 
 
 @dataclass(frozen=True)
@@ -145,6 +181,8 @@ class Source(Generic[T]):
     encoding: str
     records: Iterator[T]
     warnings: list[str] = field(default_factory=list)
+    position: Position = field(default_factory=lambda: Position())
+    """How far `records` has read the file (JSON lines: as it goes; CSV: all of it at the first record)."""
 
 
 # ---------------------------------------------------------------- public readers
@@ -167,20 +205,26 @@ def detect_format(path: str | Path) -> str:
     return "climate-fever" if isinstance(record, dict) and "evidences" in record else "jsonl"
 
 
-def read_cases(path: str | Path, fmt: str = "auto") -> Source[CaseRecord]:
+def read_cases(path: str | Path, fmt: str = "auto", *, skips: Skips | None = None) -> Source[CaseRecord]:
     """Open a case file and stream its cases.
 
     fmt: "auto" (see `detect_format`), "jsonl" (native), "csv" or "climate-fever".
-    Returns a Source whose records are CaseRecords in file order, repeats dropped.
+    skips: for a partial import: a bad line (record) is noted there and skipped, not raised.
+    Returns a Source whose records are CaseRecords in file order, repeats dropped. JSON lines are
+    read one line at a time (memory: the ids seen and a digest of each, see `_Seen`); a CSV file
+    is decoded and grouped whole (a case's rows may be anywhere in it), then streamed.
     Raises ImportFileError at once (see `check_input_file`; unknown format), and ImportRowError
     while the records are read (bad JSON, missing key or empty field, id with spaces around it,
-    unknown passage, same id with other content, undecodable bytes, CSV quote never closed).
+    unknown passage, same id with other content, undecodable bytes, CSV quote never closed, text
+    over MAX_TEXT_CHARS, a RAG field given in both spellings or naming an unknown passage).
+    A CSV header error, a quote never closed and undecodable CSV bytes are raised even with
+    `skips` (they spoil the whole file).
     """
     fmt = _resolve_format(path, fmt, CASE_FORMATS, detect_format)
-    readers: dict[str, Callable[[Path], Source[CaseRecord]]] = {
+    readers: dict[str, Callable[[Path, Skips | None], Source[CaseRecord]]] = {
         "jsonl": _read_native, "csv": _read_case_csv, "climate-fever": _read_climate_fever,
     }
-    return readers[fmt](Path(path))
+    return readers[fmt](Path(path), skips)
 
 
 def read_labels(path: str | Path, fmt: str = "auto") -> Source[LabelRecord]:
@@ -254,13 +298,23 @@ class _Row:
 
     def text(self, key: str, *, required: bool = False) -> str:
         value = self.values.get(key)
+        if type(value) is str and value and len(value) <= MAX_TEXT_CHARS and (not required or not value.isspace()):
+            return unicodedata.normalize("NFC", value)  # the common case, checked quickly
         if value is None or value == "" or (required and isinstance(value, str) and not value.strip()):
             if required:
                 raise self.error(key, "missing or empty value", f"Give every record a non-empty '{key}'")
             return ""
         if not isinstance(value, str):
             raise self.error(key, f"expected a string, got {_json_type(value)}", "Write it in double quotes")
+        self.check_length(key, value)
         return nfc(value)
+
+    def check_length(self, key: str, value: str) -> None:
+        """Raises ImportRowError for a text longer than MAX_TEXT_CHARS, naming its length."""
+        if len(value) > MAX_TEXT_CHARS:
+            raise self.error(key, f"the text is {len(value):,} characters long, over the limit of {MAX_TEXT_CHARS:,}",
+                             "Shorten it (split a long document into passages), or check the file for a quote that "
+                             "is never closed")
 
     def ident(self, key: str) -> str:
         value = self.values.get(key)
@@ -305,27 +359,84 @@ def _json_type(value: Any) -> str:
     return names.get(type(value), type(value).__name__)
 
 
+_LINE_BITS, _DIGEST_BITS = 40, 64
+_DIGEST_MASK = (1 << _DIGEST_BITS) - 1
+
+
 class _Seen:
-    """Remembers each id's content and line in one file: a repeat with the same content is
-    harmless (first_time returns False), one with other content is refused naming both lines."""
+    """Remembers each id's line and a digest of its content in one file: a repeat with the same
+    content is harmless (first_time returns False), one with other content is refused naming both
+    lines and the differing fields.
+
+    Memory: one small int per id, not the records (a 1,000,000-claim file keeps ids and digests
+    only). The digest is a 64-bit `hash` per field of a dict content (one for any other content),
+    packed with the line into one int; two different contents share all digests with probability
+    about 2**-64 per field.
+    """
 
     def __init__(self, path: str, kind: str):
         self.path, self.kind = path, kind
-        self._seen: dict[Any, tuple[int, Any]] = {}
+        self._seen: dict[Any, int] = {}
 
     def first_time(self, key: Any, content: Any, line: int, field_name: str) -> bool:
-        if key not in self._seen:
-            self._seen[key] = (line, content)
+        digests = _digests(content)
+        packed = self._seen.get(key)
+        if packed is None:
+            value = line
+            for i, digest in enumerate(digests):
+                value |= digest << (_LINE_BITS + _DIGEST_BITS * i)
+            self._seen[key] = value
             return True
-        first_line, first = self._seen[key]
-        if first == content:
+        first_line = packed & ((1 << _LINE_BITS) - 1)
+        first = [(packed >> (_LINE_BITS + _DIGEST_BITS * i)) & _DIGEST_MASK for i in range(len(digests))]
+        if first == digests:
             return False
+        differing = ""
+        if isinstance(content, dict):
+            keys = [key_ for key_, old, new in zip(content, first, digests, strict=True) if old != new]
+            differing = f" ({', '.join(keys)} differ)"
         shown = "', '".join(key) if isinstance(key, tuple) else key
         raise ImportRowError(
             self.path, line, field_name,
-            f"{self.kind} '{shown}' is also on line {first_line} with other content{_differing(first, content)}",
+            f"{self.kind} '{shown}' is also on line {first_line} with other content{differing}",
             "Give one of them another id, or make both the same",
         )
+
+    def forget(self, keys: Iterable[Any]) -> None:
+        """Drop ids registered by a record that was then skipped (a partial import)."""
+        for key in keys:
+            self._seen.pop(key, None)
+
+
+def _digests(content: Any) -> list[int]:
+    """64-bit digests of a content: one per value of a dict (in its key order), else one."""
+    if isinstance(content, dict):
+        return [_digest(value) for value in content.values()]
+    return [_digest(content)]
+
+
+def _digest(value: Any) -> int:
+    """hash() of a hashable value (strings, tuples of them: the common case, fast), else of its
+    `_canonical` form (lists, dicts). A list and a tuple never digest alike, as they never compare
+    equal."""
+    try:
+        return hash(value) & _DIGEST_MASK
+    except TypeError:
+        return hash(_canonical(value)) & _DIGEST_MASK
+
+
+def _canonical(value: Any) -> Any:
+    """A hashable form of a JSON-like value that is equal exactly when the values are equal
+    (dicts compared without regard to key order, lists and tuples kept apart)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return ("{}", tuple(sorted((key, _canonical(item)) for key, item in value.items())))
+    if isinstance(value, list):
+        return ("[]", tuple(_canonical(item) for item in value))
+    if isinstance(value, tuple):
+        return ("()", tuple(_canonical(item) for item in value))
+    return value
 
 
 def _differing(first: Any, second: Any) -> str:
@@ -390,23 +501,58 @@ def _first_nonblank_line(path: Path) -> bytes:
     return b""
 
 
-def _json_lines(path: Path) -> tuple[str, Iterator[_Row]]:
-    """The encoding and a stream of (line, object) of a JSON-lines file, blank lines skipped."""
+def _json_lines(path: Path, skips: Skips | None = None, position: Position | None = None) -> tuple[str, Iterator[_Row]]:
+    """The encoding and a stream of (line, object) of a JSON-lines file, blank lines skipped.
+    With `skips`, a line that is not UTF-8 or not a JSON object is noted there and skipped."""
     with path.open("rb") as handle:
         encoding = UTF8_BOM if handle.read(3) == b"\xef\xbb\xbf" else UTF8
-    return encoding, _json_rows(path)
+    return encoding, _json_rows(path, skips, position if position is not None else Position())
 
 
-def _json_rows(path: Path) -> Iterator[_Row]:
+def _json_rows(path: Path, skips: Skips | None, position: Position) -> Iterator[_Row]:
     offset = 0
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
-            text = _decode_line(path, raw, number, offset)
-            offset += len(raw)
-            if number == 1:
-                text = text.removeprefix("\ufeff")
-            if text.strip():
-                yield _Row(str(path), number, _parse_json_object(path, text, number))
+            start, offset = offset, offset + len(raw)
+            position.bytes_read = offset
+            try:
+                text = _decode_line(path, raw, number, start)
+                if number == 1:
+                    text = text.removeprefix("\ufeff")
+                if not text.strip():
+                    continue
+                values = _parse_json_object(path, text, number)
+            except ImportRowError as error:
+                if skips is None:
+                    raise
+                skips.add(error)
+                continue
+            yield _Row(str(path), number, values)
+
+
+class Skips:
+    """The lines a partial import skips: each as the ImportRowError that refused it, in file
+    order. Readers given a Skips note a bad line here and go on, instead of raising."""
+
+    def __init__(self) -> None:
+        self.errors: list[ImportRowError] = []
+
+    def add(self, error: ImportRowError) -> None:
+        self.errors.append(error)
+
+    def __len__(self) -> int:
+        return len(self.errors)
+
+
+@dataclass
+class Position:
+    """How far a reader has read its file (bytes), for a progress bar; `size` is the file's size."""
+
+    size: int = 0
+    bytes_read: int = 0
+
+
+_MAYBE_UNSTORABLE = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")
 
 
 def _unstorable_character(record: dict[str, Any]) -> str | None:
@@ -445,6 +591,7 @@ def _decode_line(path: Path, raw: bytes, number: int, offset: int) -> str:
 
 
 def _parse_json_object(path: Path, text: str, number: int) -> dict[str, Any]:
+    text = text.rstrip("\r\n")  # an error at the end of the line is in this line, not at column 1 of the next
     try:
         value = json.loads(text)
     except json.JSONDecodeError as error:
@@ -457,7 +604,8 @@ def _parse_json_object(path: Path, text: str, number: int) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ImportRowError(str(path), number, None, f"expected a JSON object, got {_json_type(value)}",
                              "Write each record as one JSON object {...} on its own line")
-    bad = _unstorable_character(value)
+    # a NUL or a lone surrogate can only come from a \\u escape (raw ones are refused above)
+    bad = _unstorable_character(value) if _MAYBE_UNSTORABLE.search(text) else None
     if bad is not None:
         raise ImportRowError(str(path), number, None, bad,
                              "Remove it: text is stored as UTF-8, which has no such character, and PostgreSQL refuses NUL")
@@ -483,9 +631,26 @@ def decode_csv_bytes(path: str | Path, data: bytes) -> tuple[str, str]:
         return data.decode("utf-8-sig"), encoding
     except UnicodeDecodeError as utf8_error:
         try:
-            return data.decode("cp932"), CP932
+            return _decode_cp932(data), CP932
         except UnicodeDecodeError as cp932_error:
             raise _undecodable(str(path), data, utf8_error, cp932_error) from None
+
+
+_CP932_UNASSIGNED = re.compile("[\x80\uf8f0-\uf8f3]")
+"""What Python's cp932 codec makes of the single bytes 0x80, 0xA0 and 0xFD-0xFF, which are no
+character in CP932 (Microsoft's table leaves them unassigned; no two-byte sequence decodes to
+these): U+0080 and the private-use U+F8F0-U+F8F3. Stored, they would be junk."""
+
+
+def _decode_cp932(data: bytes) -> str:
+    """`data` decoded as CP932, strictly: raises UnicodeDecodeError at the first byte that is not
+    CP932, including the bytes Python's codec maps to junk (`_CP932_UNASSIGNED`)."""
+    text = data.decode("cp932")
+    junk = _CP932_UNASSIGNED.search(text)
+    if junk is not None:
+        start = len(text[:junk.start()].encode("cp932"))  # CP932 round-trips with the same byte lengths
+        raise UnicodeDecodeError("cp932", data, start, start + 1, "byte is not assigned in CP932")
+    return text
 
 
 def _undecodable(path: str, data: bytes, utf8: UnicodeDecodeError, cp932: UnicodeDecodeError) -> ImportRowError:
@@ -517,7 +682,8 @@ def _csv_position(prefix: str) -> tuple[int, str | None]:
     return line, header[len(row) - 1] if len(row) <= len(header) else None
 
 
-def _csv_rows(path: Path, columns: tuple[str, ...], required: tuple[str, ...], extra: str = "ignored") -> Source[_Row]:
+def _csv_rows(path: Path, columns: tuple[str, ...], required: tuple[str, ...], extra: str = "ignored",
+              also_known: frozenset[str] = frozenset()) -> Source[_Row]:
     """Decode a CSV file and stream its rows as _Row (values by column name, line = the record's
     starting line); rows with only empty cells are skipped. Each unknown column gives a warning
     saying what happens to it (`extra`), worded as for an unknown JSONL field. A quoted cell that
@@ -530,7 +696,7 @@ def _csv_rows(path: Path, columns: tuple[str, ...], required: tuple[str, ...], e
         check_quotes_closed(str(path), text, 1, None)
     _check_header(str(path), header, required)
     warnings = [unknown_name_warning(str(path), 1, "column", name, columns, extra)
-                for name in header if name and name not in columns]
+                for name in header if name and name not in columns and name not in also_known]
     warnings += [f"{path}, line 1: column {number} has no name in the header; it is ignored"
                  for number, name in enumerate(header, start=1) if not name]
     return Source(str(path), "csv", encoding, _csv_records(str(path), text, records, header), warnings)
@@ -631,10 +797,13 @@ class _UnknownKeys:
         self.warnings = warnings
         self._reported: set[tuple[str, str]] = set()
 
-    def check(self, row: _Row, known: tuple[str, ...], what: str = "ignored") -> None:
+    def check(self, row: _Row, known: tuple[str, ...], what: str = "ignored", also_known: frozenset[str] = frozenset()) -> None:
+        unknown = [key for key in row.values if key not in known and key not in also_known]
+        if not unknown:
+            return
         place = re.sub(r"\[\d+\]", "[]", row.prefix)
-        for key in row.values:
-            if key not in known and (place, key) not in self._reported:
+        for key in unknown:
+            if (place, key) not in self._reported:
                 self._reported.add((place, key))
                 self.warnings.append(unknown_name_warning(row.path, row.line, "field", row.prefix + key, known, what))
 
@@ -666,18 +835,30 @@ _NATIVE_REQUIRED: dict[str, tuple[str, str]] = {
 }
 
 
-def _read_native(path: Path) -> Source[CaseRecord]:
-    encoding, rows = _json_lines(path)
+def _read_native(path: Path, skips: Skips | None = None) -> Source[CaseRecord]:
+    position = Position(path.stat().st_size)
+    encoding, rows = _json_lines(path, skips, position)
     warnings: list[str] = []
     unknown = _UnknownKeys(warnings)
-    cases = (_native_case(row, unknown) for row in rows)
-    return Source(str(path), "jsonl", encoding, _unique_cases(str(path), cases), warnings)
+    cases = _skipping(rows, lambda row: _native_case(row, unknown), skips)
+    return Source(str(path), "jsonl", encoding, _unique_cases(str(path), cases, skips=skips), warnings, position)
+
+
+def _skipping(rows: Iterable[_Row], make: Callable[[_Row], T], skips: Skips | None) -> Iterator[T]:
+    """make(row) for each row; with `skips`, a row it refuses is noted and left out."""
+    for row in rows:
+        try:
+            yield make(row)
+        except ImportRowError as error:
+            if skips is None:
+                raise
+            skips.add(error)
 
 
 def _native_case(row: _Row, unknown: _UnknownKeys) -> CaseRecord:
     """One native case. Every key of the format must be there (`_NATIVE_REQUIRED`); question,
     slice and split must not be empty; fields the format does not know go into the metadata."""
-    unknown.check(row, NATIVE_CASE_KEYS, EXTRA_CASE_FIELDS)
+    unknown.check(row, NATIVE_CASE_KEYS, EXTRA_CASE_FIELDS, also_known=RAG_SPELLINGS)
     case_id = row.ident("case_id")
     question, answer, slice_ = (_required_text(row, key, "case") for key in ("question", "answer", "slice"))
     _require_key(row, "split", "case")
@@ -687,6 +868,7 @@ def _native_case(row: _Row, unknown: _UnknownKeys) -> CaseRecord:
     for passage_row in passage_rows:
         unknown.check(passage_row, NATIVE_PASSAGE_KEYS)
     passages = _distinct_passages(row, "passages", [_native_passage(passage_row) for passage_row in passage_rows])
+    metadata.update(_rag_fields(row, [passage.passage_id for passage in passages], metadata))
     claims_raw = _list(row, "claims")
     if not claims_raw:
         raise row.error("claims", "the case has no claims", "Give the case a non-empty list of claims")
@@ -697,6 +879,53 @@ def _native_case(row: _Row, unknown: _UnknownKeys) -> CaseRecord:
         case_id=case_id, question=question, answer=answer, slice=slice_, split=split, metadata=metadata,
         passages=passages, claims=tuple(_native_claim(claim_row, passages) for claim_row in claim_rows), line=row.line,
     )
+
+
+def _rag_fields(row: _Row, passage_ids: list[str], metadata: dict[str, Any], *, id_list: str = "json") -> dict[str, Any]:
+    """The RAG case fields of a record (`RAG_CASE_FIELDS`, either spelling) by their snake_case
+    names, checked: id lists are lists of ids naming passages of the case (`passage_ids`; in CSV,
+    id_list="csv", one cell of ids separated by ";"), expected_behavior and corpus_release are
+    strings, principal a string or an object. Raises ImportRowError for both spellings of one
+    field, a wrong type, an unknown passage, or a value that contradicts the same key in the
+    case's `metadata`."""
+    found: dict[str, Any] = {}
+    for snake, camel in RAG_CASE_FIELDS.items():
+        given = [name for name in dict.fromkeys((snake, camel)) if row.values.get(name) not in (None, "")]
+        if len(given) > 1:
+            raise row.error(camel, f"'{snake}' and '{camel}' are the same field, given twice",
+                            f"Keep one of them (it is stored as '{snake}')")
+        if not given:
+            continue
+        name = given[0]
+        if snake in RAG_ID_LISTS:
+            value: Any = _rag_id_list(row, name, passage_ids, id_list)
+        elif snake == "principal" and isinstance(row.values[name], dict):
+            value = _nfc_json(row.values[name])
+        else:
+            value = row.text(name)
+        if snake in metadata and metadata[snake] != value:
+            raise row.error(name, f"'{name}' and the metadata key '{snake}' have other values",
+                            "Keep only one of them")
+        found[snake] = value
+    return found
+
+
+def _rag_id_list(row: _Row, name: str, passage_ids: list[str], id_list: str) -> list[str]:
+    raw = row.values[name]
+    if id_list == "csv":
+        ids = [nfc(part.strip()) for part in raw.split(";") if part.strip()]
+        paths = [name] * len(ids)
+    else:
+        if not isinstance(raw, list):
+            raise row.error(name, f"expected a list of passage ids, got {_json_type(raw)}",
+                            f'Write it as a JSON list, e.g. "{name}": ["p1", "p2"]')
+        paths = [f"{name}[{i}]" for i in range(len(raw))]
+        ids = [row.check_ident(path, item) for path, item in zip(paths, raw, strict=True)]
+    for path, evidence_id in zip(paths, ids, strict=True):
+        if evidence_id not in passage_ids:
+            raise row.error(path, f"evidence '{evidence_id}' is not one of this case's passages "
+                            f"({', '.join(passage_ids) or 'none'})", "Name passages of the case, or add the passage to it")
+    return ids
 
 
 def _require_key(row: _Row, key: str, noun: str) -> None:
@@ -723,7 +952,7 @@ def _native_metadata(row: _Row) -> dict[str, Any]:
     where unknown columns are kept as case metadata). A field also in metadata must agree."""
     metadata = _metadata(row)
     for key, value in row.values.items():
-        if key in NATIVE_CASE_KEYS:
+        if key in NATIVE_CASE_KEYS or key in RAG_SPELLINGS:
             continue
         name, value = nfc(key), _nfc_json(value)
         if name in metadata and metadata[name] != value:
@@ -759,6 +988,7 @@ def _native_passage(row: _Row) -> PassageRecord:
         title=_required_text(row, "title", "passage"),
         text=row.text("text", required=True),
         line=row.line,
+        prefix=row.prefix,
     )
 
 
@@ -777,7 +1007,7 @@ def _native_claim(row: _Row, passages: tuple[PassageRecord, ...]) -> ClaimRecord
         if not known:
             raise row.error("passage_ids", f"claim '{claim_id}' has no passages",
                             "Give the case a list of passages, or the claim a list of passage_ids")
-        return ClaimRecord(claim_id, text, tuple(known), row.line)
+        return ClaimRecord(claim_id, text, tuple(known), row.line, prefix=row.prefix, names=NATIVE_CLAIM_NAMES)
     ids = tuple(row.check_ident(f"passage_ids[{i}]", value) for i, value in enumerate(_list(row, "passage_ids")))
     if not ids:
         raise row.error("passage_ids", f"claim '{claim_id}' has no passages",
@@ -788,7 +1018,11 @@ def _native_claim(row: _Row, passages: tuple[PassageRecord, ...]) -> ClaimRecord
                             "Add the passage to the case's passages or fix the id")
     if _first_duplicate(ids) is not None:
         raise row.error("passage_ids", f"passage '{_first_duplicate(ids)}' is named twice", "Name each passage once")
-    return ClaimRecord(claim_id, text, ids, row.line)
+    return ClaimRecord(claim_id, text, ids, row.line, prefix=row.prefix, names=NATIVE_CLAIM_NAMES)
+
+
+NATIVE_CLAIM_NAMES: dict[str, str] = {"case_id": "claim_id"}
+"""A claim's content key "case_id" (its case) is reported at the claim's id: the claim moved."""
 
 
 def _distinct_passages(row: _Row, key: str, passages: list[PassageRecord]) -> tuple[PassageRecord, ...]:
@@ -812,35 +1046,65 @@ def _first_duplicate(values: Iterable[str]) -> str | None:
 
 
 def _unique_cases(path: str, cases: Iterable[CaseRecord], claim_field: str = "claims[{}].claim_id",
-                  passage_field: str = "passages[{}].passage_id") -> Iterator[CaseRecord]:
+                  passage_field: str = "passages[{}].passage_id", skips: Skips | None = None) -> Iterator[CaseRecord]:
     """Drop identical repeats of a case; refuse a case, claim or passage id given twice in the file
-    with other content (a passage shown in several cases is normal). The *_field templates name
-    the field in errors, formatted with the claim's or passage's index in its case."""
-    seen_cases, seen_claims, seen_passages = _Seen(path, "case"), _Seen(path, "claim"), _Seen(path, "passage")
+    with other content (a passage shown in several cases is normal; its later copies are marked
+    `first=False`). The *_field templates name the field in errors, formatted with the claim's or
+    passage's index in its case. With `skips`, a refused case is noted and skipped, and the ids it
+    brought are forgotten."""
+    seen = _Seen(path, "case"), _Seen(path, "claim"), _Seen(path, "passage")
     for case in cases:
-        whole = (case.content(), [(p.passage_id, p.content()) for p in case.passages],
-                 [(c.claim_id, c.text, c.passage_ids, c.votes) for c in case.claims])
-        if not seen_cases.first_time(case.case_id, whole, case.line, "case_id"):
+        added: tuple[list[Any], list[Any], list[Any]] = ([], [], [])
+        try:
+            unique = _unique_case(case, seen, added, claim_field, passage_field)
+        except ImportRowError as error:
+            if skips is None:
+                raise
+            skips.add(error)
+            for kind, keys in zip(seen, added, strict=True):
+                kind.forget(keys)
             continue
-        for i, passage in enumerate(case.passages):
-            seen_passages.first_time(passage.passage_id, passage.content(), passage.line, passage_field.format(i))
-        claims = tuple(claim for i, claim in enumerate(case.claims) if seen_claims.first_time(
-            claim.claim_id, {"case_id": case.case_id, "text": claim.text, "passage_ids": claim.passage_ids},
-            claim.line, claim_field.format(i)))
-        yield case if len(claims) == len(case.claims) else _with_claims(case, claims)
+        if unique is not None:
+            yield unique
 
 
-def _with_claims(case: CaseRecord, claims: tuple[ClaimRecord, ...]) -> CaseRecord:
-    return CaseRecord(case.case_id, case.question, case.answer, case.slice, case.split, case.metadata,
-                      case.passages, claims, case.line)
+def _unique_case(case: CaseRecord, seen: tuple[_Seen, _Seen, _Seen], added: tuple[list[Any], list[Any], list[Any]],
+                 claim_field: str, passage_field: str) -> CaseRecord | None:
+    seen_cases, seen_claims, seen_passages = seen
+    whole = (case.question, case.answer, case.slice, case.split, _canonical(case.metadata),
+             tuple((p.passage_id, p.doc_id, p.version, p.title, p.text) for p in case.passages),
+             tuple((c.claim_id, c.text, c.passage_ids, c.votes) for c in case.claims))
+    if not seen_cases.first_time(case.case_id, whole, case.line, "case_id"):
+        return None
+    added[0].append(case.case_id)
+    passages = []
+    for i, passage in enumerate(case.passages):
+        if seen_passages.first_time(passage.passage_id, passage.content(), passage.line, passage_field.format(i)):
+            added[2].append(passage.passage_id)
+            passages.append(passage)
+        else:
+            passages.append(replace(passage, first=False))
+    claims = []
+    for i, claim in enumerate(case.claims):
+        if seen_claims.first_time(claim.claim_id, {"case_id": case.case_id, "text": claim.text, "passage_ids": claim.passage_ids},
+                                  claim.line, claim_field.format(i)):
+            added[1].append(claim.claim_id)
+            claims.append(claim)
+    return replace(case, passages=tuple(passages), claims=tuple(claims))
 
 
 # ---------------------------------------------------------------- flat CSV
 
 
-def _read_case_csv(path: Path) -> Source[CaseRecord]:
-    rows = _csv_rows(path, CSV_CASE_COLUMNS, CSV_CASE_REQUIRED, extra=EXTRA_CASE_FIELDS)
-    return Source(rows.path, "csv", rows.encoding, _group_csv(rows.path, rows.records), rows.warnings)
+def _read_case_csv(path: Path, skips: Skips | None = None) -> Source[CaseRecord]:
+    rows = _csv_rows(path, CSV_CASE_COLUMNS, CSV_CASE_REQUIRED, extra=EXTRA_CASE_FIELDS, also_known=RAG_SPELLINGS)
+    size = path.stat().st_size
+    return Source(rows.path, "csv", rows.encoding, _group_csv(rows.path, rows.records, skips), rows.warnings,
+                  Position(size, size))
+
+
+CSV_CLAIM_NAMES: dict[str, str] = {"text": "claim", "case_id": "claim_id", "passage_ids": "passage_id"}
+CSV_PASSAGE_NAMES: dict[str, str] = {"text": "passage_text", "title": "passage_title", "version": "passage_version"}
 
 
 @dataclass
@@ -853,30 +1117,60 @@ class _CsvCase:
     claims: dict[str, tuple[str, int, list[str]]] = field(default_factory=dict)  # id -> text, line, passage ids
 
 
-def _group_csv(path: str, rows: Iterable[_Row]) -> Iterator[CaseRecord]:
-    """Group flat rows (one per claim and passage) into cases, in order of first appearance."""
+def _group_csv(path: str, rows: Iterable[_Row], skips: Skips | None = None) -> Iterator[CaseRecord]:
+    """Group flat rows (one per claim and passage) into cases, in order of first appearance.
+    With `skips`, a refused row (or a case whose RAG fields are refused) is noted and left out."""
     cases: dict[str, _CsvCase] = {}
-    seen_cases, seen_claims, seen_passages = _Seen(path, "case"), _Seen(path, "claim"), _Seen(path, "passage")
+    seen = _Seen(path, "case"), _Seen(path, "claim"), _Seen(path, "passage")
+    owners: dict[str, str] = {}  # passage id -> the case that gave it first
     for row in rows:
-        case_id, case_fields = row.ident("case_id"), _csv_case_fields(row)
-        claim_id, claim_text = row.ident("claim_id"), row.text("claim", required=True)
-        passage = _csv_passage(row)
-        seen_cases.first_time(case_id, case_fields, row.line, "case_id")
-        seen_claims.first_time(claim_id, {"case_id": case_id, "claim": claim_text}, row.line, "claim_id")
-        seen_passages.first_time(passage.passage_id, passage.content(), row.line, "passage_id")
-        case = cases.setdefault(case_id, _CsvCase(case_fields, row.line))
-        case.passages.setdefault(passage.passage_id, passage)
-        _text, _line, shown = case.claims.setdefault(claim_id, (claim_text, row.line, []))
-        if passage.passage_id not in shown:
-            shown.append(passage.passage_id)
+        added: tuple[list[Any], list[Any], list[Any]] = ([], [], [])
+        try:
+            _group_csv_row(row, cases, seen, added, owners)
+        except ImportRowError as error:
+            if skips is None:
+                raise
+            skips.add(error)
+            for kind, keys in zip(seen, added, strict=True):
+                kind.forget(keys)
     for case_id, case in cases.items():
-        yield _csv_case(case_id, case)
+        try:
+            yield _csv_case(path, case_id, case, owners)
+        except ImportRowError as error:
+            if skips is None:
+                raise
+            skips.add(error)
+
+
+def _group_csv_row(row: _Row, cases: dict[str, _CsvCase], seen: tuple[_Seen, _Seen, _Seen],
+                   added: tuple[list[Any], list[Any], list[Any]], owners: dict[str, str]) -> None:
+    seen_cases, seen_claims, seen_passages = seen
+    case_id, case_fields = row.ident("case_id"), _csv_case_fields(row)
+    claim_id, claim_text = row.ident("claim_id"), row.text("claim", required=True)
+    passage = _csv_passage(row)
+    for kind, key, content, name, keys in (
+        (seen_cases, case_id, case_fields, "case_id", added[0]),
+        (seen_claims, claim_id, {"case_id": case_id, "claim": claim_text}, "claim_id", added[1]),
+        (seen_passages, passage.passage_id, passage.content(), "passage_id", added[2]),
+    ):
+        if kind.first_time(key, content, row.line, name):
+            keys.append(key)
+    owners.setdefault(passage.passage_id, case_id)
+    case = cases.setdefault(case_id, _CsvCase(case_fields, row.line))
+    case.passages.setdefault(passage.passage_id, passage)
+    _text, _line, shown = case.claims.setdefault(claim_id, (claim_text, row.line, []))
+    if passage.passage_id not in shown:
+        shown.append(passage.passage_id)
 
 
 def _csv_case_fields(row: _Row) -> dict[str, Any]:
-    extra = {nfc(key): nfc(value) for key, value in row.values.items() if key and key not in CSV_CASE_COLUMNS}
+    extra = {nfc(key): nfc(value) for key, value in row.values.items()
+             if key and key not in CSV_CASE_COLUMNS and key not in RAG_SPELLINGS}
+    rag = {key: value for key, value in row.values.items() if key in RAG_SPELLINGS and value.strip()}
+    for key, value in rag.items():
+        row.check_length(key, value)
     return {"question": row.text("question"), "answer": row.text("answer"), "slice": row.text("slice"),
-            "split": row.choice("split", SPLITS, required=False), "metadata": extra}
+            "split": row.choice("split", SPLITS, required=False), "metadata": extra, "rag": rag}
 
 
 def _csv_passage(row: _Row) -> PassageRecord:
@@ -887,16 +1181,23 @@ def _csv_passage(row: _Row) -> PassageRecord:
         title=row.text("passage_title"),
         text=row.text("passage_text", required=True),
         line=row.line,
+        names=CSV_PASSAGE_NAMES,
     )
 
 
-def _csv_case(case_id: str, case: _CsvCase) -> CaseRecord:
-    claims = tuple(ClaimRecord(claim_id, text, tuple(shown), line) for claim_id, (text, line, shown) in case.claims.items())
+def _csv_case(path: str, case_id: str, case: _CsvCase, owners: dict[str, str]) -> CaseRecord:
+    """The grouped case. Raises ImportRowError (at the case's first line) for RAG fields that are
+    refused (see `_rag_fields`; id lists are one cell of ids separated by ";")."""
+    claims = tuple(ClaimRecord(claim_id, text, tuple(shown), line, names=CSV_CLAIM_NAMES)
+                   for claim_id, (text, line, shown) in case.claims.items())
     fields = case.row
+    metadata = {key: value for key, value in fields["metadata"].items() if value}
+    metadata.update(_rag_fields(_Row(path, case.line, fields["rag"]), list(case.passages), metadata, id_list="csv"))
+    passages = tuple(passage if owners.get(passage_id) == case_id else replace(passage, first=False)
+                     for passage_id, passage in case.passages.items())
     return CaseRecord(
         case_id=case_id, question=fields["question"], answer=fields["answer"], slice=fields["slice"],
-        split=fields["split"], metadata={key: value for key, value in fields["metadata"].items() if value},
-        passages=tuple(case.passages.values()), claims=claims, line=case.line,
+        split=fields["split"], metadata=metadata, passages=passages, claims=claims, line=case.line,
     )
 
 
@@ -906,10 +1207,15 @@ def _csv_case(case_id: str, case: _CsvCase) -> CaseRecord:
 CLIMATE_FEVER_VOTES = tuple(CLIMATE_FEVER_LABELS)
 
 
-def _read_climate_fever(path: Path) -> Source[CaseRecord]:
-    encoding, rows = _json_lines(path)
-    cases = _unique_cases(str(path), map(_climate_fever_case, rows), "evidences[{}]", "evidences")
-    return Source(str(path), "climate-fever", encoding, cases)
+def _read_climate_fever(path: Path, skips: Skips | None = None) -> Source[CaseRecord]:
+    position = Position(path.stat().st_size)
+    encoding, rows = _json_lines(path, skips, position)
+    cases = _unique_cases(str(path), _skipping(rows, _climate_fever_case, skips), "evidences[{}]", "evidences", skips)
+    return Source(str(path), "climate-fever", encoding, cases, [], position)
+
+
+CLIMATE_FEVER_CLAIM_NAMES: dict[str, str] = {"text": "claim", "case_id": "claim_id", "passage_ids": "evidence_id"}
+CLIMATE_FEVER_PASSAGE_NAMES: dict[str, str] = {"text": "evidence", "title": "article", "doc_id": "article"}
 
 
 def _climate_fever_case(row: _Row) -> CaseRecord:
@@ -925,7 +1231,8 @@ def _climate_fever_case(row: _Row) -> CaseRecord:
         evidence = row.child("evidences", k, value)
         passage = _climate_fever_passage(evidence)
         passages.append(passage)
-        claims.append(ClaimRecord(f"{case_id}-{k}", text, (passage.passage_id,), row.line, _climate_fever_votes(evidence)))
+        claims.append(ClaimRecord(f"{case_id}-{k}", text, (passage.passage_id,), row.line, _climate_fever_votes(evidence),
+                                  names={**CLIMATE_FEVER_CLAIM_NAMES, "passage_ids": f"evidences[{k}].evidence_id"}))
     return CaseRecord(
         case_id=case_id, question=text, answer="", slice=CLIMATE_FEVER_SLICE, split=CLIMATE_FEVER_SPLIT,
         metadata={"claim_label": row.text("claim_label"), "source": CLIMATE_FEVER_SOURCE},
@@ -935,7 +1242,8 @@ def _climate_fever_case(row: _Row) -> CaseRecord:
 
 def _climate_fever_passage(evidence: _Row) -> PassageRecord:
     article = evidence.text("article")
-    return PassageRecord(evidence.ident("evidence_id"), article, "", article, evidence.text("evidence", required=True), evidence.line)
+    return PassageRecord(evidence.ident("evidence_id"), article, "", article, evidence.text("evidence", required=True),
+                         evidence.line, prefix=evidence.prefix, names=CLIMATE_FEVER_PASSAGE_NAMES)
 
 
 def _climate_fever_votes(evidence: _Row) -> tuple[str | None, ...]:

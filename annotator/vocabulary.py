@@ -25,7 +25,8 @@ SLICES: tuple[str, ...] = (
     "updated_document",
     "permission",
 )
-"""The pilot mix of slices. Imports accept other slice names too (a team's own groups)."""
+"""The pilot mix of slices. An import also accepts the slices its dataset already uses and those
+declared with `--slices a,b` (a team's own groups); any other slice is refused, to catch typos."""
 
 SPLITS: tuple[str, ...] = ("dev", "holdout")
 

@@ -7,6 +7,7 @@ CLIMATE-FEVER: Diggelmann et al. (2020), arXiv:2012.00614, read from ../shared/d
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -106,9 +107,13 @@ def test_same_claim_id_with_other_text_than_the_database_is_refused_naming_id_an
     before = row_counts(any_engine)
     with pytest.raises(ImportRowError) as caught, session_scope(any_engine) as session:
         import_cases(session, OPERATOR, changed)
-    assert (caught.value.line, caught.value.field) == (1, "text")
-    assert "claim 'n1-c1' is already in dataset 'default' with another text" in str(caught.value)
-    assert "--update" in str(caught.value)
+    assert (caught.value.line, caught.value.field) == (1, "claims[0].text")
+    message = str(caught.value)
+    assert re.fullmatch(
+        re.escape(f"{changed}, line 1, field 'claims[0].text': claim 'n1-c1' is already in dataset 'default' (imported ")
+        + r"\d{4}-\d\d-\d\d \d\d:\d\d" + re.escape(" UTC) with another text: text 'The travel policy was updated "
+        "in April 2024.' in the database, 'The travel policy was updated in May 2024.' in this file. Import with "
+        "--update to replace it (an adjudicated claim then becomes stale), or give it another id"), message), message
     assert row_counts(any_engine) == before
 
 
