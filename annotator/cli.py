@@ -305,6 +305,7 @@ def release_create(
     out: Annotated[Path, typer.Option("--out", help="Folder that receives NAME/.")] = Path("data/releases"),
     creator: Annotated[str, typer.Option("--creator", help="Who creates the release (recorded in the manifest).")] = "",
     bootstrap: Annotated[int, typer.Option("--bootstrap", min=0, max=MAX_BOOTSTRAP, help="Bootstrap resamples for the agreement report in the manifest.")] = 1000,
+    excel: Annotated[bool, typer.Option("--excel", help="Also write gold.excel.csv, the file to open in Excel (cells cut to Excel's 32,767 characters).")] = False,
     db: Db = None,
 ) -> None:
     """Freeze the final claims into a versioned, hashed gold release folder OUT/NAME/."""
@@ -313,7 +314,9 @@ def release_create(
 
     with session_scope(_engine(db)) as session:
         created = create_release(session, OPERATOR, name, dataset=dataset, only_final=only_final, out_dir=out,
-                                 creator=creator or os.environ.get("USER", ""), n_bootstrap=bootstrap)
+                                 creator=creator or os.environ.get("USER", ""), n_bootstrap=bootstrap, excel=excel)
+    for note in created.notes:
+        typer.echo(f"Note: {note}")
     typer.echo(f"Release {created.name} written to {created.path}")
     typer.echo(f"  claims: {json.dumps(created.counts, ensure_ascii=False)}")
     if created.excluded:
@@ -329,17 +332,21 @@ def release_verify(
     db: Db = None,
 ) -> None:
     """Recompute every file's SHA-256 and compare with the manifest (and the manifest with the
-    hash recorded at creation, given --manifest-sha256 or --release)."""
+    hash recorded at creation, given --manifest-sha256 or --release). With --release, a release
+    whose create was stopped before its folder was renamed into place is finished first."""
     if manifest_sha256 is not None and not re.fullmatch(r"[0-9a-fA-F]{64}", manifest_sha256):
         raise typer.BadParameter("give the 64 hexadecimal digits that `release create` printed", param_hint="--manifest-sha256")
     if release is not None and (folder is not None or manifest_sha256 is not None):
         raise typer.BadParameter("give either a folder (with --manifest-sha256) or --release NAME, not both", param_hint="--release")
     if release is not None:
         from annotator.db import session_scope
-        from annotator.services.releases import check_stored_release
+        from annotator.services.releases import check_stored_release, verify_stored_release
 
         with session_scope(_engine(db)) as session:
-            result = check_stored_release(session, OPERATOR, release)
+            result = verify_stored_release(session, OPERATOR, release)
+            for note in result.notes:
+                typer.echo(f"Note: {note}")
+            result = check_stored_release(session, OPERATOR, release) if not result.ok else result
         where = f"release {release}"
     elif folder is None:
         raise typer.BadParameter("give a release folder or --release NAME", param_hint="FOLDER")
@@ -350,6 +357,45 @@ def release_verify(
         where = str(folder)
     typer.echo(f"OK: {where} matches its manifest ({len(result.files)} files checked)")
     typer.echo(f"  manifest sha256: {result.manifest_sha256}")
+
+
+@release_app.command("diff")
+def release_diff(
+    old: Annotated[str, typer.Argument(help="The older release: a release folder, or the name of a release in the database.")],
+    new: Annotated[str, typer.Argument(help="The newer release: a release folder, or the name of a release in the database.")],
+    as_json: JsonOpt = False,
+    db: Db = None,
+) -> None:
+    """Claims added, removed, and whose gold label changed from OLD to NEW, with counts. An
+    argument that is a folder is read as a release folder, else as the name of a stored release
+    (in --db). Both are verified first (a folder against its manifest, a stored release also
+    against the manifest hash the database recorded); one that fails is refused, naming the file."""
+    from annotator.services.releases import compare_releases
+
+    sources = [Path(given) if Path(given).is_dir() else given for given in (old, new)]
+    if all(isinstance(source, Path) for source in sources):
+        comparison = compare_releases(None, OPERATOR, *sources)
+    else:
+        from annotator.db import session_scope
+
+        with session_scope(_engine(db)) as session:
+            comparison = compare_releases(session, OPERATOR, *sources)
+    if as_json:
+        _echo_json(comparison.to_json())
+        return
+    diff, counts = comparison.diff, comparison.diff.counts()
+    typer.echo(f"{old} ({comparison.old.claims} claims) -> {new} ({comparison.new.claims} claims): "
+               f"{counts['added']} added, {counts['removed']} removed, {counts['changed']} gold label changed, "
+               f"{counts['unchanged']} unchanged")
+    for title, changes in (("added", diff.added), ("removed", diff.removed), ("gold label changed", diff.changed)):
+        if not changes:
+            continue
+        typer.echo(f"{title} ({len(changes)}):")
+        for change in changes:
+            label = change.after if change.before is None else change.before if change.after is None else f"{change.before} -> {change.after}"
+            typer.echo(f"  {change.dataset}\t{change.case_id}\t{change.claim_id}\t{label}")
+    if diff.changed:
+        typer.echo("gold label changes: " + ", ".join(f"{c['from']} -> {c['to']} {c['claims']}" for c in diff.changes_by_label()))
 
 
 @users_app.command("add")

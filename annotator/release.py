@@ -1,13 +1,16 @@
 """Gold release folders, without a database: the layout, writing the data files and the
 manifest, hashing and verifying.
 
-A release folder `NAME/` holds `gold.jsonl`, `gold.csv`, `gold.parquet` and `manifest.json`
-(`release_layout` is the one place those names are defined). The data files (`gold.*`) hold no
-release name and no time, and are written deterministically: the same records give the same
-bytes under any release name. The folder is written under a temporary sibling name, fsynced,
-given modes 0755 (folder) and 0644 (files) and renamed into place, so a failure leaves no `NAME/`
-folder behind; a file-system failure becomes ReleaseWriteError. Two release names that differ only
-in case are refused (they are one folder on case-insensitive file systems).
+A release folder `NAME/` holds `gold.jsonl`, `gold.csv`, `gold.parquet`, `cases.jsonl` (the
+released claims as a native case file, to import again), optionally `gold.excel.csv`, and
+`manifest.json` (`release_layout` is the one place those names are defined). The data files hold
+no release name and no time, and are written deterministically: the same records give the same
+bytes under any release name. The folder is staged under a temporary sibling name
+`.NAME.tmp-XXXXXXXX` (locked while its writer runs), fsynced, given modes 0755 (folder) and 0644
+(files), and only then renamed into place (`stage_release`, `StagedRelease.finish`), so a failure
+leaves no `NAME/` folder behind; a file-system failure becomes ReleaseWriteError. A staging folder
+is never a release: `verify_release` refuses one. Two release names that differ only in case are
+refused (they are one folder on case-insensitive file systems).
 
 Text is written as raw UTF-8 everywhere: `gold.jsonl` and `manifest.json` keep non-ASCII characters
 as they are (no `\\uXXXX` escapes).
@@ -21,9 +24,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import tempfile
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,8 +41,15 @@ from annotator.durable import sync_folder
 from annotator.errors import InvalidValueError, ReleaseExistsError, ReleaseVerifyError, ReleaseWriteError
 from annotator.vocabulary import LABELS
 
-SCHEMA_VERSION = 1
-"""Version of the release folder's format (data files and manifest); bump on any change."""
+try:  # POSIX: a staging folder is locked by its writer, so a cleanup never removes a live one
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+SCHEMA_VERSION = 2
+"""Version of the release folder's format (data files and manifest); bump on any change.
+2: `case_metadata` in the gold files (the last column of gold.csv), `cases.jsonl`, optional
+`gold.excel.csv`."""
 
 RESOLUTIONS: tuple[str, ...] = ("agreed", "adjudicated")
 
@@ -54,13 +66,16 @@ RECORD_KEYS: tuple[str, ...] = (
     "passage_ids",
     "labels",
     "adjudication",
+    "case_metadata",
 )
-"""The keys of one gold record, in the order `gold.jsonl` writes them."""
+"""The keys of one gold record, in the order `gold.jsonl` writes them. `case_metadata` is the
+case's metadata object (Case.meta); gold.csv and gold.parquet hold it as JSON text with sorted
+keys (`metadata_text`)."""
 
 LABEL_KEYS: tuple[str, ...] = ("labeler", "label", "rationale", "passage_ids", "severity")
 ADJUDICATION_KEYS: tuple[str, ...] = ("adjudicator", "label", "rationale", "severity")
 _RECORD_KEY_SET, _LABEL_KEY_SET, _ADJUDICATION_KEY_SET = map(frozenset, (RECORD_KEYS, LABEL_KEYS, ADJUDICATION_KEYS))
-_FLAT_KEYS: tuple[str, ...] = tuple(key for key in RECORD_KEYS if key not in ("labels", "adjudication"))
+_FLAT_KEYS: tuple[str, ...] = tuple(key for key in RECORD_KEYS if key not in ("labels", "adjudication", "case_metadata"))
 _NO_LABEL: tuple[None, ...] = (None,) * len(LABEL_KEYS)
 _NO_ADJUDICATION: tuple[None, ...] = (None,) * len(ADJUDICATION_KEYS)
 _JSON_LINE = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
@@ -70,6 +85,18 @@ FORMULA_PREFIXES: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r", "＝", "＋
 
 MIN_LABEL_COLUMNS = 2
 """`gold.csv` always has at least this many label column groups (double labeling)."""
+
+EXCEL_CELL_LIMIT = 32_767
+"""The most characters an Excel cell holds; `gold.excel.csv` cuts longer cells (see EXCEL_CUT_MARK)."""
+EXCEL_CUT_MARK = " [...cut: Excel holds 32,767 characters a cell; the full text is in gold.jsonl]"
+"""What ends a cell of `gold.excel.csv` that was cut to EXCEL_CELL_LIMIT characters."""
+
+KILL_AT_ENV = "ANNOTATOR_TEST_KILL_AT"
+"""Crash-safety tests only: the step ("writing", "staged", "committed") at which `kill_point`
+kills the process with SIGKILL. Unset in normal use."""
+
+_STAGING = re.compile(r"\.(?P<name>[A-Za-z0-9._-]+)\.tmp-[a-z0-9_]+")
+"""A staging folder's name: `.NAME.tmp-` and mkdtemp's random letters, digits and `_`."""
 
 FOLDER_MODE = 0o755
 """Mode of a written release folder (readable by everyone; mkdtemp would leave 0700)."""
@@ -123,9 +150,11 @@ PARQUET_SCHEMA = pa.schema(
             "adjudication",
             pa.struct([("adjudicator", _TEXT), ("label", _TEXT), ("rationale", _TEXT), ("severity", _TEXT)]),
         ),
+        ("case_metadata", _TEXT),
     ]
 )
-"""The fixed schema of `gold.parquet` (one row per claim, the columns of RECORD_KEYS)."""
+"""The fixed schema of `gold.parquet` (one row per claim, the columns of RECORD_KEYS;
+case_metadata as JSON text with sorted keys)."""
 
 
 @dataclass(frozen=True)
@@ -136,17 +165,30 @@ class ReleaseLayout:
     jsonl: Path
     csv: Path
     parquet: Path
+    cases: Path
+    excel: Path
     manifest: Path
 
     @property
-    def data_files(self) -> dict[str, Path]:
-        """file name -> path of the data files (everything but the manifest), in writing order."""
+    def required_files(self) -> dict[str, Path]:
+        """file name -> path of the data files every release has (since schema 1): the gold files."""
         return {path.name: path for path in (self.jsonl, self.csv, self.parquet)}
 
     @property
+    def data_files(self) -> dict[str, Path]:
+        """file name -> path of every data file a release can have (everything but the manifest),
+        in writing order; `cases.jsonl` since schema 2, `gold.excel.csv` only when asked for."""
+        return {path.name: path for path in (self.jsonl, self.csv, self.parquet, self.cases, self.excel)}
+
+    @property
     def all_files(self) -> dict[str, Path]:
-        """file name -> path of every file of the release, the manifest last."""
+        """file name -> path of every file a release can have, the manifest last."""
         return {**self.data_files, self.manifest.name: self.manifest}
+
+    def present_files(self) -> dict[str, Path]:
+        """`all_files` limited to the files that exist (a release of schema 1 has no cases.jsonl,
+        one created without --excel no gold.excel.csv)."""
+        return {name: path for name, path in self.all_files.items() if path.is_file()}
 
 
 def release_layout(folder: str | os.PathLike[str]) -> ReleaseLayout:
@@ -157,6 +199,8 @@ def release_layout(folder: str | os.PathLike[str]) -> ReleaseLayout:
         jsonl=folder / "gold.jsonl",
         csv=folder / "gold.csv",
         parquet=folder / "gold.parquet",
+        cases=folder / "cases.jsonl",
+        excel=folder / "gold.excel.csv",
         manifest=folder / "manifest.json",
     )
 
@@ -227,7 +271,8 @@ def ordered_record(record: Mapping[str, Any]) -> dict[str, Any]:
     """One gold record with its keys (and its labels' and adjudication's keys) in the fixed order.
 
     record: a mapping with exactly the keys of RECORD_KEYS; `labels` a list of mappings with the
-        keys of LABEL_KEYS; `adjudication` a mapping with the keys of ADJUDICATION_KEYS or None.
+        keys of LABEL_KEYS; `adjudication` a mapping with the keys of ADJUDICATION_KEYS or None;
+        `case_metadata` a mapping (None is taken as {}).
     Returns the record itself when it is already a dict in that order with list passage_ids
     (what the service builds), else an ordered copy.
     Raises ValueError when a key is missing or unknown, or `resolution` is not agreed|adjudicated.
@@ -240,6 +285,7 @@ def ordered_record(record: Mapping[str, Any]) -> dict[str, Any]:
     out = {key: record[key] for key in RECORD_KEYS}
     out["passage_ids"] = list(record["passage_ids"] or [])
     out["labels"] = [_ordered_label(label) for label in record["labels"]]
+    out["case_metadata"] = dict(record["case_metadata"] or {})
     adjudication = record["adjudication"]
     if adjudication is not None:
         _check_keys(adjudication, _ADJUDICATION_KEY_SET, "adjudication")
@@ -259,6 +305,7 @@ def _in_order(record: Mapping[str, Any]) -> bool:
             for label in record["labels"]
         )
         and (adjudication is None or (adjudication.__class__ is dict and tuple(adjudication) == ADJUDICATION_KEYS))
+        and record["case_metadata"].__class__ is dict
     )
 
 
@@ -317,25 +364,47 @@ def write_jsonl(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
         _sync(out)
 
 
+def metadata_text(metadata: Mapping[str, Any] | None) -> str:
+    """A case's metadata as the one-line JSON text that gold.csv and gold.parquet hold: keys sorted
+    (at every depth), raw UTF-8, `{}` for none. Raises ValueError on NaN or infinity."""
+    return json.dumps(metadata or {}, sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
 def csv_header(n_labels: int) -> list[str]:
     """The columns of `gold.csv` with `n_labels` label column groups (`labeler_1`, `label_1`,
-    `rationale_1`, `passage_ids_1`, `severity_1`, ...)."""
-    head = [key for key in RECORD_KEYS if key not in ("labels", "adjudication")]
+    `rationale_1`, `passage_ids_1`, `severity_1`, ...), then the adjudication's, then
+    `case_metadata` (last, so that the columns before it are where they were in schema 1)."""
     labels = [f"{key}_{i}" for i in range(1, n_labels + 1) for key in LABEL_KEYS]
     adjudication = ["adjudicator", "adjudication_label", "adjudication_rationale", "adjudication_severity"]
-    return head + labels + adjudication
+    return list(_FLAT_KEYS) + labels + adjudication + ["case_metadata"]
 
 
-def csv_row(record: Mapping[str, Any], n_labels: int) -> list[str]:
+def csv_row(record: Mapping[str, Any], n_labels: int, case_metadata: str | None = None) -> list[str]:
     """One record flattened into the cells of `csv_header(n_labels)`: lists joined with `;`,
-    None as an empty cell, every cell made spreadsheet-safe."""
+    None as an empty cell, case_metadata as `metadata_text` (or the text given, already computed),
+    every cell made spreadsheet-safe."""
     cells = [record[key] for key in _FLAT_KEYS]
     labels = record["labels"]
     for i in range(n_labels):
         cells += [labels[i][key] for key in LABEL_KEYS] if i < len(labels) else _NO_LABEL
     adjudication = record["adjudication"]
     cells += _NO_ADJUDICATION if adjudication is None else [adjudication[key] for key in ADJUDICATION_KEYS]
+    cells.append(metadata_text(record["case_metadata"]) if case_metadata is None else case_metadata)
     return list(map(spreadsheet_safe, [cell if cell.__class__ is str else _cell_text(cell) for cell in cells]))
+
+
+def _metadata_texts(records: Sequence[Mapping[str, Any]]) -> list[str]:
+    """`metadata_text` of each record's case_metadata, computed once per metadata object (the
+    records of one case share theirs: 100,000 claims of 25,000 cases cost 25,000 encodings)."""
+    texts: dict[int, str] = {}
+    out = []
+    for record in records:
+        metadata = record["case_metadata"]
+        text = texts.get(id(metadata))
+        if text is None:
+            text = texts[id(metadata)] = metadata_text(metadata)
+        out.append(text)
+    return out
 
 
 def _cell_text(value: Any) -> str:
@@ -346,22 +415,78 @@ def _cell_text(value: Any) -> str:
     return str(value)
 
 
-def write_csv(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
-    """`gold.csv`: UTF-8 with a BOM, `\\r\\n` line ends, one row per claim (see `csv_row`)."""
+def excel_cell(cell: str) -> str:
+    """A `gold.csv` cell as `gold.excel.csv` writes it: cut to EXCEL_CELL_LIMIT characters, ending
+    with EXCEL_CUT_MARK, when it is longer (Excel would split or cut it without saying so)."""
+    if len(cell) <= EXCEL_CELL_LIMIT:
+        return cell
+    return cell[: EXCEL_CELL_LIMIT - len(EXCEL_CUT_MARK)] + EXCEL_CUT_MARK
+
+
+def _csv_rows(records: Sequence[Mapping[str, Any]], excel: bool) -> tuple[list[str], Iterator[list[str]]]:
     n_labels = max([MIN_LABEL_COLUMNS, *(len(record["labels"]) for record in records)])
+    rows = (csv_row(record, n_labels, text) for record, text in zip(records, _metadata_texts(records), strict=True))
+    if excel:
+        rows = ([excel_cell(cell) for cell in row] for row in rows)
+    return csv_header(n_labels), rows
+
+
+def _write_table(path: Path, header: list[str], rows: Iterable[list[str]]) -> None:
     with open(path, "w", encoding="utf-8-sig", newline="") as out:
         writer = csv.writer(out, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
-        writer.writerow(csv_header(n_labels))
-        writer.writerows(csv_row(record, n_labels) for record in records)
+        writer.writerow(header)
+        writer.writerows(rows)
         _sync(out)
+
+
+def write_csv(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
+    """`gold.csv`: UTF-8 with a BOM, `\\r\\n` line ends, one spreadsheet-safe row per claim (see
+    `csv_row`). Its format is the command-line contract (DESIGN.md): it does not change."""
+    _write_table(path, *_csv_rows(records, excel=False))
+
+
+def write_excel_csv(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
+    """`gold.excel.csv` (`release create --excel`): the rows of gold.csv, in the same encoding
+    (UTF-8 with a BOM, `\\r\\n`, spreadsheet-safe), with every cell longer than Excel's limit cut
+    (`excel_cell`). The file to open in Excel; scripts read gold.csv, gold.jsonl or gold.parquet."""
+    _write_table(path, *_csv_rows(records, excel=True))
 
 
 def write_parquet(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
     """`gold.parquet`: PARQUET_SCHEMA, pinned writer options (zstd level 3, format 2.6)."""
-    table = pa.Table.from_pylist(list(records), schema=PARQUET_SCHEMA)
+    columns = {key: [record[key] for record in records] for key in RECORD_KEYS if key != "case_metadata"}
+    columns["case_metadata"] = _metadata_texts(records)
+    table = pa.Table.from_pydict(columns, schema=PARQUET_SCHEMA)
     pq.write_table(table, path, **_PARQUET_OPTIONS)
     with open(path, "rb") as written:
         os.fsync(written.fileno())
+
+
+CASE_KEYS: tuple[str, ...] = ("case_id", "question", "answer", "slice", "split", "metadata", "passages", "claims")
+PASSAGE_KEYS: tuple[str, ...] = ("passage_id", "doc_id", "version", "title", "text")
+CLAIM_KEYS: tuple[str, ...] = ("claim_id", "text", "passage_ids")
+"""The keys of one line of `cases.jsonl`, its passages and its claims: the native import format
+(DESIGN.md "File formats"), in that order."""
+
+
+def write_cases(path: Path, cases: Iterable[Mapping[str, Any]]) -> None:
+    """`cases.jsonl`: one case a line in the native import format (CASE_KEYS, PASSAGE_KEYS,
+    CLAIM_KEYS, in that order), UTF-8 without escapes, `\\n` line ends; `annotator import` reads it.
+
+    cases: mappings with the keys of CASE_KEYS, in the order to write (the service gives the
+        released claims' cases, each with exactly its released claims and their passages).
+    Raises ValueError when a key is missing or unknown.
+    """
+    with open(path, "w", encoding="utf-8", newline="\n") as out:
+        for case in cases:
+            _check_keys(case, frozenset(CASE_KEYS), "case")
+            line = {key: case[key] for key in CASE_KEYS}
+            line["metadata"] = dict(case["metadata"] or {})
+            line["passages"] = [{key: passage[key] for key in PASSAGE_KEYS} for passage in case["passages"]]
+            line["claims"] = [{key: (list(claim[key]) if key == "passage_ids" else claim[key]) for key in CLAIM_KEYS}
+                              for claim in case["claims"]]
+            out.write(_JSON_LINE.encode(line) + "\n")
+        _sync(out)
 
 
 # ---------------------------------------------------------------------------- the folder
@@ -372,18 +497,42 @@ def write_release(
     name: str,
     records: Iterable[Mapping[str, Any]],
     manifest_fields: Mapping[str, Any],
+    *,
+    cases: Iterable[Mapping[str, Any]] = (),
+    excel: bool = False,
 ) -> Path:
-    """Write the release folder `out_dir/name/` and return its path.
+    """Write the release folder `out_dir/name/` and return its path: `stage_release`, then
+    `StagedRelease.finish` (on any failure nothing is left: no folder, no staging folder).
+
+    See `stage_release` for the arguments and what is raised. The service stages, commits its rows
+    and only then finishes, so that no folder appears for a release the database does not hold.
+    """
+    staged = stage_release(out_dir, name, records, manifest_fields, cases=cases, excel=excel)
+    return staged.finish(undo_on_failure=True)
+
+
+def stage_release(
+    out_dir: str | os.PathLike[str],
+    name: str,
+    records: Iterable[Mapping[str, Any]],
+    manifest_fields: Mapping[str, Any],
+    *,
+    cases: Iterable[Mapping[str, Any]] = (),
+    excel: bool = False,
+) -> StagedRelease:
+    """Write every file of release `name` into a new staging folder `out_dir/.name.tmp-XXXXXXXX`,
+    fsynced, with modes FOLDER_MODE/FILE_MODE, and return it, locked, to be finished (renamed
+    into place) or discarded.
 
     records: one mapping per claim with the keys of RECORD_KEYS (see `ordered_record`), already
         sorted by the caller (dataset, case position, claim position); the order is kept.
     manifest_fields: JSON-ready fields for `manifest.json` (created_at, creator, scope, excluded,
         agreement, ...). This function adds `name`, `counts`, `files`, `schema_version` and
         `software_version`; a field of those names in manifest_fields raises ValueError.
-    Everything is written to a temporary sibling folder `out_dir/.name.tmp-XXXX`, fsynced, given
-    modes FOLDER_MODE/FILE_MODE and renamed into place; on any failure the temporary folder is
-    removed and no `name` folder exists. `out_dir` is created when missing (and left, empty, when
-    writing then fails).
+    cases: the lines of `cases.jsonl` (see `write_cases`); none gives an empty file.
+    excel: also write `gold.excel.csv` (see `write_excel_csv`).
+    On any failure the staging folder is removed. `out_dir` is created when missing (and left,
+    empty, when writing then fails).
     Raises InvalidValueError for a bad name; ReleaseExistsError when `out_dir` holds `name` or a
     name that differs from it only in case (see `check_release_target`); ReleaseWriteError when
     the file system refuses (out_dir is a file, cannot be created, disk full, ...), naming the
@@ -400,39 +549,84 @@ def write_release(
         temp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=out_dir))
     except OSError as error:
         raise _write_error(final, error) from error
+    lock = None
     try:
-        _write_contents(temp, name, ordered, manifest_fields)
-        _rename_into_place(temp, final)
+        lock = _lock(temp, wait=True)
+        _write_contents(temp, name, ordered, manifest_fields, cases, excel)
+        manifest_sha256 = sha256_file(release_layout(temp).manifest)
     except BaseException as error:
         shutil.rmtree(temp, ignore_errors=True)
+        _unlock(lock)
         if isinstance(error, OSError):
             raise _write_error(final, error) from error
         raise
-    try:
-        sync_folder(out_dir)
-    except OSError as error:  # the rename may not be durable: take the release back out
-        shutil.rmtree(final, ignore_errors=True)
-        raise _write_error(final, error) from error
-    return final
+    return StagedRelease(temp, final, manifest_sha256, lock)
 
 
-def _write_contents(folder: Path, name: str, records: list[dict[str, Any]], fields: Mapping[str, Any]) -> None:
+class StagedRelease:
+    """A release written completely under its staging name, not yet renamed into place; its
+    writer holds a lock on it (released by `finish`, `discard`, or the end of the process)."""
+
+    def __init__(self, temp: Path, final: Path, manifest_sha256: str, lock: int | None):
+        self.temp, self.final, self.manifest_sha256 = temp, final, manifest_sha256
+        self._lock = lock
+
+    def finish(self, *, undo_on_failure: bool) -> Path:
+        """Rename the staging folder to its final name, sync the parent folder, unlock; return
+        the final path.
+
+        undo_on_failure: on a failure, remove what was written (the staging folder, or the
+            renamed folder when only the sync failed); without it (the database already holds the
+            release) the folder is left where it is, for `finish_staged` to complete later.
+        Raises ReleaseExistsError when the final name was taken meanwhile; ReleaseWriteError.
+        """
+        try:
+            try:
+                _rename_into_place(self.temp, self.final)
+            except BaseException as error:
+                if undo_on_failure:
+                    shutil.rmtree(self.temp, ignore_errors=True)
+                if isinstance(error, OSError):
+                    raise _write_error(self.final, error) from error
+                raise
+            try:
+                sync_folder(self.final.parent)
+            except OSError as error:  # the rename may not be durable
+                if undo_on_failure:  # take the release back out
+                    shutil.rmtree(self.final, ignore_errors=True)
+                raise _write_error(self.final, error) from error
+        finally:
+            self._lock = _unlock(self._lock)
+        return self.final
+
+    def discard(self) -> None:
+        """Remove the staging folder and unlock (nothing of the release is left)."""
+        shutil.rmtree(self.temp, ignore_errors=True)
+        self._lock = _unlock(self._lock)
+
+
+def _write_contents(folder: Path, name: str, records: list[dict[str, Any]], fields: Mapping[str, Any],
+                    cases: Iterable[Mapping[str, Any]], excel: bool) -> None:
     layout = release_layout(folder)
     write_jsonl(layout.jsonl, records)
+    kill_point("writing")
     write_csv(layout.csv, records)
     write_parquet(layout.parquet, records)
+    write_cases(layout.cases, cases)
+    if excel:
+        write_excel_csv(layout.excel, records)
     manifest = {
         **fields,
         "name": name,
         "counts": count_records(records),
-        "files": {file_name: file_entry(path) for file_name, path in layout.data_files.items()},
+        "files": {file_name: file_entry(path) for file_name, path in layout.data_files.items() if path.exists()},
         "schema_version": SCHEMA_VERSION,
         "software_version": annotator.__version__,
     }
     with open(layout.manifest, "w", encoding="utf-8", newline="\n") as out:
         out.write(manifest_text(manifest))
         _sync(out)
-    for path in layout.all_files.values():
+    for path in layout.present_files().values():
         os.chmod(path, FILE_MODE)
     os.chmod(folder, FOLDER_MODE)
     sync_folder(folder)
@@ -446,6 +640,102 @@ def _rename_into_place(temp: Path, final: Path) -> None:
         if final.exists():
             raise ReleaseExistsError(f"release folder {final} exists already; choose a new name") from error
         raise
+
+
+def kill_point(step: str) -> None:
+    """Crash-safety tests only: kill this process with SIGKILL when the environment variable
+    ANNOTATOR_TEST_KILL_AT names `step` ("writing": gold.jsonl written; "staged": every file staged,
+    nothing committed; "committed": the database holds the release, the folder is not renamed)."""
+    if os.environ.get(KILL_AT_ENV) == step:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+# ----------------------------------------------------------------- staging folders, recovery
+
+
+@dataclass(frozen=True)
+class StagingFolder:
+    """A staging folder found in an output folder: the release name it was for, and its path."""
+
+    name: str
+    path: Path
+
+
+def staging_name(folder: str | os.PathLike[str]) -> str | None:
+    """The release name a staging folder `.NAME.tmp-XXXXXXXX` was written for; None for any other
+    folder name."""
+    match = _STAGING.fullmatch(Path(folder).name)
+    return match["name"] if match else None
+
+
+def staging_folders(out_dir: str | os.PathLike[str], name: str | None = None) -> list[StagingFolder]:
+    """The staging folders in `out_dir` (of release `name` only, when given), by folder name; []
+    when out_dir is missing or cannot be listed."""
+    try:
+        entries = sorted(os.scandir(out_dir), key=lambda entry: entry.name)
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        staged_for = staging_name(entry.name)
+        if staged_for is not None and (name is None or staged_for == name) and entry.is_dir(follow_symlinks=False):
+            found.append(StagingFolder(staged_for, Path(entry.path)))
+    return found
+
+
+@contextmanager
+def claimed(staging: StagingFolder) -> Iterator[bool]:
+    """Lock a staging folder for a cleanup: yields True when no running writer holds it (its
+    `release create` was stopped), False when one does (leave it alone)."""
+    try:
+        lock = _lock(staging.path, wait=False)
+    except OSError:  # gone meanwhile, or cannot be opened
+        yield False
+        return
+    try:
+        yield lock is not None or fcntl is None
+    finally:
+        _unlock(lock)
+
+
+def finish_staged(staging: StagingFolder, expected_manifest_sha256: str) -> Path | None:
+    """Complete a release whose `release create` was stopped after the database recorded it and
+    before its folder was renamed into place: when the staging folder is complete (verifies
+    against its manifest) and its manifest's SHA-256 is the recorded one, and the final name is
+    free, rename it into place and return the final path; else None (nothing is changed).
+    Call it on a folder `claimed` returned True for. Raises ReleaseWriteError when the rename fails."""
+    final = staging.path.parent / staging.name
+    if final.exists() or not _verify(staging.path, expected_manifest_sha256).ok:
+        return None
+    try:
+        os.rename(staging.path, final)
+        sync_folder(final.parent)
+    except OSError as error:
+        raise ReleaseWriteError(f"cannot finish the release folder {final} from {staging.path.name}: "
+                                f"{error.strerror or error}") from error
+    return final
+
+
+def _lock(folder: Path, *, wait: bool) -> int | None:
+    """An exclusive lock on `folder` (a descriptor to pass to `_unlock`); None when another
+    process holds it and `wait` is False, or when the platform has no flock."""
+    if fcntl is None:  # pragma: no cover - Windows: no lock, no concurrent cleanup protection
+        return None
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    except BlockingIOError:
+        os.close(descriptor)
+        return None
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor
+
+
+def _unlock(descriptor: int | None) -> None:
+    if descriptor is not None:
+        os.close(descriptor)  # closing the descriptor releases the flock
 
 
 def manifest_text(manifest: Mapping[str, Any]) -> str:
@@ -498,6 +788,7 @@ class VerifyResult:
     problems: tuple[str, ...]  # one line each, starting with the file name
     files: tuple[str, ...]  # the files checked: names whose SHA-256 was recomputed
     manifest_sha256: str | None = None  # SHA-256 of manifest.json as found; None when it is missing
+    notes: tuple[str, ...] = ()  # what was done on the way, e.g. a stopped release finished
 
 
 def verify_release(folder: str | os.PathLike[str], expected_manifest_sha256: str | None = None) -> VerifyResult:
@@ -509,12 +800,23 @@ def verify_release(folder: str | os.PathLike[str], expected_manifest_sha256: str
         not detected.
     Problems (each names the file): a missing folder or manifest, a manifest whose SHA-256 differs
     from expected_manifest_sha256 (when given), an unreadable manifest or one without a `files`
-    object, a listed file that is missing or changed, a data file of the layout that the
+    object, a listed file that is missing or changed, a gold file (`required_files`) that the
     manifest does not list, a listed name that is not a plain file name, and any file or folder
-    in the release that is not listed. Returns a VerifyResult (with the manifest's own SHA-256);
-    never raises for a bad release (see `check_release`).
+    in the release that is not listed; a staging folder `.NAME.tmp-XXXXXXXX` is refused whole
+    (it is a release only once renamed into place). Returns a VerifyResult (with the manifest's
+    own SHA-256); never raises for a bad release (see `check_release`).
     """
     folder = Path(folder)
+    if staging_name(folder) is not None and folder.is_dir():
+        return VerifyResult(False, (
+            f"{folder.name}: the staging folder of a `release create` that did not finish, not a release "
+            "(`annotator release verify --release NAME` or the next `release create` finishes or removes it)",
+        ), ())
+    return _verify(folder, expected_manifest_sha256)
+
+
+def _verify(folder: Path, expected_manifest_sha256: str | None) -> VerifyResult:
+    """`verify_release` without the refusal of staging folders."""
     if not folder.is_dir():
         return VerifyResult(False, (f"{folder}: not a release folder (missing or not a directory)",), ())
     manifest_path = release_layout(folder).manifest
@@ -583,10 +885,117 @@ def _compare(path: Path, entry: Any) -> list[str]:
 
 def _unlisted_problems(folder: Path, listed: Mapping[str, Any]) -> list[str]:
     layout = release_layout(folder)
-    problems = [f"{name}: not listed in manifest.json" for name in layout.data_files if name not in listed]
+    problems = [f"{name}: not listed in manifest.json" for name in layout.required_files if name not in listed]
     expected = set(listed) | set(layout.data_files) | {layout.manifest.name}
     for entry in sorted(folder.iterdir()):
         if entry.name not in expected:
             kind = "folder" if entry.is_dir() else "file"
             problems.append(f"{entry.name}: unexpected {kind} (not listed in manifest.json)")
     return problems
+
+
+# ------------------------------------------------------------------------------------ diff
+
+
+@dataclass(frozen=True)
+class GoldChange:
+    """One claim that differs between two releases: its gold label in the older one (`before`,
+    None when added) and in the newer one (`after`, None when removed)."""
+
+    dataset: str
+    case_id: str
+    claim_id: str
+    before: str | None
+    after: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"dataset": self.dataset, "case_id": self.case_id, "claim_id": self.claim_id,
+                "from": self.before, "to": self.after}
+
+
+@dataclass(frozen=True)
+class ReleaseDiff:
+    """What changed from one release (`old`) to another (`new`), claim by claim."""
+
+    added: tuple[GoldChange, ...]  # in new only, in new's order
+    removed: tuple[GoldChange, ...]  # in old only, in old's order
+    changed: tuple[GoldChange, ...]  # in both with another gold label, in new's order
+    unchanged: int  # in both with the same gold label
+
+    def counts(self) -> dict[str, int]:
+        """{"added", "removed", "changed", "unchanged"}: numbers of claims."""
+        return {"added": len(self.added), "removed": len(self.removed), "changed": len(self.changed),
+                "unchanged": self.unchanged}
+
+    def changes_by_label(self) -> list[dict[str, Any]]:
+        """[{"from", "to", "claims"}] for the gold-label changes, most frequent first (then by labels)."""
+        counter = Counter((change.before, change.after) for change in self.changed)
+        return [{"from": before, "to": after, "claims": n}
+                for (before, after), n in sorted(counter.items(), key=lambda item: (-item[1], item[0]))]
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data: counts, changes_by_label, and the added, removed and changed claims."""
+        return {
+            "counts": self.counts(),
+            "changes_by_label": self.changes_by_label(),
+            "added": [change.to_json() for change in self.added],
+            "removed": [change.to_json() for change in self.removed],
+            "changed": [change.to_json() for change in self.changed],
+        }
+
+
+def diff_releases(old: Iterable[Mapping[str, Any]], new: Iterable[Mapping[str, Any]]) -> ReleaseDiff:
+    """Compare two releases' gold records claim by claim, a claim being (dataset, claim_id).
+
+    old, new: gold records (as in gold.jsonl) with at least dataset, case_id, claim_id and
+        gold_label, each claim once.
+    Returns the claims added (in new only), removed (in old only) and whose gold label changed,
+    and how many are in both unchanged. Raises ValueError when a claim appears twice in one side.
+    """
+    old_by_key = _by_claim(old, "old")
+    new_by_key = _by_claim(new, "new")
+    added, changed, unchanged = [], [], 0
+    for key, record in new_by_key.items():
+        before = old_by_key.get(key)
+        if before is None:
+            added.append(_change(record, None, record["gold_label"]))
+        elif before["gold_label"] != record["gold_label"]:
+            changed.append(_change(record, before["gold_label"], record["gold_label"]))
+        else:
+            unchanged += 1
+    removed = [_change(record, record["gold_label"], None) for key, record in old_by_key.items() if key not in new_by_key]
+    return ReleaseDiff(tuple(added), tuple(removed), tuple(changed), unchanged)
+
+
+def _by_claim(records: Iterable[Mapping[str, Any]], side: str) -> dict[tuple[str, str], Mapping[str, Any]]:
+    by_key: dict[tuple[str, str], Mapping[str, Any]] = {}
+    for record in records:
+        key = (record["dataset"], record["claim_id"])
+        if key in by_key:
+            raise ValueError(f"claim {key[1]!r} of dataset {key[0]!r} appears twice in the {side} release")
+        by_key[key] = record
+    return by_key
+
+
+def _change(record: Mapping[str, Any], before: str | None, after: str | None) -> GoldChange:
+    return GoldChange(record["dataset"], record["case_id"], record["claim_id"], before, after)
+
+
+def read_gold(folder: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The gold records of a release folder, from its gold.jsonl (verify the folder first).
+    Raises ReleaseVerifyError when gold.jsonl is missing or a line is not a JSON object, naming it."""
+    path = release_layout(folder).jsonl
+    records, number = [], 0
+    try:
+        with open(path, encoding="utf-8") as lines:
+            for number, line in enumerate(lines, start=1):
+                record = json.loads(line)
+                if not isinstance(record, dict):
+                    raise ValueError("not a JSON object")
+                records.append(record)
+    except FileNotFoundError:
+        raise ReleaseVerifyError(f"{path.name}: missing in {Path(folder)}") from None
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise ReleaseVerifyError(f"{path.name}, line {number}: unreadable ({error})") from None
+    return records
+

@@ -366,6 +366,7 @@ PROBES: dict[str, dict[str, Probe]] = {
                                                            n_bootstrap=100),
         "all": lambda s, c: releases.create_release(s, c.me, "gold-probe", out_dir=c.out, n_bootstrap=100),
     },
+    "releases.compare_releases": {"gold-v0": lambda s, c: releases.compare_releases(s, c.me, "gold-v0", "gold-v0")},
     "releases.get_release": {"gold-v0": lambda s, c: releases.get_release(s, c.me, "gold-v0")},
     "releases.list_releases": {"": lambda s, c: releases.list_releases(s, c.me)},
     "releases.most_severe": {"": lambda s, c: releases.most_severe(["legal", None])},
@@ -588,7 +589,7 @@ def test_a_labeler_is_refused_every_service_beyond_labeling(swept):
         "corrections.correct_label", "corrections.correction_view", "fingerprint.label_fingerprint",
         "history.claim_datasets", "history.claim_history_view", "imports.import_adjudications",
         "imports.import_cases", "imports.import_labels", "labeling.assign_cases", "releases.check_stored_release",
-        "releases.create_release", "releases.get_release", "releases.list_releases", "releases.release_files",
+        "releases.compare_releases", "releases.create_release", "releases.get_release", "releases.list_releases", "releases.release_files",
         "releases.verify_stored_release", "reports.agreement_report", "reports.label_table", "status.project_status",
         "users.add_user", "users.list_users", "users.set_active", "users.set_password", "users.set_roles",
     } <= refused
@@ -976,7 +977,7 @@ def test_an_admin_who_labels_never_creates_or_downloads_a_release_holding_a_clai
         with pytest.raises(PermissionDeniedError, match="you cannot download release 'gold-v1'"):
             releases.release_files(session, boss, "gold-v1")
         assert set(releases.release_files(session, boss, "gold-v0")) == {"gold.jsonl", "gold.csv", "gold.parquet",
-                                                                         "manifest.json"}
+                                                                         "cases.jsonl", "manifest.json"}
         for other in ("admin",):  # an admin who does not label it downloads it
             files = releases.release_files(session, users.get_user(session, other), "gold-v1")
             assert Y_MARKER in files["gold.jsonl"].read_text(encoding="utf-8")

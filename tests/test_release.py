@@ -51,6 +51,7 @@ def _records() -> list[dict]:
             "passage_ids": ["p2", "p1"],
             "labels": [_label("alice", "support", rationale="段落2に記載"), _label("bob", "support")],
             "adjudication": None,
+            "case_metadata": {"required_evidence_ids": ["p2"], "expected_behavior": "answer", "principal": "社員"},
         },
         {
             "dataset": "pilot",
@@ -65,6 +66,7 @@ def _records() -> list[dict]:
             "passage_ids": ["p1"],
             "labels": [_label("alice", "support"), _label("bob", "contradict", "legal", ("p1", "p3"), "+1 says no")],
             "adjudication": {"adjudicator": "carol", "label": "contradict", "rationale": "-see p1", "severity": "legal"},
+            "case_metadata": {},
         },
     ]
 
@@ -80,10 +82,11 @@ def _csv_rows(path: Path) -> list[dict]:
 # ------------------------------------------------------------------------------ layout, names
 
 
-def test_layout_names_the_four_release_files(tmp_path):
+def test_layout_names_every_release_file_and_the_gold_files_every_release_has(tmp_path):
     layout = release_layout(tmp_path / "v1")
-    assert list(layout.data_files) == ["gold.jsonl", "gold.csv", "gold.parquet"]
-    assert list(layout.all_files) == ["gold.jsonl", "gold.csv", "gold.parquet", "manifest.json"]
+    assert list(layout.required_files) == ["gold.jsonl", "gold.csv", "gold.parquet"]
+    assert list(layout.data_files) == ["gold.jsonl", "gold.csv", "gold.parquet", "cases.jsonl", "gold.excel.csv"]
+    assert list(layout.all_files) == [*layout.data_files, "manifest.json"]
     assert layout.manifest == tmp_path / "v1" / "manifest.json"
 
 
@@ -145,7 +148,7 @@ def test_gold_jsonl_has_one_claim_a_line_in_the_given_order_with_fixed_keys_and_
     assert [json.loads(line) for line in lines] == _records()
     assert list(json.loads(lines[1])) == [
         "dataset", "case_id", "claim_id", "claim", "gold_label", "resolution", "severity",
-        "slice", "split", "passage_ids", "labels", "adjudication",
+        "slice", "split", "passage_ids", "labels", "adjudication", "case_metadata",
     ]
     assert list(json.loads(lines[1])["labels"][1]) == ["labeler", "label", "rationale", "passage_ids", "severity"]
     assert list(json.loads(lines[1])["adjudication"]) == ["adjudicator", "label", "rationale", "severity"]
@@ -182,9 +185,10 @@ def test_gold_csv_is_utf8_with_bom_crlf_and_flattens_labels_and_adjudication(tmp
         "dataset", "case_id", "claim_id", "claim", "gold_label", "resolution", "severity", "slice", "split", "passage_ids",
         "labeler_1", "label_1", "rationale_1", "passage_ids_1", "severity_1",
         "labeler_2", "label_2", "rationale_2", "passage_ids_2", "severity_2",
-        "adjudicator", "adjudication_label", "adjudication_rationale", "adjudication_severity",
+        "adjudicator", "adjudication_label", "adjudication_rationale", "adjudication_severity", "case_metadata",
     ]
     assert rows[0]["passage_ids"] == "p2;p1"
+    assert rows[0]["case_metadata"] == '{"expected_behavior":"answer","principal":"社員","required_evidence_ids":["p2"]}'
     assert rows[0]["severity"] == "" and rows[0]["adjudicator"] == ""
     assert rows[1] == {
         "dataset": "pilot", "case_id": "q1", "claim_id": "q1-b", "claim": "'=HYPERLINK(\"http://x\")",
@@ -194,7 +198,7 @@ def test_gold_csv_is_utf8_with_bom_crlf_and_flattens_labels_and_adjudication(tmp
         "labeler_2": "bob", "label_2": "contradict", "rationale_2": "'+1 says no", "passage_ids_2": "p1;p3",
         "severity_2": "legal",
         "adjudicator": "carol", "adjudication_label": "contradict", "adjudication_rationale": "'-see p1",
-        "adjudication_severity": "legal",
+        "adjudication_severity": "legal", "case_metadata": "{}",
     }
 
 
@@ -209,15 +213,20 @@ def test_gold_parquet_has_the_fixed_schema_and_the_records(tmp_path):
     folder = _write(tmp_path)
     table = pq.read_table(folder / "gold.parquet")
     assert table.schema.equals(release.PARQUET_SCHEMA)
-    assert table.to_pylist() == _records()
+    expected = [{**record, "case_metadata": release.metadata_text(record["case_metadata"])} for record in _records()]
+    assert table.to_pylist() == expected
+    assert json.loads(table.to_pylist()[0]["case_metadata"]) == _records()[0]["case_metadata"]
     metadata = pq.ParquetFile(folder / "gold.parquet").metadata
     assert metadata.row_group(0).column(0).compression == "ZSTD"
 
 
 def test_the_same_records_under_two_names_give_byte_identical_data_files(tmp_path):
-    first = _write(tmp_path, "v1")
-    second = _write(tmp_path, "v2", fields={**FIELDS, "created_at": "2030-01-01T00:00:00+00:00"})
-    for name in ("gold.jsonl", "gold.csv", "gold.parquet"):
+    cases = [{"case_id": "q1", "question": "質問", "answer": "", "slice": "normal", "split": "dev", "metadata": {"b": 1, "a": 2},
+              "passages": [{"passage_id": "p1", "doc_id": "", "version": "", "title": "", "text": "本文"}],
+              "claims": [{"claim_id": "q1-a", "text": "主張", "passage_ids": ["p1"]}]}]
+    first = write_release(tmp_path, "v1", _records(), FIELDS, cases=cases, excel=True)
+    second = write_release(tmp_path, "v2", _records(), {**FIELDS, "created_at": "2030-01-01T00:00:00+00:00"}, cases=cases, excel=True)
+    for name in ("gold.jsonl", "gold.csv", "gold.parquet", "cases.jsonl", "gold.excel.csv"):
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
         assert b"v1" not in (first / name).read_bytes() and b"2025-01-02" not in (first / name).read_bytes()
     assert (first / "manifest.json").read_bytes() != (second / "manifest.json").read_bytes()
@@ -271,7 +280,7 @@ def test_manifest_is_sorted_pretty_json_with_counts_versions_and_file_hashes(tmp
         "by_resolution": {"agreed": 1, "adjudicated": 1},
         "by_severity": {"legal": 1},
     }
-    assert set(manifest["files"]) == {"gold.jsonl", "gold.csv", "gold.parquet"}
+    assert set(manifest["files"]) == {"gold.jsonl", "gold.csv", "gold.parquet", "cases.jsonl"}
     for name, entry in manifest["files"].items():
         assert entry == {"sha256": sha256_file(folder / name), "bytes": (folder / name).stat().st_size}
 
@@ -349,7 +358,7 @@ def test_the_release_folder_is_0755_and_its_files_0644_whatever_the_umask(tmp_pa
         os.umask(previous)
     assert stat.S_IMODE(folder.stat().st_mode) == 0o755
     assert {path.name: stat.S_IMODE(path.stat().st_mode) for path in folder.iterdir()} == {
-        "gold.jsonl": 0o644, "gold.csv": 0o644, "gold.parquet": 0o644, "manifest.json": 0o644,
+        "gold.jsonl": 0o644, "gold.csv": 0o644, "gold.parquet": 0o644, "cases.jsonl": 0o644, "manifest.json": 0o644,
     }
 
 
@@ -374,7 +383,8 @@ def test_the_folder_is_written_under_a_temporary_sibling_name_then_renamed(tmp_p
 
     def spy(source, target):
         renames.append((Path(source), Path(target)))
-        assert sorted(path.name for path in Path(source).iterdir()) == ["gold.csv", "gold.jsonl", "gold.parquet", "manifest.json"]
+        assert sorted(path.name for path in Path(source).iterdir()) == [
+            "cases.jsonl", "gold.csv", "gold.jsonl", "gold.parquet", "manifest.json"]
         real_rename(source, target)
 
     monkeypatch.setattr(release.os, "rename", spy)
@@ -397,7 +407,7 @@ def test_verify_passes_on_a_fresh_release(tmp_path):
     folder = _write(tmp_path)
     result = verify_release(folder)
     assert result.ok and result.problems == ()
-    assert sorted(result.files) == ["gold.csv", "gold.jsonl", "gold.parquet"]
+    assert sorted(result.files) == ["cases.jsonl", "gold.csv", "gold.jsonl", "gold.parquet"]
     assert result.manifest_sha256 == sha256_file(folder / "manifest.json")
     assert check_release(folder) == result
     recorded = sha256_file(folder / "manifest.json")
@@ -423,7 +433,7 @@ def test_an_edited_manifest_is_caught_only_against_the_recorded_manifest_hash(tm
     assert result.problems == (
         f"manifest.json was changed after the release was created: its SHA-256 is {now}, the release recorded {recorded}",
     )
-    assert result.manifest_sha256 == now and sorted(result.files) == ["gold.csv", "gold.jsonl", "gold.parquet"]
+    assert result.manifest_sha256 == now and sorted(result.files) == ["cases.jsonl", "gold.csv", "gold.jsonl", "gold.parquet"]
     with pytest.raises(ReleaseVerifyError) as failed:
         check_release(folder, expected_manifest_sha256=recorded)
     assert str(failed.value) == f"release {folder} does not match its manifest: {result.problems[0]}"
@@ -505,3 +515,124 @@ def test_verify_fails_when_the_manifest_stops_listing_a_data_file(tmp_path):
     del manifest["files"]["gold.csv"]
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     assert verify_release(folder).problems == ("gold.csv: not listed in manifest.json",)
+
+
+# ------------------------------------------------------------------------------ excel, cases.jsonl
+
+
+def test_excel_writes_gold_excel_csv_beside_an_unchanged_gold_csv_listed_and_hashed(tmp_path):
+    plain = _write(tmp_path, "plain")
+    excel = write_release(tmp_path, "excel", _records(), FIELDS, excel=True)
+    assert (excel / "gold.csv").read_bytes() == (plain / "gold.csv").read_bytes()
+    assert not (plain / "gold.excel.csv").exists()
+    raw = (excel / "gold.excel.csv").read_bytes()
+    assert raw == (excel / "gold.csv").read_bytes()  # short cells: the same rows, BOM, CRLF, quotes
+    manifest = json.loads((excel / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["files"]["gold.excel.csv"] == {"sha256": sha256_file(excel / "gold.excel.csv"), "bytes": len(raw)}
+    assert "gold.excel.csv" in check_release(excel).files
+    (excel / "gold.excel.csv").write_bytes(raw.replace(b"alice", b"alicf"))
+    assert verify_release(excel).problems[0].startswith("gold.excel.csv: changed")
+
+
+def test_gold_excel_csv_cuts_cells_longer_than_excel_holds_and_gold_csv_keeps_them(tmp_path):
+    records = _records()
+    records[0]["labels"][0]["rationale"] = "長" * 40_000
+    folder = write_release(tmp_path, "v1", records, FIELDS, excel=True)
+    excel_cell = _csv_rows(folder / "gold.excel.csv")[0]["rationale_1"]
+    assert len(excel_cell) == release.EXCEL_CELL_LIMIT and excel_cell.endswith(release.EXCEL_CUT_MARK)
+    assert excel_cell.startswith("長" * 1000)
+    assert _csv_rows(folder / "gold.csv")[0]["rationale_1"] == "長" * 40_000
+
+
+def test_cases_jsonl_is_written_in_the_native_format_in_the_given_order(tmp_path):
+    case = {"claims": [{"passage_ids": ("p2",), "text": "主張", "claim_id": "q1-a"}], "split": "dev", "slice": "normal",
+            "answer": "", "question": "質問", "case_id": "q1", "metadata": {"principal": "社員"},
+            "passages": [{"text": "本文\n2行目", "title": "", "version": "v1", "doc_id": "d", "passage_id": "p2"}]}
+    folder = write_release(tmp_path, "v1", _records(), FIELDS, cases=[case])
+    raw = (folder / "cases.jsonl").read_bytes()
+    assert raw.endswith(b"\n") and b"\\u" not in raw and raw.count(b"\n") == 1
+    line = json.loads(raw)
+    assert list(line) == ["case_id", "question", "answer", "slice", "split", "metadata", "passages", "claims"]
+    assert list(line["passages"][0]) == ["passage_id", "doc_id", "version", "title", "text"]
+    assert line["claims"] == [{"claim_id": "q1-a", "text": "主張", "passage_ids": ["p2"]}]
+    assert json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["files"]["cases.jsonl"]["sha256"] == \
+        sha256_file(folder / "cases.jsonl")
+
+
+def test_gold_jsonl_carries_case_metadata_as_an_object_and_gold_csv_as_sorted_json(tmp_path):
+    folder = _write(tmp_path)
+    first = json.loads((folder / "gold.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert first["case_metadata"] == {"required_evidence_ids": ["p2"], "expected_behavior": "answer", "principal": "社員"}
+    assert release.metadata_text({"b": {"z": 1, "a": 2}, "a": "＝"}) == '{"a":"＝","b":{"a":2,"z":1}}'
+
+
+def test_a_release_of_schema_1_without_cases_jsonl_still_verifies(tmp_path):
+    folder = _write(tmp_path)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["files"]["cases.jsonl"]
+    (folder / "cases.jsonl").unlink()
+    (folder / "manifest.json").write_text(release.manifest_text(manifest), encoding="utf-8")
+    assert check_release(folder).files == ("gold.csv", "gold.jsonl", "gold.parquet")
+
+
+# ------------------------------------------------------------------------------ staging
+
+
+def test_a_staged_release_is_not_a_release_until_finished(tmp_path):
+    staged = release.stage_release(tmp_path, "v1", _records(), FIELDS)
+    assert staged.temp.name.startswith(".v1.tmp-") and not (tmp_path / "v1").exists()
+    assert release.staging_name(staged.temp) == "v1"
+    result = verify_release(staged.temp)
+    assert not result.ok and result.problems[0].startswith(f"{staged.temp.name}: the staging folder of a `release create`")
+    assert staged.manifest_sha256 == sha256_file(staged.temp / "manifest.json")
+    assert staged.finish(undo_on_failure=True) == tmp_path / "v1"
+    assert check_release(tmp_path / "v1", staged.manifest_sha256).ok and [p.name for p in tmp_path.iterdir()] == ["v1"]
+
+
+def test_a_staging_folder_held_by_its_writer_is_not_claimed_and_a_stopped_one_is(tmp_path):
+    staged = release.stage_release(tmp_path, "v1", _records(), FIELDS)
+    [found] = release.staging_folders(tmp_path)
+    assert found == release.StagingFolder("v1", staged.temp)
+    with release.claimed(found) as free:
+        assert free is False  # the writer (this process, another descriptor) holds its lock
+    staged._lock = release._unlock(staged._lock)  # as when the writer is killed
+    with release.claimed(found) as free:
+        assert free is True
+    assert release.finish_staged(found, "0" * 64) is None  # not the recorded manifest: left alone
+    assert release.finish_staged(found, staged.manifest_sha256) == tmp_path / "v1"
+    assert check_release(tmp_path / "v1").ok
+
+
+@pytest.mark.parametrize("name, expected", [(".v1.tmp-ab_c12x9", "v1"), (".a.tmp-x.tmp-k2j4h5g6", "a.tmp-x"),
+                                            ("v1", None), (".v1.tmp-", None), (".v1.tmp-AB", None), (".v1.tmp-a.b", None)])
+def test_staging_folder_names_are_recognised_exactly(name, expected):
+    assert release.staging_name(name) == expected
+
+
+# ------------------------------------------------------------------------------ diff
+
+
+def _gold(*rows):
+    return [{"dataset": d, "case_id": c, "claim_id": i, "gold_label": g} for d, c, i, g in rows]
+
+
+def test_diff_names_added_removed_and_changed_claims_with_counts():
+    old = _gold(("p", "q1", "a", "support"), ("p", "q1", "b", "contradict"), ("p", "q2", "c", "insufficient"),
+                ("x", "q1", "a", "support"))
+    new = _gold(("p", "q1", "a", "contradict"), ("p", "q2", "c", "insufficient"), ("p", "q3", "d", "support"),
+                ("x", "q1", "a", "contradict"))
+    diff = release.diff_releases(old, new)
+    assert diff.counts() == {"added": 1, "removed": 1, "changed": 2, "unchanged": 1}
+    assert diff.added == (release.GoldChange("p", "q3", "d", None, "support"),)
+    assert diff.removed == (release.GoldChange("p", "q1", "b", "contradict", None),)
+    assert [c.to_json() for c in diff.changed] == [
+        {"dataset": "p", "case_id": "q1", "claim_id": "a", "from": "support", "to": "contradict"},
+        {"dataset": "x", "case_id": "q1", "claim_id": "a", "from": "support", "to": "contradict"},
+    ]
+    assert diff.changes_by_label() == [{"from": "support", "to": "contradict", "claims": 2}]
+    assert release.diff_releases(new, new).counts() == {"added": 0, "removed": 0, "changed": 0, "unchanged": 4}
+
+
+def test_diff_refuses_a_claim_twice_on_one_side():
+    with pytest.raises(ValueError, match="appears twice in the new release"):
+        release.diff_releases([], _gold(("p", "q1", "a", "support"), ("p", "q1", "a", "support")))

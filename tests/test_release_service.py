@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import gc
 import json
+import os
+import signal
 import stat
+import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -14,6 +18,7 @@ from sqlmodel import Session, func, select
 
 from annotator import release
 from annotator.db import session_scope
+from annotator.services import releases
 from annotator.services.access import OPERATOR
 from annotator.errors import (
     InvalidValueError,
@@ -336,6 +341,7 @@ def test_gold_jsonl_holds_gold_label_resolution_severity_labels_and_adjudication
                 {"labeler": "bob", "label": "support", "rationale": "p2 says so", "passage_ids": ["p2"], "severity": None},
             ],
             "adjudication": None,
+            "case_metadata": {},
         },
         {
             "dataset": "pilot", "case_id": "q1", "claim_id": "q1-b", "claim": "claim q1-b",
@@ -347,6 +353,7 @@ def test_gold_jsonl_holds_gold_label_resolution_severity_labels_and_adjudication
             ],
             "adjudication": {"adjudicator": "carol", "label": "contradict", "rationale": "p1 gives 14 days",
                              "severity": "amount_or_deadline"},
+            "case_metadata": {},
         },
         {
             "dataset": "pilot", "case_id": "q2", "claim_id": "q2-a", "claim": "claim q2-a",
@@ -357,6 +364,7 @@ def test_gold_jsonl_holds_gold_label_resolution_severity_labels_and_adjudication
                 {"labeler": "bob", "label": "contradict", "rationale": "", "passage_ids": ["p3"], "severity": "legal"},
             ],
             "adjudication": None,
+            "case_metadata": {},
         },
     ]
     rows = (created.path / "gold.csv").read_bytes().decode("utf-8-sig").splitlines()
@@ -618,7 +626,7 @@ def test_create_stores_the_release_its_gold_labels_and_an_event(any_engine, tmp_
         assert event.after["manifest_sha256"] == created.manifest_sha256
 
 
-def test_list_releases_is_newest_first_and_release_files_gives_the_four_paths(any_engine, tmp_path):
+def test_list_releases_is_newest_first_and_release_files_gives_the_files_there_are(any_engine, tmp_path):
     with session_scope(any_engine) as session:
         seed_final(session)
     for name in ("v1", "v2"):
@@ -627,8 +635,8 @@ def test_list_releases_is_newest_first_and_release_files_gives_the_four_paths(an
     with Session(any_engine) as session:
         assert [r.name for r in list_releases(session, OPERATOR)] == ["v2", "v1"]
         files = release_files(session, OPERATOR, "v1")
-        assert files == release_layout((tmp_path / "out" / "v1").resolve()).all_files
-        assert list(files) == ["gold.jsonl", "gold.csv", "gold.parquet", "manifest.json"]
+        assert files == release_layout((tmp_path / "out" / "v1").resolve()).present_files()
+        assert list(files) == ["gold.jsonl", "gold.csv", "gold.parquet", "cases.jsonl", "manifest.json"]
         assert all(path.is_file() for path in files.values())
         with pytest.raises(NotFoundError, match="no release named 'v9'"):
             release_files(session, OPERATOR, "v9")
@@ -643,3 +651,177 @@ def test_the_garbage_collector_is_running_again_after_a_create_or_a_refusal(any_
     with session_scope(any_engine) as session:
         create_release(session, OPERATOR, "v1", only_final=True, out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
     assert gc.isenabled()
+
+
+# ---------------------------------------------------------------------------------- cases.jsonl, excel
+
+
+def test_the_same_database_state_gives_byte_identical_cases_and_excel_files_under_two_names(any_engine, tmp_path):
+    with session_scope(any_engine) as session:
+        seed_final(session)
+        for case in session.exec(select(Case)).all():
+            case.meta = {"principal": "社員", "expected_behavior": "answer", "required_evidence_ids": ["p1"]}
+            session.add(case)
+    with session_scope(any_engine) as session:
+        first = create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT, excel=True)
+    with session_scope(any_engine) as session:
+        second = create_release(session, OPERATOR, "v2", out_dir=tmp_path / "out", n_bootstrap=N_BOOT, excel=True)
+    for name in ("gold.jsonl", "gold.csv", "gold.parquet", "cases.jsonl", "gold.excel.csv"):
+        assert (first.path / name).read_bytes() == (second.path / name).read_bytes(), name
+    assert _lines(first.path)[0]["case_metadata"] == {"expected_behavior": "answer", "principal": "社員",
+                                                      "required_evidence_ids": ["p1"]}
+    assert '"{""expected_behavior"":""answer"",""principal"":""社員"",""required_evidence_ids"":[""p1""]}"' in \
+        (first.path / "gold.csv").read_text(encoding="utf-8-sig")
+    assert check_release(first.path, first.manifest_sha256).files == (
+        "cases.jsonl", "gold.csv", "gold.excel.csv", "gold.jsonl", "gold.parquet")
+
+
+def test_cases_jsonl_holds_exactly_the_released_claims_and_the_passages_they_are_shown_with(any_engine, tmp_path):
+    with session_scope(any_engine) as session:
+        seed = seed_final(session)
+        seed.claim("q1", "q1-c", passages=("p9",), labels={"alice": "support", "bob": "insufficient"})  # disputed
+        seed.cases["q1"].question, seed.cases["q1"].meta = "返金の期限は?", {"corpus_release": "2025-01"}
+    with session_scope(any_engine) as session:
+        created = create_release(session, OPERATOR, "v1", only_final=True, out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+    lines = [json.loads(line) for line in (created.path / "cases.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [line["case_id"] for line in lines] == ["q1", "q2"]
+    assert lines[0] == {
+        "case_id": "q1", "question": "返金の期限は?", "answer": "", "slice": "normal", "split": "dev",
+        "metadata": {"corpus_release": "2025-01"},
+        "passages": [{"passage_id": pid, "doc_id": "", "version": "", "title": "", "text": f"text of {pid}"} for pid in ("p2", "p1")],
+        "claims": [{"claim_id": "q1-a", "text": "返金は30日以内です。", "passage_ids": ["p2", "p1"]},
+                   {"claim_id": "q1-b", "text": "claim q1-b", "passage_ids": ["p1"]}],
+    }
+
+
+# ---------------------------------------------------------------------------------- compare
+
+
+def _relabel(engine, claim_id: str, value: str) -> None:
+    with session_scope(engine) as session:
+        claim = session.exec(select(Claim).where(Claim.claim_id == claim_id)).one()
+        for label in session.exec(select(Label).where(Label.claim_pk == claim.id)).all():
+            label.value = value
+            session.add(label)
+
+
+def test_compare_releases_names_added_removed_and_changed_claims(any_engine, tmp_path):
+    with session_scope(any_engine) as session:
+        seed = seed_final(session)
+        seed.claim("q3", "q3-a", labels={"alice": "support", "bob": "insufficient"})  # disputed: left out of v1
+    with session_scope(any_engine) as session:
+        create_release(session, OPERATOR, "v1", only_final=True, out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+    _relabel(any_engine, "q3-a", "insufficient")  # now agreed: added
+    _relabel(any_engine, "q2-a", "support")  # agreed on another label: changed
+    with session_scope(any_engine) as session:
+        create_release(session, OPERATOR, "v2", only_final=True, out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+    with Session(any_engine) as session:
+        comparison = releases.compare_releases(session, OPERATOR, "v1", "v2")
+    assert comparison.diff.counts() == {"added": 1, "removed": 0, "changed": 1, "unchanged": 2}
+    assert [c.to_json() for c in comparison.diff.added] == [
+        {"dataset": "pilot", "case_id": "q3", "claim_id": "q3-a", "from": None, "to": "insufficient"}]
+    assert [c.to_json() for c in comparison.diff.changed] == [
+        {"dataset": "pilot", "case_id": "q2", "claim_id": "q2-a", "from": "contradict", "to": "support"}]
+    assert (comparison.old.release, comparison.old.source, comparison.old.claims) == ("v1", "database", 3)
+    folders = releases.compare_releases(None, OPERATOR, tmp_path / "out" / "v2", tmp_path / "out" / "v1")
+    assert folders.diff.counts() == {"added": 0, "removed": 1, "changed": 1, "unchanged": 2}
+    assert folders.to_json()["old"]["source"] == "folder"
+
+
+def test_compare_releases_refuses_a_release_that_fails_verification_naming_the_file(any_engine, tmp_path):
+    with session_scope(any_engine) as session:
+        seed_final(session)
+    for name in ("v1", "v2"):
+        with session_scope(any_engine) as session:
+            create_release(session, OPERATOR, name, out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+    cases = tmp_path / "out" / "v2" / "cases.jsonl"
+    cases.write_bytes(cases.read_bytes() + b"\n")
+    with Session(any_engine) as session, pytest.raises(ReleaseVerifyError, match=r"release 'v2' .*cases.jsonl: changed"):
+        releases.compare_releases(session, OPERATOR, "v1", "v2")
+    with pytest.raises(ReleaseVerifyError, match="cases.jsonl: changed"):
+        releases.compare_releases(None, OPERATOR, tmp_path / "out" / "v1", tmp_path / "out" / "v2")
+    with Session(any_engine) as session, pytest.raises(NotFoundError, match="no release named 'v9'"):
+        releases.compare_releases(session, OPERATOR, "v1", "v9")
+
+
+# ---------------------------------------------------------------------------------- crash safety
+
+
+def _annotator(*args: str, db: str, kill_at: str | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", release.KILL_AT_ENV)}
+    if kill_at:
+        env[release.KILL_AT_ENV] = kill_at
+    return subprocess.run([sys.executable, "-m", "annotator", *args, "--db", db], env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def _world(engine) -> dict:
+    with Session(engine) as session:
+        return {model.__name__: session.exec(select(func.count()).select_from(model)).one()
+                for model in (GoldRelease, GoldLabel, LabelEvent)}
+
+
+def _accepted(out: Path) -> list[str]:
+    """The entries of `out` (hidden ones too) that `release verify` accepts."""
+    return [entry.name for entry in sorted(out.iterdir()) if release.verify_release(entry).ok] if out.exists() else []
+
+
+@pytest.mark.parametrize("step", ["writing", "staged"])
+def test_a_create_killed_before_the_commit_leaves_no_accepted_folder_and_an_unchanged_database(engine, sqlite_url, tmp_path, step):
+    with session_scope(engine) as session:
+        seed_final(session)
+    before = _world(engine)
+    out = tmp_path / "out"
+    killed = _annotator("release", "create", "v1", "--out", str(out), db=sqlite_url, kill_at=step)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert _world(engine) == before
+    assert _accepted(out) == [] and not (out / "v1").exists()
+    [left] = list(out.iterdir())
+    assert left.name.startswith(".v1.tmp-")  # the staging folder of the killed run
+    done = _annotator("release", "create", "v1", "--out", str(out), db=sqlite_url)
+    assert done.returncode == 0, done.stderr
+    assert f"Note: removed {left.name}: the staging folder of a `release create` of 'v1' that was stopped" in done.stdout
+    assert [entry.name for entry in out.iterdir()] == ["v1"] and _accepted(out) == ["v1"]
+
+
+@pytest.mark.parametrize("recover_with", ["verify", "create"])
+def test_a_create_killed_after_the_commit_is_finished_by_the_next_verify_or_create(engine, sqlite_url, tmp_path, recover_with):
+    with session_scope(engine) as session:
+        seed_final(session)
+    out = tmp_path / "out"
+    killed = _annotator("release", "create", "v1", "--out", str(out), db=sqlite_url, kill_at="committed")
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert _world(engine)["GoldRelease"] == 1
+    assert _accepted(out) == [] and not (out / "v1").exists()
+    [staging] = list(out.iterdir())
+    if recover_with == "verify":
+        done = _annotator("release", "verify", "--release", "v1", db=sqlite_url)
+        assert done.returncode == 0, done.stderr
+        assert f"Note: finished release 'v1': its `release create` was stopped after the database recorded it" in done.stdout
+        assert "OK: release v1 matches its manifest (4 files checked)" in done.stdout
+    else:
+        done = _annotator("release", "create", "v1", "--out", str(out), db=sqlite_url)
+        assert done.returncode == 1
+        assert f"finished release 'v1'" in done.stderr and f"renamed {staging.name} to" in done.stderr
+        assert "releases are immutable" in done.stderr
+    assert [entry.name for entry in out.iterdir()] == ["v1"]
+    with Session(engine) as session:
+        assert check_stored_release(session, OPERATOR, "v1").ok
+        assert session.exec(select(func.count()).select_from(GoldLabel)).one() == 3
+
+
+def test_a_rolled_back_create_removes_its_staging_folder_and_a_committed_one_renames_it(engine, tmp_path):
+    with session_scope(engine) as session:
+        seed_final(session)
+    with Session(engine) as session:
+        created = create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        assert not created.path.exists() and [p.name[:8] for p in (tmp_path / "out").iterdir()] == [".v1.tmp-"]
+        session.rollback()
+    assert list((tmp_path / "out").iterdir()) == [] and _world(engine)["GoldRelease"] == 0
+    with Session(engine) as session:
+        created = create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
+        with session.begin_nested():  # a savepoint's commit is not the commit
+            pass
+        assert not created.path.exists()
+        session.commit()
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["v1"] and check_release(created.path).ok

@@ -1,10 +1,20 @@
 """Gold releases on the database side: choose the claims in scope, refuse while any is not final
-(unless asked for the final ones only), build the gold records in a handful of bulk queries,
-store GoldRelease/GoldLabel rows and write the folder through `annotator.release`."""
+(unless asked for the final ones only), build the gold records and the re-importable cases in a
+handful of bulk queries, store GoldRelease/GoldLabel rows and write the folder through
+`annotator.release`; verify, download and compare stored releases.
+
+Crash safety: the folder is staged (written and fsynced under `.NAME.tmp-XXXXXXXX`), then the rows
+are committed, then the folder is renamed into place. A process killed before the commit leaves
+the database unchanged and only a staging folder, which `release verify` refuses and the next
+`release create` in that folder removes; one killed between the commit and the rename leaves a
+complete staging folder whose manifest hash the database holds, which the next `release create`
+in that folder, `release verify --release NAME` or a download finishes (renames into place),
+saying so."""
 
 from __future__ import annotations
 
 import gc
+import json
 import shutil
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
@@ -13,22 +23,42 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from sqlalchemy import func, insert
+from sqlalchemy import event, func, insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from annotator.errors import NotFoundError, PermissionDeniedError, ReleaseBlockedError, ReleaseExistsError, ReleaseVerifyError
+from annotator.errors import (
+    AnnotatorError,
+    NotFoundError,
+    PermissionDeniedError,
+    ReleaseBlockedError,
+    ReleaseExistsError,
+    ReleaseVerifyError,
+    ReleaseWriteError,
+)
 from annotator.services.access import Caller, is_operator, require
 from annotator.workflow import Permission
 from annotator.models import Adjudication, Case, Claim, ClaimPassage, Dataset, GoldLabel, GoldRelease, Label, Passage, User, utcnow
 from annotator.release import (
+    ReleaseDiff,
+    StagedRelease,
+    StagingFolder,
     VerifyResult,
+    check_release,
+    check_release_name,
     check_release_target,
+    claimed,
     count_records,
+    diff_releases,
+    finish_staged,
+    kill_point,
+    read_gold,
+    metadata_text,
     release_layout,
     sha256_file,
+    stage_release,
+    staging_folders,
     verify_release,
-    write_release,
 )
 from annotator.services.audit import record_event
 from annotator.services.blind import claims_still_to_label
@@ -52,12 +82,14 @@ class CreatedRelease:
     counts: dict[str, Any]  # as manifest.json "counts": claims, by_label, by_slice, ...
     excluded: dict[str, int]  # state -> claims left out (only states with any; empty when none)
     manifest_sha256: str
+    notes: tuple[str, ...] = ()  # stopped creates found on the way: releases finished, staging folders removed
 
 
 class _ClaimRow(NamedTuple):
     """One claim in scope with its case's fields (a tuple: 100,000 of them are built quickly)."""
 
     claim_pk: int
+    case_pk: int
     dataset: str
     case_id: str
     claim_id: str
@@ -78,25 +110,35 @@ def create_release(
     creator: str = "",
     n_bootstrap: int = 1000,
     source_hashes: dict[str, str] | None = None,
+    excel: bool = False,
 ) -> CreatedRelease:
     """Freeze the agreed and adjudicated claims of one dataset (or all) into `out_dir/name/`.
 
     Gold label: the agreed value, or the adjudication's value. Severity: the adjudication's when
     adjudicated; when agreed, the most severe of the labels' severities (SEVERITIES order, leak
-    first), or None. Records are sorted by dataset name, case position, claim position. The
-    manifest holds the counts, what was left out and why, an agreement report on the blind labels
-    of the released claims (overall and by slice, `n_bootstrap` resamples, seed 0), the guideline
-    versions, `source_hashes` (passed through), and any `leak` severity as a release blocker.
+    first), or None. Records are sorted by dataset name, case position, claim position, and carry
+    their case's metadata. `cases.jsonl` holds the released claims' cases in the native import
+    format (each case with exactly its released claims and the passages they are shown with);
+    `excel` also writes `gold.excel.csv`. The manifest holds the counts, what was left out and
+    why, an agreement report on the blind labels of the released claims (overall and by slice,
+    `n_bootstrap` resamples, seed 0), the guideline versions, `source_hashes` (passed through), and
+    any `leak` severity as a release blocker.
     Adds a GoldRelease row, one GoldLabel row per claim and a `release`/`create` event; nothing
-    is committed here (the caller's session_scope does). On any failure no folder is left and the
+    is committed here (the caller's session_scope does). The folder is staged complete now and
+    renamed into place to `CreatedRelease.path` when the caller commits (removed if it rolls back;
+    see the module docstring). Before that, staging folders of stopped creates in `out_dir` are
+    finished or removed (CreatedRelease.notes says which). On a failure no folder is left and the
     rows are rolled back to a savepoint.
 
     Raises PermissionDeniedError unless `actor` may release, and when the release would hold a
     claim `actor` is assigned to label and has not labeled yet (its files show the other labels:
     the blind rule); InvalidValueError for a bad name; ReleaseExistsError when the name, or a name that
-    differs from it only in case, is taken in the database or in `out_dir`; ReleaseWriteError
+    differs from it only in case, is taken in the database or in `out_dir` (saying so when the
+    release of that name was just finished from a stopped create); ReleaseWriteError
     when `out_dir` is a file or the folder cannot be written (the OS reason; no rows, no folder
-    left); NotFoundError for an unknown dataset; ReleaseBlockedError when there is
+    left), and, from the caller's commit, when the rename fails after it (the message says how
+    to finish it);
+    NotFoundError for an unknown dataset; ReleaseBlockedError when there is
     no claim in scope, when (without only_final) any claim in scope is not agreed or adjudicated
     (the message counts them by state), or when only_final leaves nothing to release.
     In every refused case nothing is written.
@@ -104,7 +146,9 @@ def create_release(
     require(actor, Permission.RELEASE)
     creator = creator or ("" if is_operator(actor) else actor.name)
     out_dir = Path(out_dir)
-    _refuse_taken(session, name, out_dir)
+    check_release_target(out_dir, name)
+    notes = _finish_or_remove_stopped(session, out_dir)
+    _refuse_taken(session, name, out_dir, notes)
     with _gc_paused():
         scope_pk = lookup_dataset_pk(session, dataset)
         states = {pk: facts.state for pk, facts in claim_facts(session, scope_pk).items()}
@@ -125,9 +169,9 @@ def create_release(
         }
         release = GoldRelease(name=name, created_at=created_at, creator=creator, path=str((out_dir / name).resolve()),
                               scope=fields["scope"], counts=count_records(records))
-        folder = _store_and_write(session, release, out_dir, gathered.claims, records, fields)
+        folder = _store_and_write(session, release, out_dir, gathered, records, fields, excel)
     left_out = {state: len(pks) for state, pks in excluded.items()}
-    return CreatedRelease(name, folder, release.counts, left_out, release.manifest_sha256)
+    return CreatedRelease(name, folder, release.counts, left_out, release.manifest_sha256, tuple(notes))
 
 
 def list_releases(session: Session, actor: Caller) -> list[GoldRelease]:
@@ -152,16 +196,20 @@ def verify_stored_release(session: Session, actor: Caller, name: str) -> VerifyR
     the database recorded when the release was created (see `annotator.release.verify_release`):
     an edited manifest.json is a problem even when its `files` entries still match.
 
+    When the folder is missing because its `release create` was stopped between the commit and the
+    rename, the complete staging folder whose manifest has the recorded SHA-256 is renamed into
+    place first (VerifyResult.notes says so).
     Returns the VerifyResult (never raises for a bad folder); a release with no recorded hash
     is a problem too. Raises NotFoundError when there is no release called `name`.
     """
     require(actor, Permission.RELEASE)
     release = get_release(session, actor, name)
+    notes = _finish_stopped(release)
     result = verify_release(Path(release.path), release.manifest_sha256 or None)
     if release.manifest_sha256:
-        return result
+        return _with_notes(result, notes)
     missing = f"manifest.json: the database records no SHA-256 for release '{name}', so the manifest itself cannot be checked"
-    return VerifyResult(False, (missing, *result.problems), result.files, result.manifest_sha256)
+    return VerifyResult(False, (missing, *result.problems), result.files, result.manifest_sha256, tuple(notes))
 
 
 def check_stored_release(session: Session, actor: Caller, name: str) -> VerifyResult:
@@ -178,18 +226,138 @@ def check_stored_release(session: Session, actor: Caller, name: str) -> VerifyRe
 
 
 def release_files(session: Session, actor: Caller, name: str) -> dict[str, Path]:
-    """file name -> path of every file of release `name` (data files, then manifest.json), for
-    downloads. Raises NotFoundError when there is no such release or its folder is gone,
+    """file name -> path of every file of release `name` (data files in layout order, then
+    manifest.json; a release has the files its manifest lists), for downloads. Finishes a release
+    whose create was stopped before the rename (see `verify_stored_release`).
+    Raises NotFoundError when there is no such release or its folder is gone,
     PermissionDeniedError when it holds a claim `actor` is assigned to label and has not labeled
     yet (its files show the other labels: the blind rule)."""
     require(actor, Permission.RELEASE)
     release = get_release(session, actor, name)
     released = set(session.exec(select(GoldLabel.claim_pk).where(GoldLabel.release_pk == release.id)))
     _refuse_blind(session, actor, released, f"download release '{name}'")
+    _finish_stopped(release)
     layout = release_layout(Path(release.path))
     if not layout.folder.is_dir():
         raise NotFoundError(f"the folder of release '{name}' is gone: {layout.folder}")
-    return layout.all_files
+    return layout.present_files()
+
+
+@dataclass(frozen=True)
+class ComparedRelease:
+    """One side of a comparison: the release as given, where it was read, and what it holds."""
+
+    release: str  # the name of a stored release, or the folder as given
+    source: str  # "database" | "folder"
+    path: Path
+    claims: int
+    manifest_sha256: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"release": self.release, "source": self.source, "path": str(self.path), "claims": self.claims,
+                "manifest_sha256": self.manifest_sha256}
+
+
+@dataclass(frozen=True)
+class ReleaseComparison:
+    """What changed from release `old` to release `new` (see `annotator.release.ReleaseDiff`)."""
+
+    old: ComparedRelease
+    new: ComparedRelease
+    diff: ReleaseDiff
+
+    def to_json(self) -> dict[str, Any]:
+        """{"old", "new", "counts", "changes_by_label", "added", "removed", "changed"}."""
+        return {"old": self.old.to_json(), "new": self.new.to_json(), **self.diff.to_json()}
+
+
+def compare_releases(session: Session | None, actor: Caller, old: str | Path, new: str | Path) -> ReleaseComparison:
+    """The claims added, removed, and whose gold label changed from release `old` to release `new`
+    (see `annotator.release.diff_releases`), with counts.
+
+    old, new: the name of a stored release (a str: what the Releases page passes), or a release
+        folder (a Path; then `session` may be None when both are folders).
+    Every side is verified first: a folder against its manifest, a stored release also against
+    the manifest hash the database recorded (finishing one whose create was stopped before the
+    rename, as `verify_stored_release` does).
+    Raises PermissionDeniedError unless `actor` may release, and when a stored release holds a claim
+    `actor` is assigned to label and has not labeled yet (its gold labels show the labels: the blind
+    rule, as for downloading a release); NotFoundError for an unknown name; ReleaseVerifyError when
+    a release does not match what was released, naming it and every file at fault.
+    """
+    require(actor, Permission.RELEASE)
+    stored = {given: get_release(session, actor, given) for given in (old, new) if not isinstance(given, Path)}
+    if stored:
+        pks = [release.id for release in stored.values()]
+        released = set(session.exec(select(GoldLabel.claim_pk).where(GoldLabel.release_pk.in_(pks))))
+        _refuse_blind(session, actor, released, f"compare releases '{old}' and '{new}'")
+    sides, records = [], []
+    for given in (old, new):
+        if isinstance(given, Path):
+            result, path, source = check_release(given), given, "folder"
+        else:
+            result, path, source = check_stored_release(session, actor, given), Path(stored[given].path), "database"
+        gold = read_gold(path)
+        records.append(gold)
+        sides.append(ComparedRelease(str(given), source, path, len(gold), result.manifest_sha256))
+    return ReleaseComparison(sides[0], sides[1], diff_releases(*records))
+
+
+# ------------------------------------------------------------------------ stopped creates
+
+
+def _finish_stopped(release: GoldRelease) -> list[str]:
+    """Finish release `release` when its create was stopped between the commit and the rename: its
+    folder is missing and a complete staging folder beside it has the recorded manifest hash.
+    Returns what was done (one note, or none)."""
+    final = Path(release.path)
+    if final.exists() or not release.manifest_sha256:
+        return []
+    for staging in staging_folders(final.parent, final.name):
+        with claimed(staging) as free:
+            if free and finish_staged(staging, release.manifest_sha256) is not None:
+                return [_finished_note(release.name, final, staging)]
+    return []
+
+
+def _finished_note(name: str, final: Path, staging: StagingFolder) -> str:
+    return (f"finished release '{name}': its `release create` was stopped after the database recorded it and before "
+            f"its folder was renamed into place; renamed {staging.path.name} to {final}")
+
+
+def _finish_or_remove_stopped(session: Session, out_dir: Path) -> list[str]:
+    """Clean up after stopped creates in `out_dir`: finish the staging folders of releases the
+    database holds (see `_finish_stopped`) and remove the other staging folders that no running
+    create holds (their releases were never committed). Returns a note per folder."""
+    notes = []
+    for staging in staging_folders(out_dir):
+        with claimed(staging) as free:
+            if not free:
+                continue  # a create running now holds it
+            release = session.exec(select(GoldRelease).where(GoldRelease.name == staging.name)).first()
+            final = out_dir / staging.name
+            recorded = release is not None and release.manifest_sha256 and Path(release.path) == final.resolve()
+            if recorded and _manifest_sha256(staging.path) == release.manifest_sha256:
+                if finish_staged(staging, release.manifest_sha256) is not None:
+                    notes.append(_finished_note(release.name, final, staging))
+                continue  # the recorded release's only copy, or a duplicate of it: never removed
+            shutil.rmtree(staging.path, ignore_errors=True)
+            notes.append(f"removed {staging.path.name}: the staging folder of a `release create` of '{staging.name}' "
+                         "that was stopped before the database recorded it")
+    return notes
+
+
+def _manifest_sha256(folder: Path) -> str | None:
+    try:
+        return sha256_file(release_layout(folder).manifest)
+    except OSError:
+        return None
+
+
+def _with_notes(result: VerifyResult, notes: list[str]) -> VerifyResult:
+    if not notes:
+        return result
+    return VerifyResult(result.ok, result.problems, result.files, result.manifest_sha256, (*result.notes, *notes))
 
 
 # ------------------------------------------------------------------------- scope and state
@@ -209,19 +377,28 @@ def _refuse_blind(session: Session, actor: Caller, claim_pks: set[int], doing: s
         )
 
 
-def _refuse_taken(session: Session, name: str, out_dir: Path) -> None:
+def _refuse_taken(session: Session, name: str, out_dir: Path, notes: list[str] = ()) -> None:
     """Refuse a bad name, a name taken in the database or in `out_dir` (also when it differs only
-    in case: one folder on case-insensitive file systems), and an `out_dir` that is a file."""
-    check_release_target(out_dir, name)  # the name first: lower() below relies on ASCII names
+    in case: one folder on case-insensitive file systems), and an `out_dir` that is a file. When
+    `notes` say the release of that name was just finished from a stopped create, the message
+    says so."""
+    check_release_name(name)  # the name first: lower() below relies on ASCII names
     query = select(GoldRelease.name).where(func.lower(GoldRelease.name) == name.lower()).order_by(GoldRelease.name)
     taken = list(session.exec(query))
     if name in taken:
+        finished = [note for note in notes if note.startswith(f"finished release '{name}'")]
+        if finished:
+            raise ReleaseExistsError(
+                f"{finished[0]}. Check it with `annotator release verify --release {name}`; releases are immutable: "
+                "to create another, choose a new name"
+            )
         raise ReleaseExistsError(f"a release named '{name}' exists already; releases are immutable: choose a new name")
     if taken:
         raise ReleaseExistsError(
             f"a release named '{taken[0]}' exists already and '{name}' differs from it only in case "
             "(the same folder on case-insensitive file systems): choose a new name"
         )
+    check_release_target(out_dir, name)
 
 
 def _choose_claims(
@@ -258,6 +435,9 @@ class _Gathered:
 
     claims: list[_ClaimRow]  # sorted for the release
     passages: dict[int, list[str]]  # claim pk -> passage ids in shown order
+    passage_pks: dict[int, list[int]]  # claim pk -> passage pks in shown order
+    passage_content: dict[int, dict[str, str]]  # passage pk -> its native record (passage_id, doc_id, ...)
+    cases: dict[int, tuple[str, str, dict[str, Any]]]  # case pk -> (question, answer, metadata, keys sorted)
     labels: dict[int, list[dict[str, Any]]]  # claim pk -> label records, by labeler name
     adjudications: dict[int, dict[str, Any]]  # claim pk -> adjudication record
     guidelines: dict[int, set[str]]  # claim pk -> guideline versions of its labels
@@ -272,9 +452,13 @@ class _Gathered:
 def _gather(session: Session, scope_pk: int | None, final_pks: set[int]) -> _Gathered:
     rows = _claim_rows(session, scope_pk)
     labels, guidelines = _labels(session, scope_pk, final_pks)
+    passages, passage_pks = _passages(session, scope_pk, final_pks)
     return _Gathered(
         claims=sorted((row for row in rows if row.claim_pk in final_pks), key=lambda row: row.sort_key),
-        passages=_passages(session, scope_pk, final_pks),
+        passages=passages,
+        passage_pks=passage_pks,
+        passage_content=_passage_content(session, scope_pk),
+        cases=_cases(session, scope_pk),
         labels=labels,
         adjudications=_adjudications(session, scope_pk, final_pks),
         guidelines=guidelines,
@@ -295,30 +479,53 @@ def _rows(session: Session, query) -> list:  # noqa: ANN001 - a Select of column
 
 def _claim_rows(session: Session, scope_pk: int | None) -> list[_ClaimRow]:
     query = _in_scope(
-        select(Claim.id, Dataset.name, Case.case_id, Case.position, Claim.claim_id, Claim.position, Claim.text, Case.slice, Case.split)
+        select(Claim.id, Claim.case_pk, Dataset.name, Case.case_id, Case.position, Claim.claim_id, Claim.position, Claim.text,
+               Case.slice, Case.split)
         .join(Case, Case.id == Claim.case_pk)
         .join(Dataset, Dataset.id == Claim.dataset_id),
         scope_pk,
     )
     return [
-        _ClaimRow(pk, dataset, case_id, claim_id, text, slice_, split, (dataset, case_pos, case_id, claim_pos, claim_id))
-        for pk, dataset, case_id, case_pos, claim_id, claim_pos, text, slice_, split in _rows(session, query)
+        _ClaimRow(pk, case_pk, dataset, case_id, claim_id, text, slice_, split, (dataset, case_pos, case_id, claim_pos, claim_id))
+        for pk, case_pk, dataset, case_id, case_pos, claim_id, claim_pos, text, slice_, split in _rows(session, query)
     ]
 
 
-def _passages(session: Session, scope_pk: int | None, final_pks: set[int]) -> dict[int, list[str]]:
+def _passages(session: Session, scope_pk: int | None, final_pks: set[int]) -> tuple[dict[int, list[str]], dict[int, list[int]]]:
+    """(claim pk -> passage ids, claim pk -> passage pks), in the order each claim shows them."""
     query = _in_scope(
-        select(ClaimPassage.claim_pk, Passage.passage_id)
+        select(ClaimPassage.claim_pk, Passage.id, Passage.passage_id)
         .join(Passage, Passage.id == ClaimPassage.passage_pk)
         .join(Claim, Claim.id == ClaimPassage.claim_pk)
         .order_by(ClaimPassage.claim_pk, ClaimPassage.position, Passage.passage_id),
         scope_pk,
     )
-    passages: dict[int, list[str]] = defaultdict(list)
-    for claim_pk, passage_id in _rows(session, query):
+    ids: dict[int, list[str]] = defaultdict(list)
+    pks: dict[int, list[int]] = defaultdict(list)
+    for claim_pk, passage_pk, passage_id in _rows(session, query):
         if claim_pk in final_pks:
-            passages[claim_pk].append(passage_id)
-    return passages
+            ids[claim_pk].append(passage_id)
+            pks[claim_pk].append(passage_pk)
+    return ids, pks
+
+
+def _passage_content(session: Session, scope_pk: int | None) -> dict[int, dict[str, str]]:
+    query = select(Passage.id, Passage.passage_id, Passage.doc_id, Passage.version, Passage.title, Passage.text)
+    if scope_pk is not None:
+        query = query.where(Passage.dataset_id == scope_pk)
+    return {
+        pk: {"passage_id": passage_id, "doc_id": doc_id, "version": version, "title": title, "text": text}
+        for pk, passage_id, doc_id, version, title, text in _rows(session, query)
+    }
+
+
+def _cases(session: Session, scope_pk: int | None) -> dict[int, tuple[str, str, dict[str, Any]]]:
+    """case pk -> (question, answer, metadata with its keys sorted at every depth, so that the
+    JSON written is the same whatever order the database gives them in)."""
+    query = select(Case.id, Case.question, Case.answer, Case.meta)
+    if scope_pk is not None:
+        query = query.where(Case.dataset_id == scope_pk)
+    return {pk: (question, answer, json.loads(metadata_text(meta))) for pk, question, answer, meta in _rows(session, query)}
 
 
 def _labels(session: Session, scope_pk: int | None, final_pks: set[int]) -> tuple[dict[int, list[dict]], dict[int, set[str]]]:
@@ -387,7 +594,30 @@ def _record(row: _ClaimRow, gathered: _Gathered) -> dict[str, Any]:
         "passage_ids": gathered.passages.get(row.claim_pk, []),
         "labels": labels,
         "adjudication": adjudication,
+        "case_metadata": gathered.cases[row.case_pk][2],
     }
+
+
+def _native_cases(gathered: _Gathered) -> list[dict[str, Any]]:
+    """The lines of `cases.jsonl`: each case of a released claim, in release order, with exactly its
+    released claims (their shown passages named) and the passages they are shown with (in the
+    order the claims first show them)."""
+    lines: list[dict[str, Any]] = []
+    current: int | None = None
+    seen: set[int] = set()
+    for row in gathered.claims:
+        if row.case_pk != current:
+            current, seen = row.case_pk, set()
+            question, answer, metadata = gathered.cases[row.case_pk]
+            lines.append({"case_id": row.case_id, "question": question, "answer": answer, "slice": row.slice,
+                          "split": row.split, "metadata": metadata, "passages": [], "claims": []})
+        line = lines[-1]
+        for passage_pk in gathered.passage_pks.get(row.claim_pk, []):
+            if passage_pk not in seen:
+                seen.add(passage_pk)
+                line["passages"].append(gathered.passage_content[passage_pk])
+        line["claims"].append({"claim_id": row.claim_id, "text": row.text, "passage_ids": gathered.passages.get(row.claim_pk, [])})
+    return lines
 
 
 # ----------------------------------------------------------------------------- manifest
@@ -438,23 +668,65 @@ def _agreement_json(session: Session, actor: Caller, scope_pk: int | None, claim
 
 
 def _store_and_write(
-    session: Session, release: GoldRelease, out_dir: Path, claims: list[_ClaimRow], records: list[dict], fields: dict
+    session: Session, release: GoldRelease, out_dir: Path, gathered: _Gathered, records: list[dict], fields: dict,
+    excel: bool,
 ) -> Path:
-    """Insert the rows, write the folder, then record the manifest's hash and the event, all in a
-    savepoint: a failure rolls the rows back and removes the folder (write_release never leaves
-    one behind itself)."""
-    with session.begin_nested():
-        _insert_rows(session, release, claims, records)
-        folder = write_release(out_dir, release.name, records, fields)
-        try:
-            release.manifest_sha256 = sha256_file(release_layout(folder).manifest)
-            session.add(release)
+    """Stage the folder and insert the rows with the manifest's hash and the event in a savepoint;
+    the folder is renamed into place only when the caller commits the session's transaction, and
+    removed when it rolls back (`_finish_on_commit`). So a killed process never leaves a folder the
+    database does not hold, nor rows whose files were not completely written.
+
+    On a failure here the rows are rolled back to the savepoint and the staging folder removed."""
+    staged = stage_release(out_dir, release.name, records, fields, cases=_native_cases(gathered), excel=excel)
+    try:
+        with session.begin_nested():
+            release.manifest_sha256 = staged.manifest_sha256
+            _insert_rows(session, release, gathered.claims, records)
             _record_created(session, release)
             session.flush()
-        except BaseException:
-            shutil.rmtree(folder, ignore_errors=True)
-            raise
-    return folder
+        _finish_on_commit(session, staged, release.name)
+    except BaseException:
+        staged.discard()
+        raise
+    kill_point("staged")
+    return staged.final
+
+
+def _finish_on_commit(session: Session, staged: StagedRelease, name: str) -> None:
+    """Rename the staged folder into place right after the session's outermost transaction commits;
+    remove it when that transaction ends otherwise (rollback, close). SQLAlchemy fires after_commit
+    for savepoints too: only the commit immediately followed by the end of the outermost
+    transaction counts.
+
+    A failure of the rename after the commit raises ReleaseWriteError from the commit, the complete
+    staging folder left in place for `_finish_stopped` (the message says how)."""
+    root = session.get_transaction()
+    state = {"committed": False, "done": False}
+
+    def committed(_session: Session) -> None:
+        state["committed"] = True
+
+    def ended(_session: Session, transaction) -> None:  # noqa: ANN001 - a SessionTransaction
+        if transaction is not root:
+            state["committed"] = False  # that commit was a savepoint's
+            return
+        if state["done"]:
+            return
+        state["done"] = True
+        if not state["committed"]:
+            staged.discard()
+            return
+        kill_point("committed")
+        try:
+            staged.finish(undo_on_failure=False)
+        except AnnotatorError as error:
+            raise ReleaseWriteError(
+                f"release '{name}' is recorded, but its folder could not be put in place ({error}); its complete "
+                f"files are in {staged.temp}: `annotator release verify --release {name}` finishes it"
+            ) from error
+
+    event.listen(session, "after_commit", committed)
+    event.listen(session, "after_transaction_end", ended)
 
 
 @contextmanager
