@@ -99,6 +99,7 @@ except DatabaseUnavailableError as error:
     st.error(str(error))
     st.stop()
 if me is None:
+    auth.finish_log_out()  # one more run after Log out: Streamlit then deletes the user's downloads
     if st.query_params.get("claim"):  # a deep link opened in a new tab: keep it for after the login
         st.session_state[ui.PENDING_CLAIM] = st.query_params["claim"]
     if st.query_params.get("history"):  # a link to a claim's history: keep it for after the login

@@ -120,9 +120,27 @@ def log_in(provider: str | None) -> None:
     st.login(provider)
 
 
+LOGGED_OUT = "auth.logged_out"
+"""Session-state flag: Log out was pressed and its second run is still due (finish_log_out)."""
+
+
 def log_out() -> None:
     """Forget the user and, after a provider login, log out of it too (st.logout clears the
     identity cookie and starts a new session)."""
     ui.forget_user()
+    st.session_state[LOGGED_OUT] = True
     if st.user.get("is_logged_in") is True:
         st.logout()
+
+
+def finish_log_out() -> None:
+    """Rerun once after Log out, before the login page shows, so the files the user downloaded
+    stop being served at once.
+
+    A download button's file is served without login at /media/<hash> until Streamlit's cleanup
+    at the end of a script run has seen it unreferenced twice (the first marks it, the second
+    deletes it); the run after Log out is the first, this rerun the second. Call it on the
+    logged-out path of every run; it does nothing unless Log out was just pressed.
+    """
+    if st.session_state.pop(LOGGED_OUT, False):
+        st.rerun()
