@@ -283,6 +283,15 @@ def _missing(c: SimpleNamespace, name: str) -> Path:
     return c.out / name
 
 
+NEW_CASE = (b'{"case_id": "case-9", "question": "Q?", "answer": "A.", "slice": "normal", "split": "dev", "metadata": {}, '
+            b'"passages": [{"passage_id": "case-9-p1", "doc_id": "d", "version": "v1", "title": "T", "text": "E."}], '
+            b'"claims": [{"claim_id": "case-9-c1", "text": "C."}]}\n')
+LABEL_OF_X = b"claim_id,labeler,label\ncase-1-c1,aoi,support\n"
+ADJUDICATION_OF_X = b"claim_id,adjudicator,label\ncase-1-c1,aoi,support\n"
+"""Uploads for the Import page's services: a new case; files naming A as the labeler or
+adjudicator of X (an admin who labels X is refused at the row, whatever the stored labels)."""
+
+
 PROBES: dict[str, dict[str, Probe]] = {
     "access.caller_roles": {"": lambda s, c: access.caller_roles(c.me)},
     "access.is_operator": {"": lambda s, c: access.is_operator(c.me)},
@@ -327,6 +336,20 @@ PROBES: dict[str, dict[str, Probe]] = {
         "W": lambda s, c: history.claim_history_view(s, c.me, "case-2-c1"),
     },
     "imports.check_dataset_name": {"": lambda s, c: imports.check_dataset_name("pilot")},
+    "imports.check_upload": {
+        "cases": lambda s, c: imports.check_upload(s, c.me, "cases.jsonl", NEW_CASE, imports.UploadOptions()),
+        "labels of X": lambda s, c: imports.check_upload(s, c.me, "labels.csv", LABEL_OF_X,
+                                                         imports.UploadOptions(kind="labels")),
+        "adjudications of X": lambda s, c: imports.check_upload(s, c.me, "adjudications.csv", ADJUDICATION_OF_X,
+                                                                imports.UploadOptions(kind="adjudications")),
+    },
+    "imports.import_upload": {
+        "cases": lambda s, c: imports.import_upload(s, c.me, "cases.jsonl", NEW_CASE, imports.UploadOptions()),
+        "labels of X": lambda s, c: imports.import_upload(s, c.me, "labels.csv", LABEL_OF_X,
+                                                          imports.UploadOptions(kind="labels")),
+        "adjudications of X": lambda s, c: imports.import_upload(s, c.me, "adjudications.csv", ADJUDICATION_OF_X,
+                                                                 imports.UploadOptions(kind="adjudications")),
+    },
     "imports.import_adjudications": {"missing file": lambda s, c: imports.import_adjudications(
         s, c.me, _missing(c, "adjudications.csv"))},
     "imports.import_cases": {"missing file": lambda s, c: imports.import_cases(s, c.me, _missing(c, "cases.jsonl"))},
@@ -587,8 +610,8 @@ def test_a_labeler_is_refused_every_service_beyond_labeling(swept):
     assert {
         "adjudication.adjudicate", "adjudication.adjudication_queue", "adjudication.view_for_adjudicator",
         "corrections.correct_label", "corrections.correction_view", "fingerprint.label_fingerprint",
-        "history.claim_datasets", "history.claim_history_view", "imports.import_adjudications",
-        "imports.import_cases", "imports.import_labels", "labeling.assign_cases", "releases.check_stored_release",
+        "history.claim_datasets", "history.claim_history_view", "imports.check_upload", "imports.import_adjudications",
+        "imports.import_cases", "imports.import_labels", "imports.import_upload", "labeling.assign_cases", "releases.check_stored_release",
         "releases.compare_releases", "releases.create_release", "releases.get_release", "releases.list_releases", "releases.release_files",
         "releases.verify_stored_release", "reports.agreement_report", "reports.label_table", "status.project_status",
         "users.add_user", "users.list_users", "users.set_active", "users.set_password", "users.set_roles",
@@ -616,7 +639,7 @@ def test_a_service_refuses_nothing_to_b_that_depends_on_as_label(swept):
 
 # --- pages ---------------------------------------------------------------------------------------
 
-PAGE_KEYS = ("label", "adjudicate", "agreement", "releases", "admin")
+PAGE_KEYS = ("label", "adjudicate", "agreement", "releases", "admin", "imports")
 STATUS_TAB = "Project status"
 """The Admin page's tab of project counts (claims by state): any admin sees them (COUNTS_ONLY)."""
 HISTORY_TAB = "Claim history"
@@ -851,7 +874,7 @@ NAME_CHECKED_HISTORY = ("admin history case-1-c1", "url /admin?history=X")
 def test_b_is_shown_every_step_of_the_sweep(pages_swept):
     for who in BLIND:
         assert set(pages_swept.s1[who]) == set(pages_swept.s0[who])
-    assert len(pages_swept.s1["ren"]) == 20 and len(pages_swept.s1["boss"]) == 25
+    assert len(pages_swept.s1["ren"]) == 22 and len(pages_swept.s1["boss"]) == 27
 
 
 @pytest.mark.parametrize("who", [*BLIND, "(logged out)"])
@@ -883,16 +906,17 @@ def test_the_pages_b_lacks_show_no_page_content_only_a_notice(pages_swept):
     """Navigation per role: an address B's roles do not open shows the notice (logged in) or the
     login form (logged out), never the page; a page script run directly refuses."""
     notice = "This page is not open to {name}'s roles. Ask an admin for the role if you need it."
-    lacks = {"ren": ("adjudicate", "agreement", "releases", "admin"), "boss": ("adjudicate",)}
+    lacks = {"ren": ("adjudicate", "agreement", "releases", "admin", "imports"), "boss": ("adjudicate",)}
     for who, keys in lacks.items():
         steps = pages_swept.s1[who]
         for key in keys:
             assert steps[f"url /{key}"]["titles"] == ["RAG claim annotator"]
             assert steps[f"url /{key}"]["warnings"] == [notice.format(name=who)]
             assert steps[f"page script {key}.py run directly"]["errors"] == ["You cannot open this page with your roles."]
-    for key in ("label", "agreement", "releases", "admin"):
+    for key in ("label", "agreement", "releases", "admin", "imports"):
         assert pages_swept.s1["boss"][f"url /{key}"]["titles"] == [{"label": "Label", "agreement": "Agreement",
-                                                                   "releases": "Releases", "admin": "Admin"}[key]]
+                                                                   "releases": "Releases", "admin": "Admin",
+                                                                   "imports": "Import"}[key]]
     assert pages_swept.s1["ren"]["url /label"]["titles"] == ["Label"]
     for step, seen in pages_swept.s1["(logged out)"].items():
         assert seen["titles"] == ["RAG claim annotator"] and seen["keys"] == ["login.name", "login.password"], step

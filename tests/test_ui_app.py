@@ -421,8 +421,9 @@ def test_an_admin_creates_an_only_final_release_on_the_releases_page(engine, tmp
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["scope"]["only_final"] is True
     assert manifest["counts"]["claims"] == 3
-    assert sorted(b.proto.label for b in at.get("download_button")) == sorted(
-        ["gold.jsonl", "gold.csv", "gold.parquet", "manifest.json"])
+    files = ["gold.jsonl", "gold.csv", "gold.parquet", "cases.jsonl", "manifest.json"]  # no gold.excel.csv: no --excel
+    assert [b.proto.label for b in at.get("download_button")] == files
+    assert sorted(p.name for p in folder.iterdir()) == sorted(files)
     at.button(key="releases.verify").click().run()
     assert [s.value for s in at.success] == ["Release gold-v1: every file matches its manifest."]
 

@@ -43,6 +43,7 @@ PAGE_ROLES: dict[str, frozenset[str]] = {
     "agreement": frozenset({"admin"}),
     "releases": frozenset({"admin"}),
     "admin": frozenset({"admin"}),
+    "imports": frozenset({"admin"}),
 }
 """Which roles see which page (any one of them suffices). app.py builds the navigation from it and
 every page checks it again on its own."""

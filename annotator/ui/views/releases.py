@@ -1,8 +1,10 @@
 """Releases: freeze the agreed and adjudicated labels into an immutable, hashed gold release;
-list the releases, download their files, verify a release folder against its manifest."""
+list the releases, download their files, verify a release folder against its manifest, compare
+two releases (claims added, removed, and whose gold label changed)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -14,6 +16,9 @@ from annotator.ui import components as ui
 from annotator.ui.i18n import t
 
 _VERIFIED = "releases.verified"
+_NOTES = "releases.notes"  # what a create did on the way (stopped releases finished, leftovers removed)
+_OLDER, _NEWER = "releases.compare_old", "releases.compare_new"  # the two selectboxes
+_COMPARED = "releases.compared"  # (older, newer) the compare button was pressed for
 
 
 def _create() -> None:
@@ -31,6 +36,7 @@ def _create() -> None:
     left_out = ", ".join(f"{t(f'state.{state}')} {n}" for state, n in created.excluded.items())
     ui.flash("success", t("releases.created", name=created.name, claims=created.counts.get("claims", 0),
                           path=str(Path(created.path).resolve()), left_out=left_out or "-"))
+    st.session_state[_NOTES] = list(created.notes)
 
 
 def _verify(name: str) -> None:
@@ -40,7 +46,58 @@ def _verify(name: str) -> None:
     except AnnotatorError as error:
         ui.flash_error(error)
         return
-    st.session_state[_VERIFIED] = (name, result.ok, list(result.problems))
+    st.session_state[_VERIFIED] = (name, result.ok, list(result.problems), list(result.notes))
+
+
+def _compare() -> None:
+    st.session_state[_COMPARED] = (st.session_state.get(_OLDER), st.session_state.get(_NEWER))
+
+
+def _claims_table(changes: list[dict], columns: dict[str, str]) -> None:
+    """The claims of one kind of change (GoldChange.to_json() dicts), `columns`: field -> heading."""
+    if not changes:
+        st.caption(t("releases.compare_no_claims"))
+        return
+    st.dataframe(pd.DataFrame([{heading: change[field] for field, heading in columns.items()} for change in changes]),
+                 hide_index=True)
+
+
+def _show_comparison(older: str, newer: str) -> None:
+    """Compare release `older` with `newer` through the service and show the plain result; a release
+    that fails verification (or the blind rule) is shown as the service's message."""
+    try:
+        with ui.db() as session:
+            comparison = releases.compare_releases(session, ui.session_user(session), older, newer)
+    except AnnotatorError as error:
+        st.error(str(error))
+        return
+    st.dataframe(
+        pd.DataFrame([{t("releases.compare_side"): t(f"releases.compare_{side}"), t("col.name"): compared.release,
+                       t("col.claims"): compared.claims, t("col.path"): str(compared.path),
+                       "SHA-256 (manifest)": compared.manifest_sha256}
+                      for side, compared in (("old", comparison.old), ("new", comparison.new))]),
+        hide_index=True,
+    )
+    counts = comparison.diff.counts()
+    for column, kind in zip(st.columns(4), ("added", "removed", "changed", "unchanged"), strict=True):
+        column.metric(t(f"releases.compare_{kind}"), counts[kind])
+    st.markdown(f"**{t('releases.compare_by_label')}**")
+    by_label = comparison.diff.changes_by_label()
+    if by_label:
+        st.dataframe(pd.DataFrame([{t("releases.compare_from"): row["from"], t("releases.compare_to"): row["to"],
+                                    t("col.claims"): row["claims"]} for row in by_label]), hide_index=True)
+    else:
+        st.caption(t("releases.compare_no_claims"))
+    data = comparison.to_json()
+    claim_columns = {"claim_id": t("col.claim"), "case_id": t("col.case"), "dataset": t("releases.compare_dataset")}
+    gold_columns = {"added": {"to": t("releases.compare_gold")}, "removed": {"from": t("releases.compare_gold")},
+                    "changed": {"from": t("releases.compare_from"), "to": t("releases.compare_to")}}
+    for kind, labels in gold_columns.items():
+        st.markdown(f"**{t(f'releases.compare_{kind}')}**")
+        _claims_table(data[kind], claim_columns | labels)
+    st.download_button(t("releases.compare_download"), data=json.dumps(data, ensure_ascii=False, indent=2) + "\n",
+                       file_name=f"compare-{older}-{newer}.json", mime="application/json",
+                       key="releases.compare_download", on_click="ignore", icon=":material/download:")
 
 
 me = ui.require_page("releases")
@@ -49,6 +106,8 @@ with ui.db() as session:
 
 st.title(t("page.releases"))
 ui.show_flash()
+for note in st.session_state.pop(_NOTES, []):
+    st.info(note)
 
 with st.container(border=True):
     st.subheader(t("releases.create"))
@@ -84,8 +143,20 @@ for column, (file_name, path) in zip(st.columns(max(len(files), 1)), files.items
 st.button(t("releases.verify"), key="releases.verify", on_click=_verify, args=(release.name,))
 verified = st.session_state.get(_VERIFIED)
 if verified is not None and verified[0] == release.name:
-    _, ok, problems = verified
+    _, ok, problems, notes = verified
+    for note in notes:
+        st.info(note)
     if ok:
         st.success(t("releases.verify_ok", name=release.name))
     else:
         st.error(t("releases.verify_bad", name=release.name) + "\n\n" + "\n".join(f"- {p}" for p in problems))
+
+with st.container(border=True):
+    st.subheader(t("releases.compare"))
+    names = list(by_name)  # newest first
+    left, right = st.columns(2)
+    older = left.selectbox(t("releases.compare_older"), names, index=min(1, len(names) - 1), key=_OLDER)
+    newer = right.selectbox(t("releases.compare_newer"), names, index=0, key=_NEWER)
+    st.button(t("releases.compare_button"), key="releases.compare_button", on_click=_compare)
+    if st.session_state.get(_COMPARED) == (older, newer):
+        _show_comparison(older, newer)

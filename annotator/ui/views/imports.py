@@ -1,0 +1,127 @@
+"""Import (admins): upload a case, label or adjudication file with the command line's options,
+check it (the import run and rolled back: encoding, counts, warnings, every bad line with its
+line and field, a preview), then import it for real with a progress bar. Nothing is written
+before Import is pressed."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from annotator.errors import AnnotatorError
+from annotator.services import imports
+from annotator.ui import components as ui
+from annotator.ui.i18n import t
+
+_CHECKED = "imports.checked"  # (what was checked, ImportCheck): shown while the upload and options stay the same
+_DONE = "imports.done"  # (file name, ImportReport or None, error or None, the check's counts)
+_FORMATS = {"cases": ("auto", "jsonl", "csv", "climate-fever"), "labels": ("auto",),
+            "adjudications": ("auto", "jsonl", "csv")}
+
+
+def _options(kind: str) -> imports.UploadOptions:
+    """The options as the widgets hold them (rendered above)."""
+    dataset = (st.session_state.get("imports.dataset") or "").strip() or None
+    cases = kind == "cases"
+    slices = (st.session_state.get("imports.slices") or "") if cases else ""
+    return imports.UploadOptions(
+        kind=kind, fmt=st.session_state.get(f"imports.format.{kind}") or "auto", dataset=dataset,
+        update=bool(st.session_state.get("imports.update")),
+        partial=cases and bool(st.session_state.get("imports.partial")),
+        slices=tuple(name.strip() for name in slices.split(",") if name.strip()),
+    )
+
+
+def _bad_lines_table(lines: tuple[imports.SkippedLine, ...]) -> None:
+    st.dataframe(pd.DataFrame([{t("imports.col_file"): line.path, t("imports.col_line"): line.line,
+                                t("imports.col_field"): line.field or "-", t("imports.col_reason"): line.reason}
+                               for line in lines]), hide_index=True)
+
+
+def _report(report: imports.ImportReport) -> None:
+    """The report as the command line prints it, in parts: the encoding line, the counts per kind,
+    the people created, the skipped lines and the warnings."""
+    lines = report.summary_lines()
+    st.info(ui.plain_markdown(lines[0]))
+    st.table(pd.DataFrame([{t("imports.col_kind"): kind, **{t(f"imports.col_{k}"): counts.get(k, 0) for k in imports.KINDS}}
+                           for kind, counts in report.counts.items()]), hide_index=True)
+    tail = (len(report.skipped_lines) + 1 if report.skipped_lines else 0) + len(report.warnings)
+    for note in lines[1 + len(report.counts):len(lines) - tail]:  # people created or given a role, skipped claims
+        st.caption(ui.plain_markdown(note))
+    if report.skipped_lines:
+        st.warning(t("imports.skipped", n=len(report.skipped_lines)))
+        _bad_lines_table(report.skipped_lines)
+    if report.warnings:
+        st.warning(t("imports.warnings", n=len(report.warnings)) + "\n\n"
+                   + "\n".join(f"- {ui.plain_markdown(warning)}" for warning in report.warnings))
+
+
+ui.require_page("imports")
+st.title(t("page.imports"))
+st.caption(t("imports.intro"))
+
+kind = st.radio(t("imports.kind"), imports.UPLOAD_KINDS, key="imports.kind", horizontal=True,
+                format_func=lambda name: t(f"imports.kind.{name}"))
+uploaded = st.file_uploader(t("imports.file"), type=["jsonl", "csv"], key="imports.file")
+left, right = st.columns(2)
+with left:
+    st.selectbox(t("imports.format"), _FORMATS[kind], key=f"imports.format.{kind}", disabled=len(_FORMATS[kind]) == 1)
+    st.text_input(t("imports.dataset"), key="imports.dataset", help=t("imports.dataset_help"))
+with right:
+    st.checkbox(t("imports.update"), key="imports.update")
+    if kind == "cases":
+        st.checkbox(t("imports.partial"), key="imports.partial")
+        st.text_input(t("imports.slices"), key="imports.slices", placeholder="faq, long_answer")
+options = _options(kind)
+upload = (uploaded.file_id, uploaded.name, uploaded.size, options) if uploaded is not None else None
+
+if st.button(t("imports.check"), key="imports.check", disabled=uploaded is None, icon=":material/fact_check:"):
+    st.session_state.pop(_DONE, None)
+    try:
+        with ui.db() as session:
+            checked = imports.check_upload(session, ui.session_user(session), uploaded.name, uploaded.getvalue(), options)
+    except AnnotatorError as error:
+        st.error(str(error))
+        checked = None
+    st.session_state[_CHECKED] = (upload, checked)
+
+done = st.session_state.get(_DONE)
+if done is not None:
+    name, report, error, checked_counts = done
+    if error is not None:
+        st.error(t("imports.failed", error=ui.plain_markdown(error)))
+    else:
+        st.success(t("imports.done", file=name))
+        if report.counts != checked_counts:
+            st.warning(t("imports.changed_since_check"))
+        _report(report)
+
+stored = st.session_state.get(_CHECKED)
+checked = stored[1] if stored is not None and stored[0] == upload else None  # a check of other input is void
+if checked is not None:
+    st.subheader(t("imports.check_result", file=uploaded.name))
+    if checked.report is None:
+        st.error(t("imports.refused") + "\n\n" + ui.plain_markdown(checked.refusal))
+        if checked.bad_lines:
+            _bad_lines_table(checked.bad_lines)
+    else:
+        _report(checked.report)
+        st.markdown(f"**{t('imports.preview', n=len(checked.preview))}**")
+        st.dataframe(pd.DataFrame(list(checked.preview)), hide_index=True)
+        if st.button(t("imports.confirm"), key="imports.confirm", type="primary", icon=":material/upload:"):
+            bar = st.progress(0.0, text=t("imports.progress", file=uploaded.name))
+
+            def progress(done_bytes: int, total: int) -> None:
+                bar.progress(min(done_bytes / total, 1.0) if total else 0.0, text=t("imports.progress", file=uploaded.name))
+
+            # One transaction: a click elsewhere meanwhile ends this run and rolls the import back whole.
+            try:
+                with ui.db() as session:
+                    report = imports.import_upload(session, ui.session_user(session), uploaded.name, uploaded.getvalue(),
+                                                   options, progress=progress)
+            except AnnotatorError as error:
+                st.session_state[_DONE] = (uploaded.name, None, str(error), None)
+            else:
+                st.session_state[_DONE] = (uploaded.name, report, None, checked.report.counts)
+            st.session_state.pop(_CHECKED, None)  # the button goes: a second click imports nothing
+            st.rerun()
