@@ -1,11 +1,12 @@
 """Label writes per second with many concurrent writers, on SQLite or PostgreSQL (a benchmark, not a test).
 
 Builds a database of --claims claims (four per case, two passages each; the first half already
-double-labeled by a labels import), then measures `save_label` as a page does it: one
-transaction per write (look the user up with get_user, as the page's session_user does; save
-through the real service, with its permission, hold and revision checks, audit event and draft
-removal; commit). First one writer alone, then --writers writers at once, pairs of writers
-labeling the same cases so that both labels of a claim are written at about the same moment.
+double-labeled by a labels import), then measures the label page's write: one transaction per
+write (save_label_as with the logged-in user's name and key, which checks the account as the
+page's session_user did, in its lock statement, and then does save_label's work: permission,
+hold and revision checks, audit event and draft removal; commit). First one writer alone,
+then --writers writers at once, pairs of writers labeling the same cases so that both labels of
+a claim are written at about the same moment.
 Prints writes/s, errors (by type: there must be none), p50/p95/max latency per write, the
 concurrent / single-writer ratio and the ratio to the floor.
 
@@ -29,25 +30,33 @@ Run: `python benchmarks/concurrency.py [--db URL] [--fresh] [--writers 16] [--pr
 --db first and drops it at the end, e.g.
 --db postgresql+psycopg://postgres@127.0.0.1:5432/annotator_bench_conc --fresh.
 
-Measured (2 cores shared with other work, load average 1-8; python 3.11, SQLAlchemy 2.1,
-psycopg 3.3, PostgreSQL 15, SQLite 3.40; 16 writers, --seconds 10):
+Measured (2 cores shared with other work; python 3.11, SQLAlchemy 2.1, psycopg 3.3, PostgreSQL 15,
+SQLite 3.40; 16 writers, --seconds 10), with
+`python benchmarks/concurrency.py --db postgresql+psycopg://postgres@127.0.0.1:5432/annotator_bench_conc --fresh --seconds 10`
+(and without --db for SQLite); "before" is get_user + save_label at commit 7201d49, run alternately with
+"after" in the same half hour (load average 3-8, from other people's tests):
                               16 writers     single writer  floor, 16 writers  of the floor   errors
-SQLite, 1 x 16 threads        1,026-1,351/s  1,614-1,678/s  41,315-61,384/s    2.2-2.5 %      0
-SQLite, 2 x 8 threads         1,016/s        1,457/s        45,680/s           2.2 %          0
-PostgreSQL, 1 x 16 threads    690-791/s      472-554/s      5,405-5,956/s      12.1-13.3 %    0
-PostgreSQL, 2 x 8 threads     607-732/s      337-532/s      4,655-6,094/s      10.0-15.7 %    0
-The PostgreSQL rows above were measured with pooled connections pinged only after a second of
-rest; with SQLAlchemy's pool_pre_ping, which the app uses (one more round trip a transaction):
-1 x 16 threads 668/s, 13.9 % of the floor (load average 2.5-7).
-The save_label before (ORM loads of the claim, assignment, hold and label, an ORM add and flush,
-the draft DELETE always: 8 statements a write with get_user, now 4): SQLite 410/s (0.8 % of the
-floor), PostgreSQL 211/s (4.7 %), 16 threads, same harness, same hour.
-Where a PostgreSQL write's time goes (single writer, CPU of its thread): 1.17 ms in Python =
-0.47 session and get_user (its ORM query; the checkout and BEGIN), 0.56 save_label (3
-statements), 0.14 commit and close; sqlalchemy 50 %, psycopg 29 %; plus 0.44 ms of the
-server's CPU. Two cores thus give at most about 2 / (1.17 + 0.44 ms) = 1,240 writes/s with no
-other work on them; 1,500/s needs 1.33 ms of CPU per write in all. The same 4 statements sent
-through bare psycopg (no SQLAlchemy) reached 2,300/s, 16 threads, at load average 10.
+PostgreSQL, 1 x 16, before    566-664/s      295-604/s      4,609-5,069/s      11.2-14.4 %    0
+PostgreSQL, 1 x 16, after     1,274-1,321/s  811-950/s      4,747-5,420/s      24.4-26.8 %    0
+PostgreSQL, 2 x 8, after      1,616/s        828/s          6,066/s            26.6 %         0
+SQLite, 1 x 16, before        1,330/s        1,726/s        62,226/s           2.1 %          0
+SQLite, 1 x 16, after         2,095/s        2,643/s        62,426/s           3.4 %          0
+All with SQLAlchemy's pool_pre_ping (one more round trip a transaction), as the app runs.
+A PostgreSQL write now: 5 round trips (the pre-ping, BEGIN, the lock statement, which also reads
+the caller's account, assignment, hold and draft; the label INSERT with its event INSERT in one
+WITH statement; COMMIT), was 7 (a get_user ORM query, the event apart). Python CPU per write
+(single writer, thread CPU time, no profiler, load average 3-5): 0.64 ms, was 1.00-1.05 ms; of
+it about 0.20 ms the lock statement, 0.18 ms the INSERT with its event (SQLAlchemy's execute
+and result setup and psycopg's dumping, ~60/40), 0.15 ms the Session with pool checkout,
+pre-ping, BEGIN and COMMIT, the rest the checks and building the rows. One process runs Python
+on one core at a time (the GIL): 1 / 0.64 ms = 1,560 writes/s at most with no GIL hand-overs, so
+one process with 16 threads stays near 1,300/s while the server has CPU to spare; two processes
+(as two app server processes) passed 1,500/s. More from one process would need fewer
+SQLAlchemy executions a write (the lock and the insert in one statement would put the checks'
+rules into SQL) or a cheaper Session (the page's ui.db()).
+The save_label before the previous change (ORM loads of the claim, assignment, hold and label,
+an ORM add and flush, the draft DELETE always: 8 statements a write with get_user): SQLite 410/s
+(0.8 % of the floor), PostgreSQL 211/s (4.7 %), 16 threads, same harness.
 SQLite, 16 writers saturating the write lock: a writer can wait for seconds (max 17 s in a 40 s
 run), as SQLite's busy handler polls with sleeps of up to 100 ms; past the 30 s busy timeout
 that write would fail with DatabaseBusyError. People labeling leave the lock free between
@@ -82,7 +91,7 @@ from sqlalchemy.engine import Engine, make_url
 from annotator.db import init_db, make_engine, refresh_statistics, session_scope
 from annotator.services.access import OPERATOR
 from annotator.services.imports import import_cases, import_labels
-from annotator.services.labeling import assign_cases, assigned_claims, first_cases, next_claim_for, save_label
+from annotator.services.labeling import assign_cases, assigned_claims, first_cases, next_claim_for, save_label_as
 from annotator.services.lookup import get_dataset
 from annotator.services.users import add_user, get_user
 from annotator.vocabulary import LABELS
@@ -119,6 +128,12 @@ def write_labels(path: Path, n_cases: int) -> None:
                 first = rng.choice(LABELS)
                 second = first if rng.random() < 0.8 else rng.choice(LABELS)
                 out.write(f"c-{c}-{j},import-a,{first}\nc-{c}-{j},import-b,{second}\n")
+
+
+def user_keys(engine: Engine, names: list[str]) -> dict[str, int]:
+    """Each named user's key, as the app keeps it in session state at login."""
+    with session_scope(engine) as session:
+        return {name: get_user(session, name).id for name in names}
 
 
 def build(engine: Engine, work: Path, n_claims: int, n_writers: int) -> dict[str, list[int]]:
@@ -162,19 +177,19 @@ class Result:
 
 
 def write_loop(engine: Engine, name: str, claims: list[int], deadline: float | None, n_writes: int | None,
-               with_next: bool, seed: int) -> Result:
-    """Label `claims` in order, one transaction per write, until the deadline or `n_writes`."""
-    rng, result = random.Random(seed), Result()
+               with_next: bool, seed: int, user_pks: dict[str, int]) -> Result:
+    """Label `claims` in order, one transaction per write, until the deadline or `n_writes`, as
+    the label page saves: save_label_as with the logged-in user's name and key (user_pks[name])."""
+    rng, result, user_pk = random.Random(seed), Result(), user_pks[name]
     for i, claim_pk in enumerate(claims):
         if (n_writes is not None and i >= n_writes) or (deadline is not None and time.perf_counter() >= deadline):
             break
         start = time.perf_counter()
         try:
             with session_scope(engine) as session:
-                me = get_user(session, name)
-                save_label(session, me, claim_pk, rng.choice(LABELS))
+                saved = save_label_as(session, name, user_pk, claim_pk, rng.choice(LABELS))
                 if with_next:
-                    next_claim_for(session, me)
+                    next_claim_for(session, saved.labeler)
         except Exception as error:  # noqa: BLE001 - counted and reported: the benchmark's errors column
             _count_error(result, error)
             continue
@@ -224,7 +239,7 @@ def floor_loop(engine: Engine, name: str, claims: list[int], deadline: float | N
 
 
 Job = Callable[..., Result]
-"""write_loop or floor_loop, with n_writes and with_next bound: (engine, name, claims, deadline, seed)."""
+"""write_loop or floor_loop, with n_writes, with_next (and user_pks) bound: (engine, name, claims, deadline, seed)."""
 
 
 def run_threads(engine: Engine, plan: dict[str, list[int]], seconds: float | None, job: Job) -> tuple[list[Result], float]:
@@ -387,7 +402,8 @@ def show(title: str, f: Figures, connections: int | None) -> None:
           f"errors {errors}{detail}   latency p50 {f.p50_ms:6.1f} ms, p95 {f.p95_ms:6.1f} ms, max {f.max_ms:7.1f} ms{opened}")
 
 
-def count_statements(engine: Engine, plan: dict[str, list[int]], with_next: bool, n: int = 300) -> None:
+def count_statements(engine: Engine, plan: dict[str, list[int]], with_next: bool, user_pks: dict[str, int],
+                     n: int = 300) -> None:
     """Statements per write by kind, and where a write's time goes: inside the statements
     (driver and server) or outside them (Python: the ORM, the service; and the commit), over
     `n` writes of the single writer."""
@@ -409,7 +425,7 @@ def count_statements(engine: Engine, plan: dict[str, list[int]], with_next: bool
     event.listen(engine, "after_cursor_execute", after)
     event.listen(engine, "commit", on_commit)
     try:
-        result = write_loop(engine, "solo", plan["solo"][:n], None, n, with_next, seed=99)
+        result = write_loop(engine, "solo", plan["solo"][:n], None, n, with_next, seed=99, user_pks=user_pks)
     finally:
         event.remove(engine, "before_cursor_execute", before)
         event.remove(engine, "after_cursor_execute", after)
@@ -422,13 +438,14 @@ def count_statements(engine: Engine, plan: dict[str, list[int]], with_next: bool
           f"{total_ms:.2f} ms = {inside_ms:.2f} ms inside statements + {total_ms - inside_ms:.2f} ms outside (Python, commit)")
 
 
-def profile_single(engine: Engine, plan: dict[str, list[int]], with_next: bool, n: int = 300) -> None:
+def profile_single(engine: Engine, plan: dict[str, list[int]], with_next: bool, user_pks: dict[str, int],
+                   n: int = 300) -> None:
     """cProfile of `n` writes of the single writer, in CPU time of its thread (time spent waiting
     for the server is not counted, nor other processes' use of the cores): own time by package,
     then the top functions by cumulative time."""
     profiler = cProfile.Profile(time.thread_time)
     profiler.enable()
-    result = write_loop(engine, "solo", plan["solo"][:n], None, n, with_next, seed=98)
+    result = write_loop(engine, "solo", plan["solo"][:n], None, n, with_next, seed=98, user_pks=user_pks)
     profiler.disable()
     stats = pstats.Stats(profiler)
     by_package: Counter = Counter()
@@ -505,12 +522,13 @@ def main() -> None:
         FLOOR_TABLE.create(engine)
         print(f"{args.claims:,} claims, {args.writers} writers as {layout.describe(args.writers)}, database "
               f"{engine.url.render_as_string(hide_password=True)}, built in {time.perf_counter() - load_start:.1f} s; a write = "
-              f"{'get_user + save_label + next_claim_for' if args.with_next else 'get_user + save_label'} in its own transaction; "
+              f"{'save_label_as + next_claim_for' if args.with_next else 'save_label_as (its account check included)'} in its own transaction; "
               f"python {sys.version.split()[0]}, {multiprocessing.cpu_count()} cores, "
               f"load average {os.getloadavg()[0]:.1f} (other work on the machine skews the figures)")
         writers = {name: claims for name, claims in plan.items() if name != "solo"}
         solo = {"solo": plan["solo"]}
-        write = partial(write_loop, n_writes=args.writes, with_next=args.with_next)
+        user_pks = user_keys(engine, list(plan))
+        write = partial(write_loop, n_writes=args.writes, with_next=args.with_next, user_pks=user_pks)
         floor = partial(floor_loop, n_writes=args.writes, with_next=False)
         engine.dispose()
         if args.pool_size:
@@ -541,8 +559,8 @@ def main() -> None:
                 print(f"warning: the {title} ran out of claims before the time was up; give more --claims or fewer --seconds")
         if args.profile:
             rest = {"solo": plan["solo"][single.writes:]}
-            count_statements(engine, rest, args.with_next)
-            profile_single(engine, {"solo": rest["solo"][300:]}, args.with_next)
+            count_statements(engine, rest, args.with_next, user_pks)
+            profile_single(engine, {"solo": rest["solo"][300:]}, args.with_next, user_pks)
         FLOOR_TABLE.drop(engine, checkfirst=True)
         engine.dispose()
     finally:

@@ -378,6 +378,11 @@ PROBES: dict[str, dict[str, Probe]] = {
         # B submits: the returned label is B's own (what B may see afterwards is test_after_b_submits_*)
         "X": lambda s, c: labeling.save_label(s, c.me, c.k.x, "support", rationale="B's own", passage_ids=["case-1-p1"]),
     },
+    "labeling.save_label_as": {
+        # the label page's save: B's name and key as B's session state holds them
+        "X": lambda s, c: labeling.save_label_as(s, c.me.name, c.me.id, c.k.x, "support", rationale="B's own",
+                                                 passage_ids=["case-1-p1"]),
+    },
     "lookup.dataset_pk": {"": lambda s, c: lookup.dataset_pk(s, "pilot")},
     "lookup.find_case": {"": lambda s, c: lookup.find_case(s, "case-1")},
     "lookup.find_claim": {"X": lambda s, c: lookup.find_claim(s, "case-1-c1")},

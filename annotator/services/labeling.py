@@ -10,12 +10,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, bindparam, update
+from sqlalchemy import and_, bindparam, insert, update
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy import select as sa_select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
-from sqlalchemy.orm import make_transient_to_detached
+from sqlalchemy.orm import configure_mappers, make_transient_to_detached
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, func, select
@@ -32,9 +32,9 @@ from annotator.errors import (
     StaleWriteError,
 )
 from annotator.text import check_free_text
-from annotator.models import Assignment, Case, Claim, ClaimPassage, Draft, Hold, Label, Passage, User, utcnow
-from annotator.services.audit import append_event, record_event
-from annotator.services.users import get_user, has_role
+from annotator.models import Assignment, Case, Claim, ClaimPassage, Draft, Hold, Label, LabelEvent, Passage, User, utcnow
+from annotator.services.audit import append_event, event_row, record_event
+from annotator.services.users import LOGIN_AGAIN, get_user, has_role, still_logged_in
 from annotator.vocabulary import HOLD_REASONS, LABELS, SEVERITIES
 from annotator.workflow import may_revise
 
@@ -286,19 +286,30 @@ def lock_claim(session: Session, claim_pk: int) -> Claim | None:
 # --- saving ----------------------------------------------------------------------------------
 #
 # save_label is the write every labeler makes on every claim, so it runs a few Core statements
-# on the tables instead of the ORM's loads and unit-of-work flush. A first label takes three:
-# lock the claim and read, in that statement, what the checks need; insert the label unless the
-# labeler has one (RETURNING its key); insert the audit event. A revision reads the stored label
-# after the lock, counts the claim's labels and updates. The draft is deleted only when there is
-# one. Each statement is built once, with bind parameters: SQLAlchemy compiles it once per
-# dialect and psycopg prepares it on the server after a few uses.
+# on the tables instead of the ORM's loads and unit-of-work flush. A first label takes two on
+# PostgreSQL: lock the claim and read, in that statement, what the checks need (the caller's
+# account included); insert the label unless the labeler has one and, in the same statement
+# (a WITH), its audit event. SQLite, which has no INSERT in a WITH, runs the two inserts one
+# after the other. A revision reads the stored label after the lock, counts the claim's labels,
+# updates and inserts the event. The draft is deleted only when there is one. Each statement is
+# built once, with bind parameters: SQLAlchemy compiles it once per dialect and psycopg
+# prepares it on the server after a few uses. save_label_as is the same write for a page's
+# logged-in user, known by name and key: it checks the account from the lock statement's row
+# instead of a get_user (an ORM query, as costly as the rest of the write) before it.
+# The rules live once: _save_locked (permissions, hold, input, revision, lock on revise, draft),
+# _create_label / _update_label (the label row and its one event, whose content _label_dict
+# and audit.event_row make on both databases).
 
-_claim, _label, _assignment, _hold, _draft = (model.__table__ for model in (Claim, Label, Assignment, Hold, Draft))
+_claim, _label, _assignment, _hold, _draft, _user = (
+    model.__table__ for model in (Claim, Label, Assignment, Hold, Draft, User))
 
 
 def _first_pk(table, *conditions):  # noqa: ANN001, ANN202 - a Table, column expressions; a scalar subquery
     return sa_select(table.c.id).where(*conditions).limit(1).scalar_subquery()
 
+
+_ACCOUNT_COLUMNS = ("id", "name", "roles", "active")
+"""The columns of the caller's User row that the lock statement reads (not the password hash)."""
 
 _LOCK_CLAIM_FOR_LABELER = (
     sa_select(
@@ -307,13 +318,16 @@ _LOCK_CLAIM_FOR_LABELER = (
                   _assignment.c.labeler_pk == bindparam("user_pk")).label("assignment_pk"),
         _first_pk(_hold, _hold.c.case_pk == _claim.c.case_pk, _hold.c.lifted_at.is_(None)).label("hold_pk"),
         _first_pk(_draft, _draft.c.labeler_pk == bindparam("user_pk"), _draft.c.claim_pk == _claim.c.id).label("draft_pk"),
+        *(_user.c[name].label(f"user_{name}") for name in _ACCOUNT_COLUMNS),
     )
+    .select_from(_claim.outerjoin(_user, _user.c.id == bindparam("user_pk")))
     .where(_claim.c.id == bindparam("claim_pk"))
     .with_for_update(key_share=True, of=_claim)
 )
 """The claim's row locked as lock_claim locks it, with its case, the caller's assignment to the
 case, an active hold of the case and the caller's draft of the claim (each a key or None; each
-one lookup in a unique or foreign-key index)."""
+one lookup in a unique or foreign-key index), and the caller's account (the user row's
+_ACCOUNT_COLUMNS, all None when there is no such user; a primary-key lookup)."""
 
 _LABEL_COLUMNS = ("id", "value", "passage_ids", "rationale", "severity", "guideline_version", "source", "revision",
                   "created_at", "updated_at")
@@ -322,13 +336,38 @@ _LABEL_COLUMNS = ("id", "value", "passage_ids", "rationale", "severity", "guidel
 _OWN_LABEL = sa_select(*(_label.c[name] for name in _LABEL_COLUMNS)).where(
     _label.c.claim_pk == bindparam("claim_pk"), _label.c.labeler_pk == bindparam("user_pk"))
 _COUNT_LABELS = sa_select(func.count(_label.c.id)).where(_label.c.claim_pk == bindparam("claim_pk"))
-_INSERT_NEW_LABEL = {
-    name: dialect.insert(_label).on_conflict_do_nothing(index_elements=["claim_pk", "labeler_pk"]).returning(_label.c.id)
-    for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
-}
-"""Per dialect: insert a label unless the labeler has one on the claim already (no row back then)."""
+_INSERT_NEW_LABEL = sqlite.insert(_label).on_conflict_do_nothing(index_elements=["claim_pk", "labeler_pk"]).returning(_label.c.id)
+"""SQLite: insert a label unless the labeler has one on the claim already (no row back then)."""
+
+_NEW_LABEL_COLUMNS = ("claim_pk", "labeler_pk", "value", "passage_ids", "rationale", "severity", "guideline_version",
+                      "source", "revision", "created_at", "updated_at")
+_EVENT_COLUMNS = ("at", "actor_pk", "entity", "entity_pk", "claim_pk", "action", "before", "after")
+
+
+def _insert_new_label_with_event():  # noqa: ANN202 - an Insert
+    """PostgreSQL: insert a label unless the labeler has one on the claim and, in the same
+    statement, its audit event (entity_pk: the new label's key) when it inserted a row; the
+    event's SELECT reads the insert's RETURNING, so it runs after the insert and only for the
+    row it wrote. Parameters: the label's _NEW_LABEL_COLUMNS and the event's other columns
+    prefixed with `event_`. Returns the label's key, or no row (nothing written) when the
+    labeler has a label on the claim: one round trip and one execution fewer than two
+    statements (SQLite has no INSERT in a WITH: it runs the two)."""
+    event = LabelEvent.__table__
+    new_label = (
+        postgresql.insert(_label)
+        .values({name: bindparam(name, type_=_label.c[name].type) for name in _NEW_LABEL_COLUMNS})
+        .on_conflict_do_nothing(index_elements=["claim_pk", "labeler_pk"])
+        .returning(_label.c.id)
+        .cte("new_label")
+    )
+    row = sa_select(*(new_label.c.id if name == "entity_pk" else bindparam(f"event_{name}", type_=event.c[name].type)
+                      for name in _EVENT_COLUMNS))
+    return insert(event).from_select(list(_EVENT_COLUMNS), row).returning(event.c.entity_pk)
+
+
+_INSERT_NEW_LABEL_WITH_EVENT = _insert_new_label_with_event()
 _UPDATE_LABEL = update(_label).where(_label.c.id == bindparam("label_pk"))
-_LABEL_CLASS = sa_inspect(Label).class_manager
+_CLASS_MANAGERS = {model: sa_inspect(model).class_manager for model in (Label, User)}
 
 
 @dataclass(frozen=True)
@@ -340,21 +379,36 @@ class LockedClaim:
     assigned: bool  # the case is assigned to the caller
     on_hold: bool  # the case has an active hold
     has_draft: bool  # the caller has a draft of the claim
+    account: dict[str, Any] | None  # the caller's user row (_ACCOUNT_COLUMNS), None when there is none
 
 
-def _lock_claim_for(connection: Connection, user: User, claim_pk: int) -> LockedClaim | None:
+@dataclass(frozen=True)
+class SavedLabel:
+    """What save_label_as did: the label's key (as Label.id) and revision after the call, whether
+    it wrote (False: the same content was stored already), and the caller (a detached User: id,
+    name, roles and active)."""
+
+    id: int
+    revision: int
+    written: bool
+    labeler: User
+
+
+def _lock_claim_for(connection: Connection, user_pk: int, claim_pk: int) -> LockedClaim:
     """Lock the claim's row (PostgreSQL FOR NO KEY UPDATE, as lock_claim; SQLite's BEGIN
-    IMMEDIATE has serialized the transaction already) and read the caller's standing with it;
-    None for an unknown claim.
+    IMMEDIATE has serialized the transaction already) and read the caller's standing with it.
+    Raises NotFoundError for an unknown claim.
 
     The standing comes from the statement's snapshot, taken before a wait for the lock: the lock
     orders the writes about the claim's labels, not assignments, holds (put_on_hold locks the
-    case) or drafts, so a read after the wait would be no more ordered with those.
+    case), drafts or accounts, so a read after the wait would be no more ordered with those.
     """
-    row = connection.execute(_LOCK_CLAIM_FOR_LABELER, {"claim_pk": claim_pk, "user_pk": user.id}).one_or_none()
+    row = connection.execute(_LOCK_CLAIM_FOR_LABELER, {"claim_pk": claim_pk, "user_pk": user_pk}).one_or_none()
     if row is None:
-        return None
-    return LockedClaim(claim_pk, row.case_pk, row.assignment_pk is not None, row.hold_pk is not None, row.draft_pk is not None)
+        raise NotFoundError(f"no claim with key {claim_pk}")
+    account = None if row.user_id is None else {name: row._mapping[f"user_{name}"] for name in _ACCOUNT_COLUMNS}
+    return LockedClaim(claim_pk, row.case_pk, row.assignment_pk is not None, row.hold_pk is not None,
+                       row.draft_pk is not None, account)
 
 
 def _own_label(connection: Connection, user: User, claim_pk: int) -> dict[str, Any] | None:
@@ -373,20 +427,33 @@ def _label_dict(label: Mapping[str, Any]) -> dict:
     }
 
 
-def _attached(session: Session, values: dict[str, Any]) -> Label:
-    """The Label whose columns are `values` (all of them, `id` included), as a persistent object
-    of `session`, without SQL: the session's own copy brought up to date when it holds one
-    (as a query with populate_existing would), else a new one."""
-    label = session.identity_map.get(identity_key(Label, values["id"]))
-    if label is None:  # made as a query's loading makes it: no __init__ (SQLModel's validates, 8x slower)
-        label = _LABEL_CLASS.new_instance()
-        label.__dict__.update(values)
-        make_transient_to_detached(label)  # the values are its committed state, as if loaded
-        session.add(label)
-        return label
+def _attached(session: Session, model: type, values: dict[str, Any]):  # noqa: ANN202 - an instance of model
+    """The `model` row whose columns are `values` (`id` included), as a persistent object of
+    `session`, without SQL: the session's own copy brought up to date when it holds one (as a
+    query with populate_existing would), else a new one, whose columns not in `values` load
+    when first read."""
+    instance = session.identity_map.get(identity_key(model, values["id"]))
+    if instance is None:  # made as a query's loading makes it: no __init__ (SQLModel's validates, 8x slower)
+        configure_mappers()  # no ORM query may have run yet in this process (a no-op once done)
+        instance = _CLASS_MANAGERS[model].new_instance()
+        instance.__dict__.update(values)
+        make_transient_to_detached(instance)  # the values are its committed state, as if loaded
+        session.add(instance)
+        return instance
     for name, value in values.items():
-        set_committed_value(label, name, value)
-    return label
+        set_committed_value(instance, name, value)
+    return instance
+
+
+def _detached(model: type, values: dict[str, Any]):  # noqa: ANN202 - an instance of model
+    """The `model` row whose columns are `values` (`id` included) as a detached object, as if
+    loaded and the session closed: no SQL, no session bookkeeping; its other columns cannot be
+    read (DetachedInstanceError)."""
+    configure_mappers()  # no ORM query may have run yet in this process (a no-op once done)
+    instance = _CLASS_MANAGERS[model].new_instance()
+    instance.__dict__.update(values)
+    make_transient_to_detached(instance)
+    return instance
 
 
 def _check_label_input(session: Session, claim_pk: int, value: str, passage_ids: list[str], severity: str | None) -> None:
@@ -434,32 +501,79 @@ def save_label(
     another tab or a double submit with other content), LabelLockedError (the claim's second
     label has landed). Every write is recorded in the audit trail (one event) and removes the
     user's draft of the claim.
-    Statements: a first label, 3 (lock and checks, label, event); a revision, 5 (lock and checks,
-    stored label, count, update, event); plus a DELETE when there is a draft, and a lookup of
-    the claim's passages when some are cited.
+    Statements: a first label, 2 on PostgreSQL (lock and checks; label and event), 3 on SQLite
+    (label, event apart); a revision, 5 (lock and checks, stored label, count, update, event);
+    plus a DELETE when there is a draft, and a lookup of the claim's passages when some are cited.
     """
     session.flush()  # the caller's pending changes (a hold lifted, a case assigned) count below, as before any query
     connection = session.connection()
-    claim = _lock_claim_for(connection, user, claim_pk)  # two saves on one claim at once: the second waits here
-    if claim is None:
-        raise NotFoundError(f"no claim with key {claim_pk}")
+    claim = _lock_claim_for(connection, user.id, claim_pk)  # two saves on one claim at once: the second waits here
+    values, _ = _save_locked(session, connection, user, claim, value, passage_ids, rationale, severity,
+                             guideline_version, expected_revision)
+    return _attached(session, Label, values)
+
+
+def save_label_as(
+    session: Session,
+    name: str | None,
+    user_pk: int | None,
+    claim_pk: int,
+    value: str,
+    *,
+    passage_ids: list[str] | tuple[str, ...] = (),
+    rationale: str = "",
+    severity: str | None = None,
+    guideline_version: str = "",
+    expected_revision: int | None = None,
+) -> SavedLabel:
+    """save_label for the user logged in as `name` with key `user_pk` (a page's session state;
+    None when nobody is logged in), checking the account as the page's session_user does: the
+    user exists with that name and key and is active; else PermissionDeniedError, nothing
+    written. The account is read by the statement that locks the claim, not by an ORM query
+    before it (get_user cost as much CPU as the rest of the write), so an unknown claim is
+    reported (NotFoundError) before an account that is gone or disabled.
+
+    The other arguments, the checks, the writes, the audit event and the errors are save_label's.
+    Returns a SavedLabel, whose `labeler` is the caller as a detached User holding id, name,
+    roles and active only (enough for next_claim_for, drafts.discard_draft and has_role).
+    Statements: save_label's (a first label, 2 on PostgreSQL, 3 on SQLite).
+    """
+    if name is None or user_pk is None:
+        raise PermissionDeniedError(LOGIN_AGAIN)  # nobody logged in: no statement needed
+    session.flush()
+    connection = session.connection()
+    claim = _lock_claim_for(connection, user_pk, claim_pk)
+    user = None if claim.account is None else _detached(User, claim.account)
+    if not still_logged_in(name, user_pk, user):
+        raise PermissionDeniedError(LOGIN_AGAIN)
+    values, written = _save_locked(session, connection, user, claim, value, passage_ids, rationale, severity,
+                                   guideline_version, expected_revision)
+    return SavedLabel(values["id"], values["revision"], written, user)
+
+
+def _save_locked(session: Session, connection: Connection, user: User, claim: LockedClaim, value: str,
+                 passage_ids: list[str] | tuple[str, ...], rationale: str, severity: str | None,
+                 guideline_version: str, expected_revision: int | None) -> tuple[dict[str, Any], bool]:
+    """save_label's checks and writes once the claim is locked: (the stored label's columns by
+    name, whether this call wrote)."""
     if not has_role(user, "labeler") or not claim.assigned:
         raise PermissionDeniedError("this claim is not in your queue")
     if claim.on_hold:
         raise OnHoldError("this case is on hold; it cannot be labeled until the hold is lifted")
+    claim_pk = claim.claim_pk
     cited = [str(pid) for pid in passage_ids]
     _check_label_input(session, claim_pk, value, cited, severity)
     wanted = {"value": value, "passage_ids": cited, "rationale": check_free_text("rationale", rationale).strip(), "severity": severity}
     if expected_revision is None:
         created = _create_label(session, connection, user, claim, wanted, guideline_version)
         if created is not None:
-            return created
+            return created, True
     own = _own_label(connection, user, claim_pk)  # the label the create found, or the one to revise
     if own is None:
         raise StaleWriteError("your label on this claim was removed meanwhile; your input is kept, save again")
     current = _label_dict(own)
     if all(current[key] == wanted[key] for key in wanted):
-        return _attached(session, own)  # same content: a repeated click writes nothing
+        return own, False  # same content: a repeated click writes nothing
     if expected_revision != own["revision"]:
         raise StaleWriteError(
             "your label on this claim was changed elsewhere (another tab?) since you opened it; "
@@ -469,7 +583,7 @@ def save_label(
     if not may_revise(has_own_label=True, n_labels=n_labels):
         raise LabelLockedError("the second label on this claim has landed; it now goes to adjudication if they differ")
     _forget_draft(session, user, claim)
-    return _update_label(session, connection, user, own, wanted, guideline_version)
+    return _update_label(session, connection, user, own, wanted, guideline_version), True
 
 
 def _forget_draft(session: Session, user: User, claim: LockedClaim) -> None:
@@ -482,30 +596,37 @@ def _forget_draft(session: Session, user: User, claim: LockedClaim) -> None:
 
 
 def _create_label(session: Session, connection: Connection, user: User, claim: LockedClaim, wanted: dict,
-                  guideline_version: str) -> Label | None:
-    """Insert the user's first label on the claim with its event; None (nothing written) when
-    they have a label on it already."""
+                  guideline_version: str) -> dict[str, Any] | None:
+    """Insert the user's first label on the claim with its event and return its columns; None
+    (nothing written) when they have a label on it already."""
     now = utcnow()
     values = {"claim_pk": claim.claim_pk, "labeler_pk": user.id, **wanted, "guideline_version": guideline_version,
               "source": "app", "revision": 1, "created_at": now, "updated_at": now}
-    label_pk = connection.execute(_INSERT_NEW_LABEL[connection.dialect.name], values).scalar()
+    event = {"actor_pk": user.id, "entity": "label", "claim_pk": claim.claim_pk, "action": "create",
+             "after": _label_dict(values)}
+    if connection.dialect.name == "postgresql":  # the label and its event in one statement
+        row = event_row(utcnow(), **event, entity_pk=None, before=None)
+        params = {**values, **{f"event_{name}": row[name] for name in _EVENT_COLUMNS if name != "entity_pk"}}
+        label_pk = connection.execute(_INSERT_NEW_LABEL_WITH_EVENT, params).scalar()
+    else:
+        label_pk = connection.execute(_INSERT_NEW_LABEL, values).scalar()
+        if label_pk is not None:
+            append_event(session, **event, entity_pk=label_pk)
     if label_pk is None:
         return None
     values["id"] = label_pk
     _forget_draft(session, user, claim)
-    append_event(session, actor_pk=user.id, entity="label", entity_pk=label_pk, claim_pk=claim.claim_pk,
-                 action="create", after=_label_dict(values))
-    return _attached(session, values)
+    return values
 
 
 def _update_label(session: Session, connection: Connection, user: User, stored: dict, wanted: dict,
-                  guideline_version: str) -> Label:
+                  guideline_version: str) -> dict[str, Any]:
     changed = {**wanted, "guideline_version": guideline_version, "revision": stored["revision"] + 1, "updated_at": utcnow()}
     connection.execute(_UPDATE_LABEL, {"label_pk": stored["id"], **changed})
     values = {**stored, **changed}
     append_event(session, actor_pk=user.id, entity="label", entity_pk=stored["id"], claim_pk=stored["claim_pk"],
                  action="update", before=_label_dict(stored), after=_label_dict(values))
-    return _attached(session, values)
+    return values
 
 
 # --- holds -----------------------------------------------------------------------------------

@@ -269,6 +269,19 @@ def authenticate(session: Session, name: str, password: str, now: datetime | Non
     raise LoginError(_WRONG + (f"; wait {_seconds(math.ceil(delay))} before trying again" if delay else ""))
 
 
+LOGIN_AGAIN = "You are no longer logged in (or your account was disabled); log in again."
+"""The refusal of a session whose account is gone or disabled (still_logged_in)."""
+
+
+def still_logged_in(name: str | None, pk: int | None, account: User | None) -> bool:
+    """Whether a session that logged in as `name` with key `pk` still holds its account:
+    `account` (the user found by that name or key, or None) has that key and name and is active.
+    The one rule for every page's session (ui.session_user) and the label save
+    (labeling.save_label_as), which reads the account in the statement that locks the claim."""
+    return (name is not None and pk is not None and account is not None and account.id == pk
+            and account.name == unicodedata.normalize("NFC", name) and bool(account.active))
+
+
 def list_users(session: Session, actor: Caller) -> list[User]:
     """All users by name."""
     require(actor, Permission.MANAGE_USERS)

@@ -22,7 +22,7 @@ from annotator.errors import AnnotatorError, NotFoundError, PermissionDeniedErro
 from annotator.models import User
 from annotator.services.labeling import PassageView
 from annotator.services.lookup import list_datasets
-from annotator.services.users import get_user, roles_of
+from annotator.services.users import get_user, roles_of, still_logged_in
 from annotator.workflow import may_see_agreement
 from annotator.ui.i18n import t
 
@@ -99,13 +99,11 @@ def session_user(session: Session) -> User:
     """The logged-in user, re-read in `session`. Raises PermissionDeniedError when nobody is
     logged in or the account was removed or disabled meanwhile."""
     name, pk = st.session_state.get(USER_NAME), st.session_state.get(USER_PK)
-    if name is None or pk is None:
-        raise PermissionDeniedError(t("auth.login_again"))
     try:
-        user = get_user(session, name)
+        user = None if name is None else get_user(session, name)
     except NotFoundError:
-        raise PermissionDeniedError(t("auth.login_again")) from None
-    if user.id != pk or not user.active:
+        user = None
+    if not still_logged_in(name, pk, user):
         raise PermissionDeniedError(t("auth.login_again"))
     return user
 
