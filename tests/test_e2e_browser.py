@@ -9,9 +9,11 @@ import os
 import re
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -185,5 +187,205 @@ def test_a_page_address_the_roles_do_not_open_says_so_and_links_to_the_users_pag
         assert page.get_by_role("link", name="Admin").count() == 0  # not in the navigation either
         page.get_by_role("link", name="Go to Label").click()
         page.get_by_text("in your queue").first.wait_for(timeout=20_000)  # the label page, the labeler's start
+    finally:
+        context.close()
+
+
+def reload_seeing_dialogs(page) -> list[str]:  # noqa: ANN001
+    """Reload the page, accepting any dialog; the types of the dialogs shown (a reload logs out)."""
+    shown: list[str] = []
+
+    def accept(dialog) -> None:  # noqa: ANN001
+        shown.append(dialog.type)
+        dialog.accept()
+
+    page.on("dialog", accept)
+    page.reload()
+    page.get_by_label("Password", exact=True).wait_for(timeout=20_000)
+    page.remove_listener("dialog", accept)
+    return shown
+
+
+def log_in_here(page, name: str, password: str) -> None:  # noqa: ANN001
+    """Log in again on the login form a reload left in this page."""
+    page.get_by_label("User name", exact=True).fill(name)
+    page.get_by_label("Password", exact=True).fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.get_by_text(f"Logged in as {name}").wait_for(timeout=20_000)
+
+
+def wait_for_draft(work: Path, rationale: str) -> None:
+    """Until the demo database holds a draft with this rationale (the server received the text)."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        with sqlite3.connect(work / "demo.db") as connection:
+            if connection.execute("SELECT 1 FROM draft WHERE rationale = ?", (rationale,)).fetchone():
+                return
+        time.sleep(0.2)
+    pytest.fail(f"no draft with the rationale {rationale!r} within 20 s")
+
+
+def type_rationale(page, text: str) -> None:  # noqa: ANN001
+    """Type into the rationale from an empty box (a draft left by another test may fill it)."""
+    page.get_by_text("Keys 1, 2, 3 save").wait_for(timeout=20_000)
+    box = page.get_by_label("Rationale")
+    box.click()
+    page.keyboard.press("ControlOrMeta+A")
+    page.keyboard.press("Delete")
+    page.keyboard.type(text)
+
+
+def discard_draft(page) -> None:  # noqa: ANN001
+    page.get_by_role("button", name="Discard draft").click()
+    page.get_by_text("Draft discarded.").wait_for(timeout=20_000)
+
+
+def test_a_rationale_typed_and_not_yet_sent_makes_the_browser_ask_before_a_reload(demo_server, browser):
+    base, _ = demo_server
+    context, page = log_in(browser, base, "aoi", "aoi-demo-pass")
+    try:
+        type_rationale(page, "MARKER-not-sent")  # no blur, no Ctrl+Enter, reloaded within the autosave delay
+        assert reload_seeing_dialogs(page) == ["beforeunload"]
+    finally:
+        context.close()
+
+
+def test_a_rationale_being_typed_is_sent_unasked_and_is_back_after_a_reload(demo_server, browser):
+    base, work = demo_server
+    context, page = log_in(browser, base, "aoi", "aoi-demo-pass")
+    try:
+        type_rationale(page, "MARKER-typed-then-paused")
+        wait_for_draft(work, "MARKER-typed-then-paused")
+        assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Rationale"  # never blurred
+        assert reload_seeing_dialogs(page) == []
+        log_in_here(page, "aoi", "aoi-demo-pass")
+        page.get_by_text(re.compile(r"Restored your unsaved draft from")).wait_for(timeout=20_000)
+        expect = pytest.importorskip("playwright.sync_api").expect
+        expect(page.get_by_label("Rationale")).to_have_value("MARKER-typed-then-paused", timeout=20_000)
+        discard_draft(page)
+    finally:
+        context.close()
+
+
+def test_a_rationale_sent_by_leaving_its_box_reloads_without_asking(demo_server, browser):
+    base, work = demo_server
+    context, page = log_in(browser, base, "aoi", "aoi-demo-pass")
+    try:
+        type_rationale(page, "MARKER-blurred")
+        page.keyboard.press("Tab")
+        wait_for_draft(work, "MARKER-blurred")
+        assert reload_seeing_dialogs(page) == []
+        log_in_here(page, "aoi", "aoi-demo-pass")
+        discard_draft(page)
+    finally:
+        context.close()
+
+
+def test_a_hold_note_no_draft_keeps_makes_the_browser_ask_before_a_reload_even_once_sent(demo_server, browser):
+    base, _ = demo_server
+    context, page = log_in(browser, base, "aoi", "aoi-demo-pass")
+    try:
+        page.get_by_text("Hold this case").click()
+        page.get_by_label("Note (optional)").fill("MARKER-hold-note")
+        page.keyboard.press("Tab")  # sent, but a reload logs out and nothing keeps it
+        assert reload_seeing_dialogs(page) == ["beforeunload"]
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def release_server(tmp_path_factory):
+    """`annotator serve` on a free port over a demo database that already holds the release
+    gold-r1 (one claim aoi and ren agree on), made with the command line; yields the base URL
+    and the release folder. Its own server, so the other tests' counts stay as they are."""
+    work = tmp_path_factory.mktemp("release")
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    db = ["--db", str(work / "demo.db")]
+    (work / "labels.csv").write_text("claim_id,labeler,label\ndemo-01-c1,aoi,support\ndemo-01-c1,ren,support\n", encoding="utf-8")
+    for args in (["demo", "--no-serve"], ["labels", "import", "labels.csv"],
+                 ["release", "create", "gold-r1", "--only-final", "--bootstrap", "0"]):
+        subprocess.run([sys.executable, "-m", "annotator", *args, *db], cwd=work, env=env, check=True, capture_output=True)
+    port = free_port()
+    log = (work / "server.log").open("w")
+    server = subprocess.Popen([sys.executable, "-m", "annotator", "serve", "--port", str(port), *db],
+                              cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if urllib.request.urlopen(f"{base}/_stcore/health", timeout=2).read() == b"ok":
+                break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        server.terminate()
+        pytest.fail("the server did not answer /_stcore/health within 60 s: " + (work / "server.log").read_text())
+    yield base, work / "data" / "releases" / "gold-r1"
+    os.killpg(server.pid, 15)
+    server.wait(timeout=20)
+    log.close()
+
+
+def http_get(url: str) -> tuple[int, bytes]:
+    """Status and body of a plain GET: no cookies, no browser, as from a copied address."""
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, b""
+
+
+def test_a_downloaded_release_file_stops_being_served_once_the_admin_logs_out(release_server, browser):
+    base, folder = release_server
+    context, page = log_in(browser, base, "admin", "admin-demo-pass")
+    try:
+        page.get_by_role("link", name="Releases").click()
+        button = page.get_by_role("button", name=re.compile(r"gold\.jsonl"))
+        button.wait_for(timeout=20_000)
+        with page.expect_download(timeout=20_000) as download:
+            button.click()
+        url = download.value.url
+        assert re.fullmatch(re.escape(base) + r"/media/[0-9a-f]{32}\.\w+", url)
+        assert http_get(url) == (200, (folder / "gold.jsonl").read_bytes())  # the address alone serves it
+
+        page.get_by_role("button", name="Log out").click()
+        page.get_by_label("Password", exact=True).wait_for(timeout=20_000)
+        deadline = time.monotonic() + 10
+        while (status := http_get(url)[0]) != 404 and time.monotonic() < deadline:
+            time.sleep(0.25)
+        assert status == 404
+    finally:
+        context.close()
+
+
+def test_an_admin_uploads_checks_and_imports_a_case_file_in_the_browser(demo_server, browser):
+    base, work = demo_server
+    data = (REPO / "tests" / "data" / "import_native.jsonl").read_bytes()  # 2 cases, 3 claims, 2 passages
+    read = "Read pilot-cases.jsonl as UTF-8 (jsonl) into dataset 'e2e-upload': 2 cases, 3 claims, 2 passages"
+    context, page = log_in(browser, base, "admin", "admin-demo-pass")
+    try:
+        page.get_by_role("link", name="Import").click()
+        page.get_by_role("heading", name="Import").first.wait_for(timeout=20_000)
+        page.locator("[data-testid=stFileUploader] input[type=file]").set_input_files(
+            {"name": "pilot-cases.jsonl", "mimeType": "application/octet-stream", "buffer": data})
+        page.get_by_text("pilot-cases.jsonl").first.wait_for(timeout=20_000)
+        page.get_by_label("Dataset (--dataset)", exact=True).fill("e2e-upload")
+        page.keyboard.press("Tab")
+        page.get_by_role("button", name="Check").click()
+        page.get_by_text("Check of pilot-cases.jsonl: nothing was written").wait_for(timeout=20_000)
+        page.get_by_text(read).wait_for(timeout=20_000)
+        page.get_by_text("Preview: the first 3 rows of the file").wait_for(timeout=20_000)
+        assert "claims 3 0 0" in " ".join(page.locator("[data-testid=stTable]").first.inner_text().split())
+        shot(page, "05-import-checked")
+        with sqlite3.connect(work / "demo.db") as db:
+            assert db.execute("SELECT count(*) FROM dataset WHERE name = 'e2e-upload'").fetchone() == (0,)
+        page.get_by_role("button", name="Import").click()
+        page.get_by_text("Imported pilot-cases.jsonl.").wait_for(timeout=20_000)
+        page.get_by_text(read).wait_for(timeout=20_000)
+        assert "claims 3 0 0" in " ".join(page.locator("[data-testid=stTable]").first.inner_text().split())
+        shot(page, "06-import-done")
+        with sqlite3.connect(work / "demo.db") as db:
+            assert db.execute("SELECT count(*) FROM claim JOIN dataset ON dataset.id = claim.dataset_id "
+                              "WHERE dataset.name = 'e2e-upload'").fetchone() == (3,)
     finally:
         context.close()

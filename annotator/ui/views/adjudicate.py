@@ -1,5 +1,8 @@
 """Adjudicate: disputed (and stale) claims the adjudicator did not label, the two labels as
-"Labeler 1 / Labeler 2" without names, and the final decision."""
+"Labeler 1 / Labeler 2" without names, and the final decision.
+
+No draft keeps the decision's rationale and a reload logs the user out, so the browser asks
+before leaving the page while the rationale holds text (ui/unsaved.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import streamlit as st
 from annotator.errors import AnnotatorError
 from annotator.services import adjudication
 from annotator.ui import components as ui
+from annotator.ui import unsaved
 from annotator.ui.i18n import t
 from annotator.vocabulary import LABELS, SEVERITIES
 
@@ -57,6 +61,7 @@ with ui.db() as session:
             ui.flash_error(error)
 
 st.title(t("page.adjudicate"))
+unsaved.guard(held=("adjudicate.rationale.",))
 ui.show_flash()
 st.caption(t("adjudicate.waiting", n=len(queue)))
 if not queue:

@@ -10,8 +10,9 @@ Every change of an input (rationale, severity, a citation) is kept as the user's
 claim in its widget's on_change callback (services/drafts.py), and so is a label whose save was
 refused. A new browser session (a reload, a reconnect, another tab) showing the claim starts
 its inputs from that draft when it is newer than the user's saved label, and says so. Saving
-the label deletes the draft. Text typed but not yet committed (Streamlit commits a text area on
-blur or Ctrl+Enter) cannot reach the server: the browser asks before leaving the page then.
+the label deletes the draft. Streamlit sends a text area's value on blur or Ctrl+Enter only, so
+the rationale is also sent a second after the user stops typing (ui/unsaved.py); until it is, and
+while the hold note holds text (no draft keeps it), the browser asks before leaving the page.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import streamlit as st
 from annotator.errors import AnnotatorError, OnHoldError, StaleWriteError
 from annotator.services import drafts, labeling
 from annotator.ui import components as ui
+from annotator.ui import unsaved
 from annotator.ui.i18n import t
 from annotator.vocabulary import HOLD_REASONS, LABELS, SEVERITIES
 
@@ -32,24 +34,6 @@ CURRENT = "label.claim_pk"
 # after it in the same run must not write a new draft of it. (Comments, not docstrings, here:
 # Streamlit's magic writes a page's bare strings onto the page.)
 SAVED_NOW = "label.saved_now"
-
-# Asks the browser to confirm leaving the page (reload, close, navigate away) while a text area
-# holds typing not yet committed to Streamlit, which no draft can hold.
-UNCOMMITTED_TYPING_GUARD = """<script>
-(() => {
-  if (window.annotatorTypingGuard) return;
-  window.annotatorTypingGuard = true;
-  let typing = false;  // a text area holds text Streamlit has not received yet
-  document.addEventListener("input", (e) => { if (e.target.matches("textarea")) typing = true; }, true);
-  document.addEventListener("focusout", (e) => { if (e.target.matches("textarea")) typing = false; }, true);
-  document.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) typing = false;
-  }, true);
-  window.addEventListener("beforeunload", (e) => {
-    if (typing) { e.preventDefault(); e.returnValue = ""; }
-  });
-})();
-</script>"""
 
 
 def _cite_key(claim_pk: int, passage_id: str) -> str:
@@ -204,12 +188,13 @@ def _save(claim_pk: int, claim_id: str, value: str, passage_ids: tuple[str, ...]
     severity = None if value == "support" else st.session_state.get(_severity_key(claim_pk))
     try:
         with ui.db() as session:
-            me = ui.session_user(session)
-            labeling.save_label(
-                session, me, claim_pk, value, passage_ids=cited,
-                rationale=st.session_state.get(_rationale_key(claim_pk)) or "",
+            # save_label_as checks the logged-in account as ui.session_user does, in the statement
+            # that locks the claim (no user query of its own: the write's CPU nearly halves).
+            me = labeling.save_label_as(
+                session, st.session_state.get(ui.USER_NAME), st.session_state.get(ui.USER_PK), claim_pk, value,
+                passage_ids=cited, rationale=st.session_state.get(_rationale_key(claim_pk)) or "",
                 severity=severity, expected_revision=expected_revision,
-            )
+            ).labeler
             drafts.discard_draft(session, me, claim_pk)  # also after a repeat that wrote nothing
             next_pk = labeling.next_claim_for(session, me)
     except (StaleWriteError, OnHoldError) as error:  # the input stays on screen and in the draft
@@ -285,6 +270,7 @@ with ui.db() as session:
     draft = None if view is None else drafts.get_draft(session, me, view.claim_pk)
 
 st.title(t("page.label"))
+unsaved.guard(drafted=("label.rationale.",), held=("label.hold_note.",))
 ui.show_flash()
 st.progress(done / total if total else 0.0, text=t("label.progress", done=done, total=total))
 if view is None:
@@ -367,6 +353,3 @@ if not view.on_hold:
                      format_func=lambda r: t(f"hold.{r}"))
         st.text_input(t("label.hold_note"), key=f"label.hold_note.{view.case_pk}")
         st.button(t("label.hold_button"), key="label.hold_button", on_click=_hold, args=(view.case_pk, view.claim_pk))
-
-if not read_only:
-    st.html(UNCOMMITTED_TYPING_GUARD, unsafe_allow_javascript=True)
