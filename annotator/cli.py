@@ -129,7 +129,7 @@ def import_(
     dataset: Annotated[Optional[str], typer.Option("--dataset", help="Dataset to import into (default: 'default', or 'climate-fever').")] = None,
     with_votes: Annotated[bool, typer.Option("--with-votes", help="CLIMATE-FEVER: import vote slot j as labeler cf-vote-{j+1}.")] = False,
     first_votes: Annotated[Optional[int], typer.Option("--first-votes", help="CLIMATE-FEVER: import the first N non-null votes of each evidence as labelers cf-vote-1..N.")] = None,
-    update: Annotated[bool, typer.Option("--update", help="Accept changed content for existing ids (recorded; decided claims become stale).")] = False,
+    update: Annotated[bool, typer.Option("--update", help="Accept changed content for existing ids (recorded; labels and decisions made on the old content are marked for review).")] = False,
     partial: Annotated[bool, typer.Option("--partial", help="Import the good lines and list every skipped bad line (file, line, field, reason).")] = False,
     slices: Annotated[Optional[str], typer.Option("--slices", help="New slice names this file may use, comma-separated (besides the standard ones and the dataset's own).")] = None,
     db: Db = None,

@@ -5,6 +5,7 @@ who may revise or adjudicate. Each rule lives here once; services and pages call
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from enum import StrEnum
 
 
@@ -24,25 +25,55 @@ FINAL_STATES: frozenset[State] = frozenset({State.AGREED, State.ADJUDICATED})
 """States whose claims go into a gold release."""
 
 
-def claim_state(labels: Sequence[str], adjudicated: bool, changed_after: bool, on_hold: bool) -> State:
+def claim_state(labels: Sequence[str], adjudicated: bool, changed_after: bool, on_hold: bool,
+                to_review: bool = False) -> State:
     """The workflow state of one claim.
 
     labels: the current label values of the claim, one per labeler (any order, any count).
     adjudicated: an adjudication exists for the claim.
-    changed_after: a label or the claim itself changed after that adjudication.
+    changed_after: a label or the claim itself changed after that adjudication
+        (`adjudication_outdated`).
     on_hold: the claim's case has a hold that has not been lifted.
-    Precedence: on hold, then adjudication (stale when changed after it), then the labels:
-    none -> unlabeled, one -> single, two or more all equal -> agreed, else disputed.
+    to_review: some label of the claim is to review (`label_to_review`): made before the
+        claim's content last changed, with no adjudication decided since.
+    Precedence: on hold, then adjudication (stale when changed after it), then a label to
+    review when the claim has two or more labels (stale: it was agreed or disputed on content
+    that changed), then the labels: none -> unlabeled, one -> single, two or more all equal ->
+    agreed, else disputed. A single label to review leaves the claim single: it is not final
+    anyway, and its labeler reviews it from the queue.
     """
     if on_hold:
         return State.ON_HOLD
     if adjudicated:
         return State.STALE if changed_after else State.ADJUDICATED
+    if to_review and len(labels) >= 2:
+        return State.STALE
     if not labels:
         return State.UNLABELED
     if len(labels) == 1:
         return State.SINGLE
     return State.AGREED if len(set(labels)) == 1 else State.DISPUTED
+
+
+def label_to_review(label_written_at: datetime, content_changed_at: datetime, decided_at: datetime | None) -> bool:
+    """Whether a label is "to review": it was last written before its claim's content (text or
+    passages, `Claim.updated_at`) last changed, and no adjudication was decided after that change.
+
+    A label to review makes its claim stale (`claim_state`) until its labeler saves it again
+    (even unchanged: the write records the review) or an adjudicator decides the claim.
+    Services/labeling.py applies the same rule in SQL for the queue (`_to_review_sql`); the tests
+    check the two against each other.
+    """
+    if label_written_at >= content_changed_at:
+        return False
+    return decided_at is None or decided_at <= content_changed_at
+
+
+def adjudication_outdated(decided_at: datetime, content_changed_at: datetime,
+                          labels_written_at: Sequence[datetime]) -> bool:
+    """`changed_after` of `claim_state`: the claim's content or one of its labels changed after
+    its adjudication was decided."""
+    return content_changed_at > decided_at or any(written > decided_at for written in labels_written_at)
 
 
 def may_see_other_labels(*, is_admin: bool, labeled_it: bool, is_adjudicator: bool, still_to_label: bool = False) -> bool:
@@ -63,9 +94,10 @@ def may_see_other_labels(*, is_admin: bool, labeled_it: bool, is_adjudicator: bo
     return is_adjudicator
 
 
-def may_revise(*, has_own_label: bool, n_labels: int) -> bool:
-    """A labeler may revise their own label until the claim's second label lands."""
-    return has_own_label and n_labels < 2
+def may_revise(*, has_own_label: bool, n_labels: int, to_review: bool = False) -> bool:
+    """A labeler may revise their own label until the claim's second label lands, and again
+    while it is to review (`label_to_review`: the claim changed after they labeled it)."""
+    return has_own_label and (n_labels < 2 or to_review)
 
 
 def may_adjudicate(*, is_adjudicator: bool, labeled_it: bool, state: State) -> bool:

@@ -419,6 +419,7 @@ PROBES: dict[str, dict[str, Probe]] = {
     "users.set_active": {"": lambda s, c: users.set_active(s, c.me, users.get_user(s, "mika"), True)},
     "users.set_password": {"": lambda s, c: users.set_password(s, c.me, users.get_user(s, "mika"), "new-pass-1234")},
     "users.set_roles": {"": lambda s, c: users.set_roles(s, c.me, users.get_user(s, "mika"), ["adjudicator"])},
+    "users.still_logged_in": {"": lambda s, c: users.still_logged_in(c.me.name, c.me.id, c.me)},
     "users.user_for_identity": {"": lambda s, c: users.user_for_identity(s, c.me.name)},
 }
 """Every public service function B could reach, with the calls made on B's behalf."""

@@ -70,7 +70,10 @@ class ImportReport:
     (labeler or adjudicator) and were given it by this import. skipped: reason -> how many
     records were skipped (vote-mode adjudications only). skipped_lines: the bad lines a partial
     import (`--partial`) left out, each with file, line, field and reason. warnings: lines to show
-    (unknown columns, claims marked changed).
+    (unknown columns, claims marked changed). labels_to_review: labels this import (`--update`)
+    marked for review, made before the text or passages of their claim changed
+    (workflow.label_to_review): each makes its claim stale until its labeler saves it again or an
+    adjudicator decides the claim.
     """
 
     path: str
@@ -85,6 +88,7 @@ class ImportReport:
     given_role_users: tuple[str, ...] = ()
     given_role: str | None = None
     skipped_lines: tuple[SkippedLine, ...] = ()
+    labels_to_review: int = 0
 
     def total(self, kind: str) -> int:
         """How many records of `kind` the file held (new + unchanged + updated)."""
@@ -110,6 +114,10 @@ class ImportReport:
         if self.given_role_users:
             who = "existing users, who keep" if len(self.given_role_users) > 1 else "an existing user, who keeps"
             lines.append(f"Gave role {self.given_role} to {', '.join(self.given_role_users)} ({who} their other roles)")
+        if self.labels_to_review:
+            lines.append(f"Marked {self.labels_to_review:,} label{'s' if self.labels_to_review > 1 else ''} for review: "
+                         "made before their claim's text or passages changed, their claims are stale until each "
+                         "labeler saves their label again (Label page) or an adjudicator decides the claim")
         lines += [f"Skipped {count:,} claims: {reason}" for reason, count in sorted(self.skipped.items())]
         if self.skipped_lines:
             lines.append(f"Skipped {len(self.skipped_lines):,} bad line{'s' if len(self.skipped_lines) > 1 else ''} (--partial):")
@@ -155,8 +163,10 @@ def import_cases(
         "climate-fever". with_votes: CLIMATE-FEVER vote slot j becomes a label by cf-vote-{j+1};
         first_votes=N: the k-th non-null vote becomes a label by cf-vote-{k}, k = 1..N.
     update: replace cases, claims, passages and vote labels whose content differs from the
-        database (claims get a new updated_at, so adjudicated ones become stale; every change is
-        recorded in the audit trail); without it such a difference is an error.
+        database (claims get a new updated_at, so adjudicated ones become stale and the labels
+        written before are to review, workflow.label_to_review, counted in the report's
+        `labels_to_review`; every change is recorded in the audit trail); without it such a
+        difference is an error.
     partial: skip the bad lines (each is listed in the report's `skipped_lines`: file, line,
         field, reason) and import the others; without it one bad line refuses the whole file.
     slices: slice names declared for this import (`--slices`), known besides `vocabulary.SLICES`
@@ -194,7 +204,8 @@ def import_cases(
     warnings = list(source.warnings) + run.warnings()
     people = run.people()
     return replace(people.report(source.path, source.format, source.encoding, name, run.tally.as_dict(), {}, warnings),
-                   skipped_lines=tuple(SkippedLine.of(error) for error in sorted(skips.errors if skips else (), key=_line_of)))
+                   skipped_lines=tuple(SkippedLine.of(error) for error in sorted(skips.errors if skips else (), key=_line_of)),
+                   labels_to_review=run.labels_to_review())
 
 
 def _line_of(error: ImportRowError) -> int:
@@ -342,6 +353,7 @@ class _CaseImport:
         self.fresh = dataset_pk is None  # created by this import: nothing stored but what it wrote
         self.tally = _Tally("cases", "claims", "passages", *(("labels",) if pick_votes else ()))
         self.cases_read, self.touched = 0, 0
+        self.changed_claims: set[int] = set()  # claims whose text or passages this import changed
         self.now = utcnow()
         self.next_position = 0 if dataset_pk is None else (session.exec(
             select(func.max(Case.position)).where(Case.dataset_id == dataset_pk)).one() or -1) + 1
@@ -542,7 +554,9 @@ class _CaseImport:
                 session.exec(delete(ClaimPassage).where(ClaimPassage.claim_pk == pk))
                 _insert(session, ClaimPassage, [{"claim_pk": pk, "passage_pk": passage_pks[passage_id], "position": position}
                                                 for position, passage_id in enumerate(claim.passage_ids)])
-        self.touched += _touch_claims_of_changed_passages(session, plan, self.now)
+        touched = _touch_claims_of_changed_passages(session, plan, self.now)
+        self.touched += len(touched)
+        self.changed_claims |= touched | {pk for pk, *_rest in plan.changed_claims}
         if plan.votes:
             users = self._users(sorted({item.labeler for item in plan.votes}))
             _write_labels(session, plan.votes, lambda item: claim_pks[item.claim], users, self.now)
@@ -569,6 +583,12 @@ class _CaseImport:
     def people(self) -> _People:
         return _People("labeler", dict(self._people), tuple(sorted(self._created)), tuple(sorted(self._given)))
 
+    def labels_to_review(self) -> int:
+        """How many labels of the claims this import changed were written before it: each is now
+        to review (workflow.label_to_review; labels this import wrote are not)."""
+        return sum(self.session.exec(select(func.count(Label.id)).where(
+            Label.claim_pk.in_(batch), Label.updated_at < self.now)).one() for batch in _batches(sorted(self.changed_claims)))
+
     def warnings(self) -> list[str]:
         if not self.touched:
             return []
@@ -591,9 +611,10 @@ def _case_row(case: CaseRecord) -> dict[str, Any]:
             "meta": case.metadata}
 
 
-def _touch_claims_of_changed_passages(session: Session, plan: _CasePlan, now: datetime) -> int:
+def _touch_claims_of_changed_passages(session: Session, plan: _CasePlan, now: datetime) -> set[int]:
     """A changed passage changes every claim shown with it: their updated_at moves (adjudicated
-    ones become stale) and each gets an audit event. Returns how many claims."""
+    ones become stale, labels made before are to review) and each gets an audit event. Returns
+    the claims' keys."""
     touched: set[int] = set()
     for pk, before, passage in plan.changed_passages:
         claim_pks = list(session.exec(select(ClaimPassage.claim_pk).where(ClaimPassage.passage_pk == pk)))
@@ -604,7 +625,7 @@ def _touch_claims_of_changed_passages(session: Session, plan: _CasePlan, now: da
         touched.update(claim_pks)
     for batch in _batches(sorted(touched)):
         session.exec(update(Claim).where(Claim.id.in_(batch)).values(updated_at=now))
-    return len(touched)
+    return touched
 
 
 # ---------------------------------------------------------------- labels (shared)

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, bindparam, insert, update
+from sqlalchemy import and_, bindparam, insert, or_, update
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy import select as sa_select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -32,11 +32,13 @@ from annotator.errors import (
     StaleWriteError,
 )
 from annotator.text import check_free_text
-from annotator.models import Assignment, Case, Claim, ClaimPassage, Draft, Hold, Label, LabelEvent, Passage, User, utcnow
+from annotator.models import (
+    Adjudication, Assignment, Case, Claim, ClaimPassage, Draft, Hold, Label, LabelEvent, Passage, User, utcnow,
+)
 from annotator.services.audit import append_event, event_row, record_event
 from annotator.services.users import LOGIN_AGAIN, get_user, has_role, still_logged_in
 from annotator.vocabulary import HOLD_REASONS, LABELS, SEVERITIES
-from annotator.workflow import may_revise
+from annotator.workflow import label_to_review, may_revise
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,10 @@ class ClaimView:
     on_hold: bool
     hold_reason: str | None = None
     may_lift_hold: bool = False
+    # The viewer's own label is to review (workflow.label_to_review): what of the claim changed
+    # since they wrote it, among "text" and "passages" (both when the audit trail does not say).
+    # Empty when their label is not to review.
+    changed_since_label: tuple[str, ...] = ()
 
 
 BULK_ASSIGNMENTS = 100
@@ -180,9 +186,27 @@ def find_assigned_claim(session: Session, user: User, claim_id: str) -> int:
     return found
 
 
+def _to_review_sql(user_pk: int):  # noqa: ANN202 - a column expression
+    """SQL, correlated with Claim: `user_pk`'s label of the claim is to review, as
+    workflow.label_to_review decides it (states.claim_facts applies that function; the tests
+    check this expression against it): written before the claim's content last changed, and no
+    adjudication decided after that change."""
+    stale_label = select(Label.id).where(Label.claim_pk == Claim.id, Label.labeler_pk == user_pk,
+                                         Label.updated_at < Claim.updated_at).limit(1).scalar_subquery()
+    return and_(stale_label.is_not(None), _decided_after_change().is_(None))
+
+
+def _decided_after_change():  # noqa: ANN202 - a scalar subquery
+    """SQL, correlated with Claim: the key of the claim's adjudication when it was decided after
+    the claim's content last changed, else NULL."""
+    return select(Adjudication.id).where(Adjudication.claim_pk == Claim.id,
+                                         Adjudication.decided_at > Claim.updated_at).limit(1).scalar_subquery()
+
+
 def next_claim_for(session: Session, user: User) -> int | None:
-    """The first claim assigned to `user` that they have not labeled and whose case is not on
-    hold, or None when their queue is done.
+    """The first claim assigned to `user` that they have not labeled, or whose content changed
+    after they labeled it (their label is to review: workflow.label_to_review), and whose case is
+    not on hold, or None when their queue is done.
 
     The label and hold checks are correlated scalar subqueries with LIMIT 1: each is one index
     lookup per queued claim whatever the planner's statistics say. (An anti-join let PostgreSQL
@@ -190,11 +214,13 @@ def next_claim_for(session: Session, user: User) -> int | None:
     """
     own_label = select(Label.id).where(Label.claim_pk == Claim.id, Label.labeler_pk == user.id).limit(1).scalar_subquery()
     active_hold = select(Hold.id).where(Hold.case_pk == Claim.case_pk, Hold.lifted_at.is_(None)).limit(1).scalar_subquery()
-    return session.exec(_assigned_claims(user.id).where(own_label.is_(None), active_hold.is_(None)).limit(1)).first()
+    to_do = or_(own_label.is_(None), _to_review_sql(user.id))
+    return session.exec(_assigned_claims(user.id).where(to_do, active_hold.is_(None)).limit(1)).first()
 
 
 def progress_for(session: Session, user: User) -> tuple[int, int]:
-    """(labeled, assigned): how many of the claims assigned to `user` they have labeled."""
+    """(labeled, assigned): how many of the claims assigned to `user` they have labeled (a label
+    to review, workflow.label_to_review, is not counted until they save it again)."""
     assigned = session.exec(
         select(func.count(Claim.id)).join(
             Assignment, and_(Assignment.case_pk == Claim.case_pk, Assignment.labeler_pk == user.id)
@@ -204,7 +230,9 @@ def progress_for(session: Session, user: User) -> tuple[int, int]:
         select(func.count(Label.id))
         .join(Claim, Claim.id == Label.claim_pk)
         .join(Assignment, and_(Assignment.case_pk == Claim.case_pk, Assignment.labeler_pk == user.id))
-        .where(Label.labeler_pk == user.id)
+        # not to review (workflow.label_to_review): written since the claim last changed, or decided after that
+        .where(Label.labeler_pk == user.id,
+               or_(Label.updated_at >= Claim.updated_at, _decided_after_change().is_not(None)))
     ).one()
     return labeled, assigned
 
@@ -247,6 +275,7 @@ def claim_for_labeler(session: Session, user: User, claim_pk: int) -> ClaimView:
     own = _stored_label(session, user, claim_pk)
     n_labels = session.exec(select(func.count(Label.id)).where(Label.claim_pk == claim_pk)).one()
     hold = _active_hold(session, claim.case_pk)
+    to_review = own is not None and label_to_review(own.updated_at, claim.updated_at, _decided_at(session, claim_pk))
     return ClaimView(
         claim_pk=claim.id, claim_id=claim.claim_id, text=claim.text,
         case_pk=case.id, case_id=case.case_id, question=case.question, answer=case.answer,
@@ -256,13 +285,38 @@ def claim_for_labeler(session: Session, user: User, claim_pk: int) -> ClaimView:
             own.value, tuple(own.passage_ids or ()), own.rationale, own.severity, own.revision
         ),
         # n_labels is used only to decide the lock, and only once the viewer has labeled.
-        can_revise=own is None or may_revise(has_own_label=True, n_labels=n_labels),
+        can_revise=own is None or may_revise(has_own_label=True, n_labels=n_labels, to_review=to_review),
         on_hold=hold is not None,
         # The reason is the holder's judgment of the case: only they (and admins) see it, so that
         # the other labeler, still to label, learns nothing of it (the blind rule).
         hold_reason=hold.reason if hold is not None and _may_lift(user, hold) else None,
         may_lift_hold=hold is not None and _may_lift(user, hold),
+        changed_since_label=_changed_since(session, claim_pk, own.updated_at) if to_review else (),
     )
+
+
+def _decided_at(session: Session, claim_pk: int):  # noqa: ANN202 - datetime | None
+    """When the claim's adjudication was decided, None when it has none."""
+    return session.exec(select(Adjudication.decided_at).where(Adjudication.claim_pk == claim_pk)).first()
+
+
+def _changed_since(session: Session, claim_pk: int, since) -> tuple[str, ...]:  # noqa: ANN001 - datetime
+    """What of the claim the imports changed after `since`, from the audit trail's claim events:
+    "text" and/or "passages" (a passage changed, or the claim is shown with others); both when
+    the events say neither (e.g. the claim moved to another case)."""
+    changed = set()
+    events = session.exec(select(LabelEvent.before, LabelEvent.after).where(
+        LabelEvent.claim_pk == claim_pk, LabelEvent.entity == "claim", LabelEvent.at >= since))
+    for before, after in events:
+        before, after = before or {}, after or {}
+        if "passage_id" in after:  # a passage the claim is shown with changed
+            changed.add("passages")
+            continue
+        if before.get("passage_ids") != after.get("passage_ids"):
+            changed.add("passages")
+        if "text" in after and before.get("text") != after.get("text"):
+            changed.add("text")
+    return tuple(part for part in ("text", "passages") if part in changed) or ("text", "passages")
 
 
 def _stored_label(session: Session, user: User, claim_pk: int) -> Label | None:
@@ -314,6 +368,7 @@ _ACCOUNT_COLUMNS = ("id", "name", "roles", "active")
 _LOCK_CLAIM_FOR_LABELER = (
     sa_select(
         _claim.c.case_pk,
+        _claim.c.updated_at,
         _first_pk(_assignment, _assignment.c.case_pk == _claim.c.case_pk,
                   _assignment.c.labeler_pk == bindparam("user_pk")).label("assignment_pk"),
         _first_pk(_hold, _hold.c.case_pk == _claim.c.case_pk, _hold.c.lifted_at.is_(None)).label("hold_pk"),
@@ -326,7 +381,7 @@ _LOCK_CLAIM_FOR_LABELER = (
 )
 """The claim's row locked as lock_claim locks it, with its case, the caller's assignment to the
 case, an active hold of the case and the caller's draft of the claim (each a key or None; each
-one lookup in a unique or foreign-key index), and the caller's account (the user row's
+one lookup in a unique or foreign-key index), when the claim's content last changed, and the caller's account (the user row's
 _ACCOUNT_COLUMNS, all None when there is no such user; a primary-key lookup)."""
 
 _LABEL_COLUMNS = ("id", "value", "passage_ids", "rationale", "severity", "guideline_version", "source", "revision",
@@ -380,6 +435,7 @@ class LockedClaim:
     on_hold: bool  # the case has an active hold
     has_draft: bool  # the caller has a draft of the claim
     account: dict[str, Any] | None  # the caller's user row (_ACCOUNT_COLUMNS), None when there is none
+    content_changed_at: Any = None  # the claim's updated_at: its text or passages last changed then
 
 
 @dataclass(frozen=True)
@@ -408,7 +464,7 @@ def _lock_claim_for(connection: Connection, user_pk: int, claim_pk: int) -> Lock
         raise NotFoundError(f"no claim with key {claim_pk}")
     account = None if row.user_id is None else {name: row._mapping[f"user_{name}"] for name in _ACCOUNT_COLUMNS}
     return LockedClaim(claim_pk, row.case_pk, row.assignment_pk is not None, row.hold_pk is not None,
-                       row.draft_pk is not None, account)
+                       row.draft_pk is not None, account, row.updated_at)
 
 
 def _own_label(connection: Connection, user: User, claim_pk: int) -> dict[str, Any] | None:
@@ -494,7 +550,9 @@ def save_label(
 
     expected_revision: None when the user saw no label of theirs (a create), else the revision
         they saw. A write whose content equals the stored label is a no-op (a double click
-        writes once).
+        writes once), except when the label is to review (workflow.label_to_review: the claim
+        changed after it was written): then it writes (revision + 1, an event recording the
+        review), which ends the review, also after the claim's second label has landed.
     Returns the stored label, a persistent object of `session`.
     Raises NotFoundError (no such claim), PermissionDeniedError (not assigned / not a labeler),
     OnHoldError, InvalidValueError, StaleWriteError (the label changed since it was read:
@@ -572,7 +630,8 @@ def _save_locked(session: Session, connection: Connection, user: User, claim: Lo
     if own is None:
         raise StaleWriteError("your label on this claim was removed meanwhile; your input is kept, save again")
     current = _label_dict(own)
-    if all(current[key] == wanted[key] for key in wanted):
+    to_review = _to_review(session, claim, own)
+    if not to_review and all(current[key] == wanted[key] for key in wanted):
         return own, False  # same content: a repeated click writes nothing
     if expected_revision != own["revision"]:
         raise StaleWriteError(
@@ -580,10 +639,19 @@ def _save_locked(session: Session, connection: Connection, user: User, claim: Lo
             "your input is kept: reload the claim to see the saved label, then save again"
         )
     n_labels = connection.execute(_COUNT_LABELS, {"claim_pk": claim_pk}).scalar_one()
-    if not may_revise(has_own_label=True, n_labels=n_labels):
+    if not may_revise(has_own_label=True, n_labels=n_labels, to_review=to_review):
         raise LabelLockedError("the second label on this claim has landed; it now goes to adjudication if they differ")
     _forget_draft(session, user, claim)
-    return _update_label(session, connection, user, own, wanted, guideline_version), True
+    reviewed = claim.content_changed_at if to_review else None
+    return _update_label(session, connection, user, own, wanted, guideline_version, reviewed), True
+
+
+def _to_review(session: Session, claim: LockedClaim, own: Mapping[str, Any]) -> bool:
+    """Whether the caller's stored label `own` is to review (workflow.label_to_review). Looks the
+    claim's adjudication up only when the claim changed after the label (rare)."""
+    if claim.content_changed_at is None or own["updated_at"] >= claim.content_changed_at:
+        return False
+    return label_to_review(own["updated_at"], claim.content_changed_at, _decided_at(session, claim.claim_pk))
 
 
 def _forget_draft(session: Session, user: User, claim: LockedClaim) -> None:
@@ -620,12 +688,18 @@ def _create_label(session: Session, connection: Connection, user: User, claim: L
 
 
 def _update_label(session: Session, connection: Connection, user: User, stored: dict, wanted: dict,
-                  guideline_version: str) -> dict[str, Any]:
+                  guideline_version: str, reviewed: Any = None) -> dict[str, Any]:
+    """Revise the stored label (revision + 1) with its audit event. reviewed: when the label was
+    to review, the time the claim's content changed; the event then records the review
+    (`reviewed_change_at`), also when the content is the same."""
     changed = {**wanted, "guideline_version": guideline_version, "revision": stored["revision"] + 1, "updated_at": utcnow()}
     connection.execute(_UPDATE_LABEL, {"label_pk": stored["id"], **changed})
     values = {**stored, **changed}
+    after = _label_dict(values)
+    if reviewed is not None:
+        after["reviewed_change_at"] = reviewed.isoformat()
     append_event(session, actor_pk=user.id, entity="label", entity_pk=stored["id"], claim_pk=stored["claim_pk"],
-                 action="update", before=_label_dict(stored), after=_label_dict(values))
+                 action="update", before=_label_dict(stored), after=after)
     return values
 
 

@@ -11,7 +11,7 @@ from datetime import datetime
 from sqlmodel import Session, select
 
 from annotator.models import Adjudication, Claim, Hold, Label
-from annotator.workflow import State, claim_state
+from annotator.workflow import State, adjudication_outdated, claim_state, label_to_review
 
 
 @dataclass(frozen=True)
@@ -24,10 +24,11 @@ class ClaimFacts:
     adjudicated: bool
     changed_after: bool
     on_hold: bool
+    to_review: tuple[int, ...] = ()  # labeler pks whose label is to review (workflow.label_to_review), sorted
 
     @property
     def state(self) -> State:
-        return claim_state(self.labels, self.adjudicated, self.changed_after, self.on_hold)
+        return claim_state(self.labels, self.adjudicated, self.changed_after, self.on_hold, bool(self.to_review))
 
 
 def claim_facts(
@@ -35,7 +36,9 @@ def claim_facts(
 ) -> dict[int, ClaimFacts]:
     """The facts of every claim in scope: one dataset (`dataset_pk`), a list of claims, or all.
 
-    Four indexed queries, whatever the number of claims. Returns claim_pk -> ClaimFacts.
+    Four indexed queries, whatever the number of claims. Returns claim_pk -> ClaimFacts. The
+    rules (`workflow.adjudication_outdated`, `workflow.label_to_review`) are applied here to
+    the stored times, never restated.
     """
     claims = select(Claim.id, Claim.case_pk, Claim.updated_at)
     if dataset_pk is not None:
@@ -46,30 +49,29 @@ def claim_facts(
     claim_rows = session.exec(claims).all()
     scope = claims.subquery()
 
-    label_rows = session.exec(select(Label.claim_pk, Label.value, Label.updated_at).join(scope, scope.c.id == Label.claim_pk)).all()
+    label_rows = session.exec(select(Label.claim_pk, Label.labeler_pk, Label.value, Label.updated_at)
+                              .join(scope, scope.c.id == Label.claim_pk)).all()
     adjudicated = dict(session.exec(select(Adjudication.claim_pk, Adjudication.decided_at).join(scope, scope.c.id == Adjudication.claim_pk)).all())
     held_cases = set(session.exec(select(Hold.case_pk).where(Hold.lifted_at.is_(None))).all())
 
-    values: dict[int, list[str]] = defaultdict(list)
-    last_change: dict[int, datetime] = {}
-    for claim_pk, value, updated_at in label_rows:
-        values[claim_pk].append(value)
-        if claim_pk not in last_change or updated_at > last_change[claim_pk]:
-            last_change[claim_pk] = updated_at
+    labels: dict[int, list[tuple[int, str, datetime]]] = defaultdict(list)
+    for claim_pk, labeler_pk, value, updated_at in label_rows:
+        labels[claim_pk].append((labeler_pk, value, updated_at))
 
     facts = {}
     for claim_pk, case_pk, claim_updated in claim_rows:
         decided_at = adjudicated.get(claim_pk)
-        changed = decided_at is not None and (
-            claim_updated > decided_at or (claim_pk in last_change and last_change[claim_pk] > decided_at)
-        )
+        own = labels.get(claim_pk, ())
         facts[claim_pk] = ClaimFacts(
             claim_pk=claim_pk,
             case_pk=case_pk,
-            labels=tuple(values.get(claim_pk, ())),
+            labels=tuple(value for _, value, _ in own),
             adjudicated=decided_at is not None,
-            changed_after=changed,
+            changed_after=decided_at is not None and adjudication_outdated(
+                decided_at, claim_updated, [written for _, _, written in own]),
             on_hold=case_pk in held_cases,
+            to_review=tuple(sorted(labeler for labeler, _, written in own
+                                   if label_to_review(written, claim_updated, decided_at))),
         )
     return facts
 

@@ -89,6 +89,21 @@ ENGLISH: dict[str, str] = {
     "label.stale_kept": "Your input is kept below, also as a draft (a reload restores it). \"Your saved label\" "
                         "next to the claim now shows the label saved elsewhere; press a label button to replace "
                         "it with yours.",
+    # --- labels to review after `import --update`, and the case's RAG fields (Label, Adjudicate)
+    "label.review": "This claim changed after you labeled it ({changed}); review your label: your saved label is "
+                    "filled in below, save it again (changed or not).",
+    "label.changed.text": "text",
+    "label.changed.passages": "passages",
+    "case.details": "Case details: required / forbidden evidence, expected behaviour, principal, corpus release",
+    "case.required_evidence": "Required evidence",
+    "case.forbidden_evidence": "Forbidden evidence",
+    "case.expected_behavior": "Expected behaviour",
+    "case.principal": "Principal (who asks)",
+    "case.corpus_release": "Corpus release",
+    "passage.required": "Required evidence for this case",
+    "passage.forbidden": "Forbidden evidence for this case: the answer must not use it",
+    "adjudicate.changed_after_labels": "The claim's text or passages changed after it was labeled: your decision "
+                                       "settles it (or the labelers review their labels on the Label page).",
     # adjudicate page
     "adjudicate.waiting": "Claims waiting for a decision: {n} (claims you label are not shown).",
     "label.too_fast": "Ignored a second click: the claim had just changed. Look at this claim, then choose its label.",
@@ -383,7 +398,7 @@ ENGLISH: dict[str, str] = {
     "imports.dataset": "Dataset (--dataset)",
     "imports.dataset_help": "Empty: cases go to 'default' (or 'climate-fever' for a CLIMATE-FEVER file); labels and "
                             "adjudications find their claims in every dataset.",
-    "imports.update": "Accept changed content for ids already stored (--update; recorded, decided claims become stale)",
+    "imports.update": "Accept changed content for ids already stored (--update; recorded, labels and decisions made on the old content are marked for review)",
     "imports.partial": "Import the good lines and list every bad line (--partial)",
     "imports.slices": "New slice names this file may use, comma-separated (--slices)",
     "imports.check": "Check",
@@ -410,7 +425,7 @@ ENGLISH: dict[str, str] = {
     "state.agreed": "agreed",
     "state.disputed": "disputed",
     "state.adjudicated": "adjudicated",
-    "state.stale": "stale (changed after adjudication)",
+    "state.stale": "stale (changed after labeling or adjudication)",
     "state.on_hold": "on hold",
 }
 

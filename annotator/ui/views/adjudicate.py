@@ -11,6 +11,7 @@ import streamlit as st
 
 from annotator.errors import AnnotatorError
 from annotator.services import adjudication
+from annotator.ui import case_fields
 from annotator.ui import components as ui
 from annotator.ui import unsaved
 from annotator.ui.i18n import t
@@ -82,6 +83,7 @@ if view is None:
     st.stop()
 
 ui.case_header(view.case_id, view.slice, view.split, view.question, view.answer)
+case_fields.case_details(view.metadata)
 claim_col, evidence_col = st.columns([2, 3])
 with claim_col:
     st.subheader(t("label.claim", claim_id=view.claim_id))
@@ -97,11 +99,14 @@ with claim_col:
 with evidence_col:
     st.subheader(t("label.evidence"))
     for passage in view.passages:
+        case_fields.evidence_role(view.metadata, passage.passage_id)
         ui.passage_card(passage)
 
 st.subheader(t("adjudicate.decision"))
 if view.decision is not None:
     st.warning(t("adjudicate.stale", value=t(f"value.{view.decision.value}")))
+elif view.state == "stale":  # not decided yet: a label was made before the claim changed
+    st.info(t("adjudicate.changed_after_labels"))
 st.text_area(t("label.rationale"), key=_rationale_key(view.claim_pk), placeholder=t("adjudicate.rationale_hint"))
 st.selectbox(t("label.severity"), SEVERITIES, index=None, key=_severity_key(view.claim_pk),
              format_func=lambda s: t(f"severity.{s}"), placeholder=t("label.severity_none"), help=t("label.severity_help"))

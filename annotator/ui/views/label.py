@@ -24,6 +24,7 @@ import streamlit as st
 
 from annotator.errors import AnnotatorError, OnHoldError, StaleWriteError
 from annotator.services import drafts, labeling
+from annotator.ui import case_fields
 from annotator.ui import components as ui
 from annotator.ui import unsaved
 from annotator.ui.i18n import t
@@ -288,6 +289,7 @@ next_col.button(t("label.next"), key="label.next", icon=":material/arrow_forward
                 on_click=_go, args=(queue[min(position + 1, len(queue) - 1)],), disabled=position == len(queue) - 1)
 
 ui.case_header(view.case_id, view.slice, view.split, view.question, view.answer)
+case_fields.case_details(view.metadata)
 
 own = view.own_label
 read_only = view.on_hold or not view.can_revise
@@ -306,6 +308,9 @@ with claim_col:
     if own is not None:
         st.markdown(t("label.yours", revision=own.revision))
         ui.label_badge(own.value)
+    if view.changed_since_label:
+        changed = "/".join(t(f"label.changed.{part}") for part in view.changed_since_label)
+        st.warning(t("label.review", changed=changed), icon=":material/change_circle:")
     if view.on_hold:
         if view.hold_reason is None:  # someone else's hold: its reason is theirs
             st.warning(t("label.on_hold_by_other"))
@@ -340,6 +345,7 @@ with evidence_col:
     st.subheader(t("label.evidence"))
     cited = set(own.passage_ids) if own is not None else set()
     for passage in view.passages:
+        case_fields.evidence_role(view.metadata, passage.passage_id)
         if read_only:
             ui.passage_card(passage, cited=passage.passage_id in cited)
         else:  # the checkbox under the card: passage_card's own checkbox takes no on_change

@@ -1,0 +1,93 @@
+"""The Label and Adjudicate pages through AppTest: the case's RAG fields (required / forbidden
+evidence, expected behaviour, principal, corpus release) are shown, required and forbidden
+passages are named in words next to them; a label to review after `import --update` comes back
+with a notice and is saved again with the same value. Seed and helpers: tests/test_ui_app.py.
+"""
+
+from __future__ import annotations
+
+from sqlmodel import select
+
+from annotator.db import session_scope
+from annotator.models import Case, Claim, Label, utcnow
+from annotator.services.audit import record_event
+from annotator.services.states import claim_states
+from annotator.workflow import State
+from tests.test_ui_app import _label_both, _claim_pk, engine, open_app, shown_claim  # noqa: F401 - engine: a fixture
+
+META = {"required_evidence_ids": ["case-1-p1"], "forbidden_evidence_ids": ["case-1-p2"],
+        "expected_behavior": "answer_with_citation", "principal": {"role": "contractor", "dept": "sales"},
+        "corpus_release": "2026-04-r2"}
+
+DETAILS = ["**Required evidence**: case\\-1\\-p1", "**Forbidden evidence**: case\\-1\\-p2",
+           "**Expected behaviour**: answer\\_with\\_citation",
+           '**Principal (who asks)**: \\{"dept"\\: "sales", "role"\\: "contractor"\\}',
+           "**Corpus release**: 2026\\-04\\-r2"]
+
+
+def _set_meta(engine) -> None:  # noqa: ANN001, F811
+    with session_scope(engine) as session:
+        case = session.exec(select(Case).where(Case.case_id == "case-1")).one()
+        case.meta = META
+        session.add(case)
+
+
+def _roles_shown(at) -> list[str]:  # noqa: ANN001
+    return [m.value for m in at.markdown if m.value.startswith(":material/check_circle:") or m.value.startswith(":material/block:")]
+
+
+def test_the_label_page_shows_the_cases_rag_fields_and_marks_required_and_forbidden_passages(engine):  # noqa: F811
+    _set_meta(engine)
+    at = open_app("aoi")
+    assert shown_claim(at) == "case-1-c1"
+    captions = [c.value for c in at.caption]
+    assert [c for c in captions if c in DETAILS] == DETAILS
+    assert _roles_shown(at) == [":material/check_circle: **Required evidence for this case**",
+                                ":material/block: **Forbidden evidence for this case: the answer must not use it**"]
+
+
+def test_a_case_without_rag_fields_shows_no_details(engine):  # noqa: F811
+    at = open_app("aoi")
+    assert not [c.value for c in at.caption if c.value.startswith("**Required evidence")]
+    assert _roles_shown(at) == []
+
+
+def test_the_adjudicator_sees_the_cases_rag_fields(engine):  # noqa: F811
+    _label_both(engine)
+    _set_meta(engine)
+    at = open_app("mika")
+    assert shown_claim(at) == "case-1-c2"
+    assert [c.value for c in at.caption if c.value in DETAILS] == DETAILS
+    assert len(_roles_shown(at)) == 2
+
+
+def test_a_label_to_review_comes_back_with_a_notice_and_the_same_value_clears_it(engine):  # noqa: F811
+    _label_both(engine)
+    pk = _claim_pk(engine, "case-1-c1")
+    with session_scope(engine) as session:  # what `import --update` of the claim's text does
+        claim = session.get(Claim, pk)
+        before = {"case_id": "case-1", "text": claim.text, "passage_ids": ["case-1-p1", "case-1-p2"]}
+        claim.text, claim.updated_at = "Claim text 1.1, revised.", utcnow()
+        session.add(claim)
+        record_event(session, actor_pk=None, entity="claim", entity_pk=pk, claim_pk=pk, action="update",
+                     before=before, after={**before, "text": claim.text})
+    with session_scope(engine) as session:
+        assert claim_states(session, claim_pks=[pk])[pk] is State.STALE
+    at = open_app("aoi")
+    assert shown_claim(at) == "case-1-c1"
+    assert [w.value for w in at.warning] == [
+        "This claim changed after you labeled it (text); review your label: your saved label is filled in below, "
+        "save it again (changed or not)."]
+    assert at.button(key="label.button.support").proto.type == "primary"  # the saved value, prefilled
+    at.button(key="label.button.support").click().run()
+    assert not at.exception and [e.value for e in at.error] == []
+    assert [t.value for t in at.toast] == ["Saved support on claim case-1-c1."]
+    with session_scope(engine) as session:
+        revisions = dict(session.exec(select(Label.labeler_pk, Label.revision).where(Label.claim_pk == pk)).all())
+        assert sorted(revisions.values()) == [1, 2]
+        assert claim_states(session, claim_pks=[pk])[pk] is State.STALE  # ren still to review
+    at = open_app("ren")
+    assert shown_claim(at) == "case-1-c1"
+    at.button(key="label.button.support").click().run()
+    with session_scope(engine) as session:
+        assert claim_states(session, claim_pks=[pk])[pk] is State.AGREED
