@@ -457,9 +457,6 @@ def merge_unfinished_states(value: Any) -> Any:
 
 
 COUNTS_ONLY: dict[tuple[str, str], tuple[str, Callable[[Any], Any] | None]] = {
-    ("boss", "status.project_status"): (
-        "counts of labels and of claims by state (any admin's status tab): no label's value, rationale, passages, "
-        "name or time", None),
     ("boss", "releases.create_release"): (
         "counts X among the claims left out as `single` instead of `unlabeled` (in the manifest or the refusal): "
         "the rest of the release must not change", merge_unfinished_states),
