@@ -193,3 +193,17 @@ def test_create_shows_a_note_when_it_removes_a_leftover_staging_folder(engine):
     assert not (OUT / ".gold-v9.tmp-stopped2").exists()
     at.run()
     assert at.info == []  # said once
+
+
+def test_a_release_created_on_the_page_becomes_the_newer_side_and_the_picked_one(engine):
+    two_releases(engine)
+    at = compare(open_releases())  # gold-v1 -> gold-v2, chosen on this page
+    at.selectbox(key="releases.pick").select("gold-v1").run()
+    at.text_input(key="releases.name").input("gold-v3")
+    at.checkbox(key="releases.only_final").check()
+    at.button(key="releases.create_button").click().run()
+    assert not at.exception
+    assert (at.selectbox(key="releases.compare_old").value, at.selectbox(key="releases.compare_new").value) == (
+        "gold-v2", "gold-v3")
+    assert at.selectbox(key="releases.pick").value == "gold-v3"
+    assert at.metric == []  # the old comparison is not shown under the new pair

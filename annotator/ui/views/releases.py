@@ -37,6 +37,8 @@ def _create() -> None:
     ui.flash("success", t("releases.created", name=created.name, claims=created.counts.get("claims", 0),
                           path=str(Path(created.path).resolve()), left_out=left_out or "-"))
     st.session_state[_NOTES] = list(created.notes)
+    for key in ("releases.pick", _OLDER, _NEWER, _COMPARED):  # show the new release: back to the defaults
+        st.session_state.pop(key, None)
 
 
 def _verify(name: str) -> None:
