@@ -215,6 +215,7 @@ def test_a_disabled_user_is_logged_out_at_the_next_click(engine):
     at.run()
     assert "auth.user_pk" not in at.session_state
     assert [t.value for t in at.title] == ["RAG claim annotator"]
+    assert [e.value for e in at.error] == ["You are no longer logged in (or your account was disabled); log in again."]
 
 
 # --- labeling ------------------------------------------------------------------------------------

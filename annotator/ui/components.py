@@ -116,8 +116,9 @@ def current_user() -> User | None:
     try:
         with db() as session:
             return session_user(session)
-    except PermissionDeniedError:
+    except PermissionDeniedError as refused:
         forget_user()
+        flash("error", str(refused))  # the login page says why (forget_user dropped every message)
         return None
 
 
