@@ -369,7 +369,9 @@ def release_diff(
     """Claims added, removed, and whose gold label changed from OLD to NEW, with counts. An
     argument that is a folder is read as a release folder, else as the name of a stored release
     (in --db). Both are verified first (a folder against its manifest, a stored release also
-    against the manifest hash the database recorded); one that fails is refused, naming the file."""
+    against the manifest hash the database recorded); one that fails is refused, naming the file.
+    A folder given as a path is only as trustworthy as its own manifest: to compare a copy, check
+    it first with `release verify FOLDER --manifest-sha256 HASH` (the hash recorded at creation)."""
     from annotator.services.releases import compare_releases
 
     sources = [Path(given) if Path(given).is_dir() else given for given in (old, new)]
