@@ -1,39 +1,75 @@
-"""Files real teams bring: one small hostile input per failure kind (tests/data/), each refused
-with its exact message and nothing landing, and what `--partial`, `--slices`, the RAG case fields,
-streaming in chunks and the CP932 check do with them. On SQLite and PostgreSQL where the
-database matters."""
+"""Files real teams bring: one small hostile input per failure kind (tests/data/), fed through
+the `annotator` command line as a user runs it, each refused with its exact message, exit status 1
+and nothing landing (or read right, where it must be); and what `--partial`, `--slices`, the RAG
+case fields, streaming in chunks and the CP932 check do with them. On SQLite and PostgreSQL where
+the database matters.
+
+Kind (the issue's list) -> data file -> test:
+  1 encodings     import_flat_utf8.csv, import_flat_utf8_bom.csv, import_flat_cp932.csv
+                  -> test_csv_in_utf8_utf8_with_bom_or_cp932_is_read_and_the_encoding_reported;
+                  import_undecodable.csv, import_cp932_unassigned_byte.csv (0xA0), import_cp932_byte_80.csv,
+                  import_cp932_byte_ff.csv, import_utf16.csv -> REFUSALS
+  2 CSV           import_flat_utf8.csv (quoted newline and comma) -> the encodings test;
+                  import_flat_reordered.csv
+                  -> test_csv_columns_in_any_order_read_the_same_and_extra_columns_are_metadata;
+                  import_missing_column.csv, import_unclosed_quote.csv -> REFUSALS
+  3 text          import_text_nfd_and_compat.jsonl -> test_text_is_stored_nfc_and_never_nfkc;
+                  import_id_space.csv -> REFUSALS
+  4 ids           import_native.jsonl -> test_reimport_through_the_cli_says_0_new_n_unchanged_and_writes_nothing;
+                  import_case_id_twice.jsonl -> REFUSALS;
+                  import_native_claim_changed.jsonl
+                  -> test_other_content_for_a_stored_id_is_refused_naming_both_places_unless_update
+  5 broken input  import_broken_json.jsonl, import_partial_mixed.jsonl, import_case_no_claims.jsonl,
+                  import_claim_missing_text.jsonl, import_claim_no_passages.jsonl, import_unknown_slice.jsonl,
+                  import_oversized_text.jsonl -> REFUSALS;
+                  labels_unknown_label.csv -> test_an_unknown_label_is_refused_with_its_exact_message_and_no_label_lands;
+                  import_partial_mixed.jsonl -> the --partial tests
+  6 RAG fields    import_rag_*.jsonl, import_flat_rag_both_spellings.csv -> REFUSALS; import_rag_fields.jsonl,
+                  import_flat_rag.csv -> the RAG case field tests
+  9 gold.csv      import_formula_cells.jsonl, labels_formula_cells.csv
+                  -> test_gold_csv_quotes_formula_cells_and_jsonl_and_parquet_keep_them_raw
+ 12 tampering     the same release -> test_release_verify_names_the_tampered_file
+"""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 import subprocess
 import sys
+import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 from sqlalchemy import func
 from sqlmodel import select
+from typer.testing import CliRunner
 
+from annotator import cli as annotator_cli
 from annotator import formats
 from annotator.db import session_scope
 from annotator.errors import ImportRowError
-from annotator.models import Case, Claim, ClaimPassage, Dataset, Passage
+from annotator.models import Case, Claim, ClaimPassage, Dataset, Label, Passage, User
+from annotator.release import sha256_file
 from annotator.services import imports
 from annotator.services.access import OPERATOR
-from annotator.services.imports import import_cases, import_labels
+from annotator.services.imports import import_cases
 from tests.conftest import TEST_DATA
 
 KNOWN = "insufficient_evidence, normal, paraphrase, permission, updated_document"
+TABLES = (Dataset, Case, Claim, Passage, ClaimPassage, User, Label)
 
 
 def counts(engine) -> dict[str, int]:  # noqa: ANN001 - an Engine
     with session_scope(engine) as session:
-        return {model.__name__: session.exec(select(func.count()).select_from(model)).one()
-                for model in (Dataset, Case, Claim, Passage, ClaimPassage)}
+        return {model.__name__: session.exec(select(func.count()).select_from(model)).one() for model in TABLES}
 
 
-NOTHING = {"Dataset": 0, "Case": 0, "Claim": 0, "Passage": 0, "ClaimPassage": 0}
+NOTHING = {model.__name__: 0 for model in TABLES}
 
 
 def refused(engine, path: Path, **options) -> ImportRowError:  # noqa: ANN001
@@ -42,53 +78,277 @@ def refused(engine, path: Path, **options) -> ImportRowError:  # noqa: ANN001
     return caught.value
 
 
-# ---------------------------------------------------------------- one file per failure kind
+@dataclass(frozen=True)
+class Ran:
+    code: int
+    out: str
+    err: str
 
 
-@pytest.mark.parametrize("name, message", [
-    ("import_oversized_text.jsonl",
-     "line 2, field 'claims[0].text': the text is 100,001 characters long, over the limit of 100,000. Shorten it "
-     "(split a long document into passages), or check the file for a quote that is never closed"),
+def annotator(*args: str) -> Ran:
+    """`annotator ARGS` in this process, through the console entry point (`cli.main`: an
+    AnnotatorError becomes `Error: ...` on standard error and exit status 1), its output caught
+    by typer's CliRunner."""
+    argv = sys.argv
+    with CliRunner().isolation() as (out, err, *_):
+        sys.argv = ["annotator", *args]
+        try:
+            annotator_cli.main()
+            code = 0
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else 1
+        finally:
+            sys.argv = argv
+        return Ran(code, out.getvalue().decode("utf-8"), err.getvalue().decode("utf-8"))
+
+
+def imported(name: str, db_url: str, *options: str) -> Ran:
+    """`annotator import tests/data/NAME`, which must succeed."""
+    ran = annotator("import", str(TEST_DATA / name), *options, "--db", db_url)
+    assert (ran.code, ran.err) == (0, ""), ran.err
+    return ran
+
+
+# ---------------------------------------------------------------- one file per failure kind: refused
+
+REFUSALS = [
+    # 1 encodings
+    ("import_undecodable.csv",
+     "line 3, field 'claim': byte 98 (0x81) is neither UTF-8 nor CP932. Save the file as UTF-8 (Excel: 'CSV UTF-8') "
+     "or as CP932 and import again"),
+    ("import_cp932_unassigned_byte.csv",
+     "line 2, field 'passage_text': byte 162 (0xa0) is neither UTF-8 nor CP932 (UTF-8 fails at byte 116, CP932 at "
+     "byte 162). Save the file as UTF-8 (Excel: 'CSV UTF-8') or as CP932 and import again"),
+    ("import_cp932_byte_80.csv",
+     "line 3, field 'claim': byte 96 (0x80) is neither UTF-8 nor CP932 (UTF-8 fails at byte 57, CP932 at byte 96). "
+     "Save the file as UTF-8 (Excel: 'CSV UTF-8') or as CP932 and import again"),
+    ("import_cp932_byte_ff.csv",
+     "line 3, field 'claim': byte 96 (0xff) is neither UTF-8 nor CP932 (UTF-8 fails at byte 57, CP932 at byte 96). "
+     "Save the file as UTF-8 (Excel: 'CSV UTF-8') or as CP932 and import again"),
+    ("import_utf16.csv", None),  # a file-level error: no line
+    # 2 CSV
+    ("import_missing_column.csv",
+     "line 1: missing column(s) passage_text. Add them to the header row (required: case_id, claim_id, claim, "
+     "passage_id, passage_text)"),
+    ("import_unclosed_quote.csv",
+     "line 3, field 'case_id': a quoted field is never closed (a missing \"?). Add the closing \" at the end of the "
+     "cell, and write a \" inside a quoted cell as \"\""),
+    # 3 text
+    ("import_id_space.csv",  # line 4: the quoted newline in line 2's record is counted
+     "line 4, field 'claim_id': id 'x1-c2 ' has spaces around it. Remove the leading and trailing spaces from the id"),
+    # 4 ids
+    ("import_case_id_twice.jsonl",
+     "line 3, field 'case_id': case 's1' is also on line 1 with other content. Give one of them another id, or make "
+     "both the same"),
+    # 5 broken input
+    ("import_broken_json.jsonl",
+     "line 2: not valid JSON: Expecting ',' delimiter at column 225. Write each record as one JSON object on one line, "
+     'e.g. {"case_id": "c1", ...}'),
+    ("import_partial_mixed.jsonl",  # without --partial
+     "line 2: not valid JSON: Expecting value at column 32. Write each record as one JSON object on one line, "
+     'e.g. {"case_id": "c1", ...}'),
+    ("import_case_no_claims.jsonl",
+     "line 2, field 'claims': the case has no claims. Give the case a non-empty list of claims"),
+    ("import_claim_missing_text.jsonl",
+     "line 2, field 'claims[1].text': missing or empty value. Give every record a non-empty 'text'"),
+    ("import_claim_no_passages.jsonl",
+     "line 1, field 'claims[0].passage_ids': claim 'w1-c1' has no passages. Give the case a list of passages, or "
+     "the claim a list of passage_ids"),
     ("import_unknown_slice.jsonl",
      f"line 2, field 'slice': unknown slice 'nromal' (known: {KNOWN}). Fix the name, or declare the new slice: "
      "--slices nromal"),
+    ("import_oversized_text.jsonl",
+     "line 2, field 'claims[0].text': the text is 100,001 characters long, over the limit of 100,000. Shorten it "
+     "(split a long document into passages), or check the file for a quote that is never closed"),
+    # 6 RAG case fields
     ("import_rag_both_spellings.jsonl",
      "line 1, field 'requiredEvidenceIds': 'required_evidence_ids' and 'requiredEvidenceIds' are the same field, "
      "given twice. Keep one of them (it is stored as 'required_evidence_ids')"),
+    ("import_flat_rag_both_spellings.csv",
+     "line 2, field 'corpusRelease': 'corpus_release' and 'corpusRelease' are the same field, given twice. "
+     "Keep one of them (it is stored as 'corpus_release')"),
     ("import_rag_unknown_evidence.jsonl",
      "line 1, field 'forbiddenEvidenceIds[1]': evidence 'r2-p9' is not one of this case's passages (r2-p1, r2-p2). "
      "Name passages of the case, or add the passage to it"),
     ("import_rag_ids_not_a_list.jsonl",
      "line 1, field 'requiredEvidenceIds': expected a list of passage ids, got a string. Write it as a JSON list, "
      'e.g. "requiredEvidenceIds": ["p1", "p2"]'),
-    ("import_flat_rag_both_spellings.csv",
-     "line 2, field 'corpusRelease': 'corpus_release' and 'corpusRelease' are the same field, given twice. "
-     "Keep one of them (it is stored as 'corpus_release')"),
-    ("import_cp932_unassigned_byte.csv",
-     "line 2, field 'passage_text': byte 162 (0xa0) is neither UTF-8 nor CP932 (UTF-8 fails at byte 116, CP932 at "
-     "byte 162). Save the file as UTF-8 (Excel: 'CSV UTF-8') or as CP932 and import again"),
-    ("import_claim_missing_text.jsonl",
-     "line 2, field 'claims[1].text': missing or empty value. Give every record a non-empty 'text'"),
-    ("import_claim_no_passages.jsonl",
-     "line 1, field 'claims[0].passage_ids': claim 'w1-c1' has no passages. Give the case a list of passages, or "
-     "the claim a list of passage_ids"),
-    ("import_partial_mixed.jsonl",
-     "line 2: not valid JSON: Expecting value at column 32. Write each record as one JSON object on one line, "
-     'e.g. {"case_id": "c1", ...}'),
-])
-def test_each_hostile_case_file_is_refused_with_its_exact_message_and_nothing_lands(any_engine, name, message):
-    error = refused(any_engine, TEST_DATA / name)
-    assert str(error) == f"{TEST_DATA / name}, {message}"
+]
+
+
+@pytest.mark.parametrize("name, message", REFUSALS, ids=[name for name, _ in REFUSALS])
+def test_each_hostile_case_file_is_refused_with_its_exact_message_exit_1_and_nothing_lands(any_db_url, any_engine,
+                                                                                         name, message):
+    path = TEST_DATA / name
+    ran = annotator("import", str(path), "--db", any_db_url)
+    if message is None:  # UTF-16: the whole file, before any line
+        message = "UTF-16 is not supported: save the file as UTF-8 (Excel: 'CSV UTF-8') and import again"
+        assert ran.err == f"Error: {path}: {message}\n"
+    else:
+        assert ran.err == f"Error: {path}, {message}\n"
+    assert (ran.code, ran.out) == (1, "")
     assert counts(any_engine) == NOTHING
 
 
-def test_an_unknown_label_is_refused_with_its_exact_message(any_engine):
+def test_an_unknown_label_is_refused_with_its_exact_message_and_no_label_lands(any_db_url, any_engine):
+    imported("import_native.jsonl", any_db_url)
+    before = counts(any_engine)
+    path = TEST_DATA / "labels_unknown_label.csv"
+    ran = annotator("labels", "import", str(path), "--db", any_db_url)
+    assert (ran.code, ran.out) == (1, "")
+    assert ran.err == (f"Error: {path}, line 3, field 'label': unknown label 'supports'. Use one of: support, "
+                       "contradict, insufficient\n")
+    assert counts(any_engine) == before and before["Label"] == before["User"] == 0
+
+
+# ---------------------------------------------------------------- encodings and CSV: read right
+
+FLAT_TEXTS = ["Approved by 髙橋 of ㈱ Example,\non the first of April.", "The board of ㈱ Example met.", "It is not permitted."]
+
+
+@pytest.mark.parametrize("name, encoding", [
+    ("import_flat_utf8.csv", "UTF-8"), ("import_flat_utf8_bom.csv", "UTF-8 with BOM"), ("import_flat_cp932.csv", "CP932"),
+])
+def test_csv_in_utf8_utf8_with_bom_or_cp932_is_read_and_the_encoding_reported(engine, sqlite_url, name, encoding):
+    ran = imported(name, sqlite_url)
+    assert ran.out == (f"Read {name} as {encoding} (csv) into dataset 'default': 2 cases, 3 claims, 3 passages\n"
+                       "  cases: 2 new, 0 unchanged, 0 updated\n"
+                       "  claims: 3 new, 0 unchanged, 0 updated\n"
+                       "  passages: 3 new, 0 unchanged, 0 updated\n")
+    with session_scope(engine) as session:  # the quoted newline and comma, and 髙 ① ㈱ from CP932's NEC/IBM rows
+        assert session.exec(select(Passage.text).order_by(Passage.id)).all() == FLAT_TEXTS
+        assert session.exec(select(Case.answer).where(Case.case_id == "f1")).one() == "髙橋 of ㈱ Example approved it, on ① April."
+        assert session.exec(select(Passage.title).where(Passage.passage_id == "p1")).one() == "Memo ①"
+
+
+def test_csv_columns_in_any_order_read_the_same_and_extra_columns_are_metadata(engine, sqlite_url):
+    path = TEST_DATA / "import_flat_reordered.csv"
+    ran = imported(path.name, sqlite_url)
+    assert ran.out == (
+        "Read import_flat_reordered.csv as UTF-8 (csv) into dataset 'default': 1 cases, 1 claims, 2 passages\n"
+        "  cases: 1 new, 0 unchanged, 0 updated\n"
+        "  claims: 1 new, 0 unchanged, 0 updated\n"
+        "  passages: 2 new, 0 unchanged, 0 updated\n"
+        f"Warning: {path}, line 1: column 'model_version' is not one of case_id, question, answer, slice, split, "
+        "claim_id, claim, passage_id, doc_id, passage_version, passage_title, passage_text; it is kept as case metadata\n")
+    with session_scope(engine) as session:
+        case = session.exec(select(Case)).one()
+        assert (case.case_id, case.question, case.answer, case.meta) == (
+            "f1", "Who approved the memo?", "髙橋 of ㈱ Example approved it, on ① April.", {"model_version": "m-7"})
+        assert session.exec(select(Claim.claim_id, Claim.text)).all() == [("f1-c1", "髙橋 approved the memo.")]
+        assert session.exec(select(Passage.passage_id, Passage.text).order_by(Passage.id)).all() == [
+            ("p1", FLAT_TEXTS[0]), ("p2", FLAT_TEXTS[1])]
+
+
+# ---------------------------------------------------------------- text
+
+
+def test_text_is_stored_nfc_and_never_nfkc(engine, sqlite_url):
+    raw = json.loads((TEST_DATA / "import_text_nfd_and_compat.jsonl").read_text(encoding="utf-8"))["claims"][0]["text"]
+    assert raw != unicodedata.normalize("NFC", raw)  # the file holds e + U+0301 and か + U+3099
+    imported("import_text_nfd_and_compat.jsonl", sqlite_url)
+    with session_scope(engine) as session:
+        stored = session.exec(select(Claim.text)).one()
+    assert stored == "Caf\u00e9 \u304c ①㈱ ｱｲｳ １２３"  # composed; circled one, (株), half-width kana, full-width digits kept
+    assert stored != unicodedata.normalize("NFKC", stored)
+
+
+# ---------------------------------------------------------------- ids
+
+
+def test_reimport_through_the_cli_says_0_new_n_unchanged_and_writes_nothing(any_db_url, any_engine):
+    imported("import_native.jsonl", any_db_url)
+    before = counts(any_engine)
+    ran = imported("import_native.jsonl", any_db_url)
+    assert ran.out == ("Read import_native.jsonl as UTF-8 (jsonl) into dataset 'default': 2 cases, 3 claims, 2 passages\n"
+                       "  cases: 0 new, 2 unchanged, 0 updated\n"
+                       "  claims: 0 new, 3 unchanged, 0 updated\n"
+                       "  passages: 0 new, 2 unchanged, 0 updated\n")
+    assert counts(any_engine) == before
+
+
+def test_other_content_for_a_stored_id_is_refused_naming_both_places_unless_update(any_db_url, any_engine):
+    imported("import_native.jsonl", any_db_url)
+    before = counts(any_engine)
+    path = TEST_DATA / "import_native_claim_changed.jsonl"
+    ran = annotator("import", str(path), "--db", any_db_url)
+    assert (ran.code, ran.out) == (1, "")
+    assert re.fullmatch(
+        re.escape(f"Error: {path}, line 1, field 'claims[0].text': claim 'n1-c1' is already in dataset 'default' "
+                  "(imported ") + r"\d{4}-\d\d-\d\d \d\d:\d\d" + re.escape(
+            " UTC) with another text: text 'The travel policy was updated in April 2024.' in the database, 'The travel "
+            "policy was updated in May 2024.' in this file. Import with --update to replace it (an adjudicated claim "
+            "then becomes stale), or give it another id\n"), ran.err), ran.err
+    assert counts(any_engine) == before
+    ran = imported(path.name, any_db_url, "--update")
+    assert ran.out == ("Read import_native_claim_changed.jsonl as UTF-8 (jsonl) into dataset 'default': 1 cases, "
+                       "2 claims, 2 passages\n"
+                       "  cases: 0 new, 1 unchanged, 0 updated\n"
+                       "  claims: 0 new, 1 unchanged, 1 updated\n"
+                       "  passages: 0 new, 2 unchanged, 0 updated\n")
     with session_scope(any_engine) as session:
-        import_cases(session, OPERATOR, TEST_DATA / "import_native.jsonl")
-    with pytest.raises(ImportRowError) as caught, session_scope(any_engine) as session:
-        import_labels(session, OPERATOR, TEST_DATA / "labels_unknown_label.csv")
-    assert str(caught.value) == (f"{TEST_DATA / 'labels_unknown_label.csv'}, line 3, field 'label': unknown label "
-                                 "'supports'. Use one of: support, contradict, insufficient")
+        assert session.exec(select(Claim.text).where(Claim.claim_id == "n1-c1")).one() == \
+            "The travel policy was updated in May 2024."
+    assert counts(any_engine) == before
+
+
+# ---------------------------------------------------------------- the release: spreadsheet-safe, verified
+
+FORMULA_PREFIXES = ["=", "+", "-", "@", "\t", "\r", "＝", "＋", "－", "＠"]  # the order of x-c1 .. x-c10
+
+
+@pytest.fixture
+def formula_release(sqlite_url, tmp_path) -> Path:
+    """A release of import_formula_cells.jsonl with labels_formula_cells.csv: claim x-c{i} and
+    alice's rationale start with FORMULA_PREFIXES[i - 1]; every claim agreed (support)."""
+    imported("import_formula_cells.jsonl", sqlite_url)
+    ran = annotator("labels", "import", str(TEST_DATA / "labels_formula_cells.csv"), "--db", sqlite_url)
+    assert (ran.code, ran.err) == (0, ""), ran.err
+    ran = annotator("release", "create", "gold-v1", "--out", str(tmp_path / "rel"), "--bootstrap", "0", "--db", sqlite_url)
+    assert (ran.code, ran.err) == (0, ""), ran.err
+    return tmp_path / "rel" / "gold-v1"
+
+
+def test_gold_csv_quotes_formula_cells_and_jsonl_and_parquet_keep_them_raw(formula_release):
+    claims = [prefix + 'HYPERLINK("http://x")' for prefix in FORMULA_PREFIXES]
+    rationales = [prefix + "1+1" for prefix in FORMULA_PREFIXES]
+    text = (formula_release / "gold.csv").read_bytes().decode("utf-8-sig")
+    rows = sorted(csv.DictReader(io.StringIO(text, newline="")), key=lambda row: int(row["claim_id"][3:]))
+    assert [row["claim"] for row in rows] == ["'" + claim for claim in claims]
+    assert [row["rationale_1"] for row in rows] == ["'" + rationale for rationale in rationales]
+    lines = (formula_release / "gold.jsonl").read_text(encoding="utf-8").splitlines()
+    records = sorted((json.loads(line) for line in lines), key=lambda record: int(record["claim_id"][3:]))
+    assert [record["claim"] for record in records] == claims
+    assert [record["labels"][0]["rationale"] for record in records] == rationales
+    table = sorted(pq.read_table(formula_release / "gold.parquet").to_pylist(), key=lambda row: int(row["claim_id"][3:]))
+    assert [row["claim"] for row in table] == claims
+
+
+TAMPER = {
+    "edit": lambda folder: (folder / "gold.csv").write_bytes((folder / "gold.csv").read_bytes().replace(b"'=", b"=", 1)),
+    "delete": lambda folder: (folder / "gold.parquet").unlink(),
+    "add": lambda folder: (folder / "notes.txt").write_text("x", encoding="utf-8"),
+}
+
+
+@pytest.mark.parametrize("tamper, problem", [
+    ("edit", "gold.csv: changed (sha256 {now}, manifest says {listed})"),
+    ("delete", "gold.parquet: missing"),
+    ("add", "notes.txt: unexpected file (not listed in manifest.json)"),
+])
+def test_release_verify_names_the_tampered_file(formula_release, tamper, problem):
+    ran = annotator("release", "verify", str(formula_release))
+    assert (ran.code, ran.err) == (0, "")
+    assert ran.out.splitlines()[0] == f"OK: {formula_release} matches its manifest (4 files checked)"
+    listed = json.loads((formula_release / "manifest.json").read_text(encoding="utf-8"))["files"]["gold.csv"]["sha256"]
+    TAMPER[tamper](formula_release)
+    problem = problem.format(now=sha256_file(formula_release / "gold.csv"), listed=listed)
+    ran = annotator("release", "verify", str(formula_release))
+    assert (ran.code, ran.out) == (1, "")
+    assert ran.err == f"Error: release {formula_release} does not match its manifest: {problem}\n"
+
+
+# ---------------------------------------------------------------- CP932 in memory
 
 
 @pytest.mark.parametrize("byte, char", [(b"\x80", "\x80"), (b"\xa0", "\uf8f0"), (b"\xfd", "\uf8f1"),
@@ -200,7 +460,7 @@ def test_partial_import_lands_the_good_lines_and_lists_every_skipped_line_in_fil
     ]
     with session_scope(any_engine) as session:
         assert session.exec(select(Case.case_id).order_by(Case.position)).all() == ["pm1", "pm5"]
-    assert counts(any_engine) == {"Dataset": 1, "Case": 2, "Claim": 2, "Passage": 2, "ClaimPassage": 2}
+    assert counts(any_engine) == {**NOTHING, "Dataset": 1, "Case": 2, "Claim": 2, "Passage": 2, "ClaimPassage": 2}
 
 
 def test_partial_import_skips_a_line_that_conflicts_with_the_database_and_keeps_the_rest(any_engine, tmp_path):
@@ -320,8 +580,15 @@ def test_cli_partial_prints_every_skipped_line_and_no_progress_bar_when_not_a_te
     done = cli("import", str(path), "--partial", "--db", f"sqlite:///{tmp_path / 'a.db'}", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
-    assert "Skipped 3 bad lines (--partial):" in done.stdout
-    assert f"  {path}, line 3, field 'slice': unknown slice 'nromal'" in done.stdout
+    assert done.stdout.splitlines()[:5] == [
+        "Read import_partial_mixed.jsonl as UTF-8 (jsonl) into dataset 'default': 2 cases, 2 claims, 2 passages",
+        "  cases: 2 new, 0 unchanged, 0 updated",
+        "  claims: 2 new, 0 unchanged, 0 updated",
+        "  passages: 2 new, 0 unchanged, 0 updated",
+        "Skipped 3 bad lines (--partial):",
+    ]
+    assert [line.split(": ")[0] for line in done.stdout.splitlines()[5:]] == [
+        f"  {path}, line 2", f"  {path}, line 3, field 'slice'", f"  {path}, line 4, field 'claims[0].text'"]
 
 
 def test_cli_without_partial_refuses_the_file_and_slices_declares_a_new_one(tmp_path):
