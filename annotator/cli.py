@@ -166,14 +166,15 @@ def labels_import(
     file: Annotated[Path, typer.Argument(help="CSV or JSONL with claim_id, labeler, label[, rationale, passage_ids, severity].")],
     dataset: DatasetOpt = None,
     update: Annotated[bool, typer.Option("--update", help="Accept changed labels for existing (claim, labeler) pairs.")] = False,
+    partial: Annotated[bool, typer.Option("--partial", help="Import the good lines and list every skipped bad line (file, line, field, reason).")] = False,
     db: Db = None,
 ) -> None:
-    """Import labels made elsewhere; unknown labelers are created without a password."""
+    """Import labels made elsewhere (one transaction: a bad line lands nothing, unless --partial); unknown labelers are created without a password."""
     from annotator.db import session_scope
     from annotator.services.imports import import_labels
 
     with session_scope(_engine(db)) as session:
-        report = import_labels(session, OPERATOR, file, dataset=dataset, update=update)
+        report = import_labels(session, OPERATOR, file, dataset=dataset, update=update, partial=partial)
     typer.echo(report.summary())
 
 
@@ -224,14 +225,16 @@ def adjudications_import(
     fmt: Annotated[str, typer.Option("--format", help="auto | jsonl | csv | climate-fever")] = "auto",
     vote: Annotated[Optional[int], typer.Option("--vote", help="CLIMATE-FEVER: the K-th non-null vote decides each disputed claim, as adjudicator cf-vote-K.")] = None,
     update: Annotated[bool, typer.Option("--update", help="Replace stored decisions that differ (recorded in the audit trail).")] = False,
+    partial: Annotated[bool, typer.Option("--partial", help="Import the good lines and list every skipped bad line (file, line, field, reason).")] = False,
     db: Db = None,
 ) -> None:
-    """Import adjudications of disputed claims; unknown adjudicators are created without a password."""
+    """Import adjudications of disputed claims (one transaction: a bad line lands nothing, unless --partial); unknown adjudicators are created without a password."""
     from annotator.db import session_scope
     from annotator.services.imports import import_adjudications
 
     with session_scope(_engine(db)) as session:
-        report = import_adjudications(session, OPERATOR, file, dataset=dataset, fmt=fmt, vote=vote, update=update)
+        report = import_adjudications(session, OPERATOR, file, dataset=dataset, fmt=fmt, vote=vote, update=update,
+                                      partial=partial)
     typer.echo(report.summary())
 
 

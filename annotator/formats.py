@@ -74,6 +74,7 @@ RAG_ID_LISTS: tuple[str, ...] = ("required_evidence_ids", "forbidden_evidence_id
 RAG_SPELLINGS: frozenset[str] = frozenset(RAG_CASE_FIELDS) | frozenset(RAG_CASE_FIELDS.values())
 
 T = TypeVar("T")
+S = TypeVar("S")
 
 
 # ---------------------------------------------------------------- records
@@ -227,27 +228,32 @@ def read_cases(path: str | Path, fmt: str = "auto", *, skips: Skips | None = Non
     return readers[fmt](Path(path), skips)
 
 
-def read_labels(path: str | Path, fmt: str = "auto") -> Source[LabelRecord]:
+def read_labels(path: str | Path, fmt: str = "auto", *, skips: Skips | None = None) -> Source[LabelRecord]:
     """Open a labels file (CSV or JSONL) with columns claim_id, labeler, label and optional
-    rationale, passage_ids (CSV: separated by ";"; JSONL: a list) and severity.
+    rationale, passage_ids (CSV: separated by ";"; JSONL: a list) and severity, and stream its
+    records (JSON lines: one line at a time; CSV: decoded whole, then streamed).
 
+    skips: for a partial import: a bad line is noted there and skipped, not raised (as `read_cases`).
     Raises ImportRowError for a missing column or field, an unknown label or severity (naming
     the value and the allowed ones), an id with spaces around it, and the same claim and labeler
-    twice with other content.
+    twice with other content. A CSV header error, a quote never closed, undecodable CSV bytes and
+    a CSV row with more cells than the header are raised even with `skips`.
     """
     fmt = _resolve_format(path, fmt, TABLE_FORMATS, _detect_table_format)
-    source = _open_table(Path(path), fmt, LABEL_COLUMNS, LABEL_REQUIRED)
-    records = _unique_rows(map(_label_record, source.records), _Seen(source.path, "label of claim"), _label_key, "labeler")
+    source = _open_table(Path(path), fmt, LABEL_COLUMNS, LABEL_REQUIRED, skips)
+    records = _unique_rows(skipping(source.records, _label_record, skips), _Seen(source.path, "label of claim"),
+                           _label_key, "labeler", skips)
     return Source(source.path, fmt, source.encoding, records, source.warnings)
 
 
-def read_adjudications(path: str | Path, fmt: str = "auto") -> Source[AdjudicationRecord]:
+def read_adjudications(path: str | Path, fmt: str = "auto", *, skips: Skips | None = None) -> Source[AdjudicationRecord]:
     """Open an adjudications file (CSV or JSONL) with columns claim_id, adjudicator, label and
-    optional rationale and severity. Errors as `read_labels`; one adjudication per claim."""
+    optional rationale and severity. Streams, skips and errors as `read_labels`; one adjudication
+    per claim."""
     fmt = _resolve_format(path, fmt, TABLE_FORMATS, _detect_table_format)
-    source = _open_table(Path(path), fmt, ADJUDICATION_COLUMNS, ADJUDICATION_REQUIRED)
-    records = _unique_rows(map(_adjudication_record, source.records), _Seen(source.path, "adjudication of claim"),
-                           _adjudication_key, "claim_id")
+    source = _open_table(Path(path), fmt, ADJUDICATION_COLUMNS, ADJUDICATION_REQUIRED, skips)
+    records = _unique_rows(skipping(source.records, _adjudication_record, skips),
+                           _Seen(source.path, "adjudication of claim"), _adjudication_key, "claim_id", skips)
     return Source(source.path, fmt, source.encoding, records, source.warnings)
 
 
@@ -781,10 +787,11 @@ def _line_offset(text: str, line: int) -> int:
     return offset
 
 
-def _open_table(path: Path, fmt: str, columns: tuple[str, ...], required: tuple[str, ...]) -> Source[_Row]:
+def _open_table(path: Path, fmt: str, columns: tuple[str, ...], required: tuple[str, ...],
+                skips: Skips | None = None) -> Source[_Row]:
     if fmt == "csv":
         return _csv_rows(path, columns, required)
-    encoding, rows = _json_lines(path)
+    encoding, rows = _json_lines(path, skips)
     warnings: list[str] = []
     return Source(str(path), "jsonl", encoding, _warn_unknown_keys(rows, columns, _UnknownKeys(warnings)), warnings)
 
@@ -840,13 +847,15 @@ def _read_native(path: Path, skips: Skips | None = None) -> Source[CaseRecord]:
     encoding, rows = _json_lines(path, skips, position)
     warnings: list[str] = []
     unknown = _UnknownKeys(warnings)
-    cases = _skipping(rows, lambda row: _native_case(row, unknown), skips)
+    cases = skipping(rows, lambda row: _native_case(row, unknown), skips)
     return Source(str(path), "jsonl", encoding, _unique_cases(str(path), cases, skips=skips), warnings, position)
 
 
-def _skipping(rows: Iterable[_Row], make: Callable[[_Row], T], skips: Skips | None) -> Iterator[T]:
-    """make(row) for each row; with `skips`, a row it refuses is noted and left out."""
-    for row in rows:
+def skipping(items: Iterable[S], make: Callable[[S], T], skips: Skips | None) -> Iterator[T]:
+    """make(item) for each item (a row, a record); with `skips`, an item it refuses (ImportRowError)
+    is noted there and left out; without, the refusal is raised. The one place a partial import
+    (`--partial`) turns a bad line into a skipped one, for readers and services alike."""
+    for row in items:
         try:
             yield make(row)
         except ImportRowError as error:
@@ -1210,7 +1219,7 @@ CLIMATE_FEVER_VOTES = tuple(CLIMATE_FEVER_LABELS)
 def _read_climate_fever(path: Path, skips: Skips | None = None) -> Source[CaseRecord]:
     position = Position(path.stat().st_size)
     encoding, rows = _json_lines(path, skips, position)
-    cases = _unique_cases(str(path), _skipping(rows, _climate_fever_case, skips), "evidences[{}]", "evidences", skips)
+    cases = _unique_cases(str(path), skipping(rows, _climate_fever_case, skips), "evidences[{}]", "evidences", skips)
     return Source(str(path), "climate-fever", encoding, cases, [], position)
 
 
@@ -1302,10 +1311,12 @@ def _label_record(row: _Row) -> LabelRecord:
     )
 
 
-def _unique_rows(records: Iterable[T], seen: _Seen, key: Callable[[T], tuple[Any, Any]], field_name: str) -> Iterator[T]:
-    for record in records:
-        if seen.first_time(*key(record), record.line, field_name):  # type: ignore[attr-defined]
-            yield record
+def _unique_rows(records: Iterable[T], seen: _Seen, key: Callable[[T], tuple[Any, Any]], field_name: str,
+                 skips: Skips | None = None) -> Iterator[T]:
+    """The records, identical repeats dropped; a repeat with other content is refused (with
+    `skips`: noted and left out, the first one kept)."""
+    checked = skipping(records, lambda record: (record, seen.first_time(*key(record), record.line, field_name)), skips)  # type: ignore[attr-defined]
+    return (record for record, first in checked if first)
 
 
 def _label_key(record: LabelRecord) -> tuple[tuple[str, str], dict[str, Any]]:

@@ -587,3 +587,146 @@ def test_a_path_that_is_not_a_usable_file_says_what_it_is_and_nothing_lands(engi
             run(session, OPERATOR, path)
         assert str(caught.value) == problem.format(path=path)
     assert set(row_counts(engine).values()) == {0}
+
+
+# ---------------------------------------------------------------- --partial: labels and adjudications
+
+LABELS_ONE_BAD = {
+    # file name -> (content, bad line, the refusal after "{path}, line N")
+    "labels.csv": ("claim_id,labeler,label,rationale,passage_ids\n"
+                   "n1-c1,alice,support,The handbook says April 2024.,p1\n"
+                   "n1-c1,bob,maybe,,p1\n"
+                   "n1-c2,alice,support,,p1; p2\n",
+                   3, ", field 'label': unknown label 'maybe'. Use one of: support, contradict, insufficient"),
+    "labels.jsonl": ('{"claim_id": "n1-c1", "labeler": "alice", "label": "support", "passage_ids": ["p1"]}\n'
+                     '{"claim_id": "n9-c9", "labeler": "bob", "label": "support"}\n'
+                     '{"claim_id": "n1-c2", "labeler": "alice", "label": "support", "passage_ids": ["p1", "p2"]}\n',
+                     2, ", field 'claim_id': no claim with id 'n9-c9'. Import the claim's case first, or fix the id"),
+}
+
+
+@pytest.mark.parametrize("name", list(LABELS_ONE_BAD))
+def test_a_labels_file_with_one_bad_line_is_refused_whole_and_nothing_lands(engine, tmp_path, name):
+    content, line, problem = LABELS_ONE_BAD[name]
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    import_native(engine)
+    before = row_counts(engine)
+    with pytest.raises(ImportRowError) as caught, session_scope(engine) as session:
+        import_labels(session, OPERATOR, path)
+    assert str(caught.value) == f"{path}, line {line}{problem}"
+    assert row_counts(engine) == before
+
+
+@pytest.mark.parametrize("name", list(LABELS_ONE_BAD))
+def test_a_partial_labels_import_lands_the_good_lines_and_lists_the_bad_one(any_engine, tmp_path, name):
+    content, line, problem = LABELS_ONE_BAD[name]
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    import_native(any_engine)
+    with session_scope(any_engine) as session:
+        report = import_labels(session, OPERATOR, path, partial=True)
+    assert report.counts == {"labels": {"new": 2, "unchanged": 0, "updated": 0}}
+    assert report.created_users == ("alice",)
+    assert [(s.line, s.field) for s in report.skipped_lines] == [(line, problem.split("'")[1])]
+    assert report.summary_lines()[-2:] == ["Skipped 1 bad line (--partial):", f"  {path}, line {line}{problem}"]
+    with session_scope(any_engine) as session:
+        stored = session.exec(select(Claim.claim_id, User.name, Label.value).join(Claim, Claim.id == Label.claim_pk)
+                              .join(User, User.id == Label.labeler_pk).order_by(Claim.claim_id)).all()
+    assert stored == [("n1-c1", "alice", "support"), ("n1-c2", "alice", "support")]
+    with session_scope(any_engine) as session:  # again: the good lines are unchanged, the bad one listed again
+        again = import_labels(session, OPERATOR, path, partial=True)
+    assert again.counts == {"labels": {"new": 0, "unchanged": 2, "updated": 0}}
+    assert again.skipped_lines == report.skipped_lines
+
+
+ADJUDICATIONS_ONE_BAD = {
+    # file name -> (content, bad line, the refusal after "{path}, line N"); n1-c1 is disputed, n1-c2 agreed
+    "adjudications.csv": ("claim_id,adjudicator,label,rationale\n"
+                          "n1-c2,carol,support,Agreed anyway.\n"
+                          "n1-c1,carol,support,The handbook is the newer source.\n",
+                          2, ", field 'claim_id': claim 'n1-c2' is agreed; only a disputed or stale claim can be "
+                          "adjudicated. Remove the line, or check the claim id"),
+    "adjudications.jsonl": ('{"claim_id": "n1-c1", "adjudicator": "carol", "label": "support"}\n'
+                            '{"claim_id": "n1-c2", "adjudicator": "carol", "label": "support",}\n',
+                            2, ": not valid JSON: Expecting property name enclosed in double quotes at column 66. "
+                            'Write each record as one JSON object on one line, e.g. {"case_id": "c1", ...}'),
+}
+
+
+@pytest.mark.parametrize("name", list(ADJUDICATIONS_ONE_BAD))
+def test_an_adjudications_file_with_one_bad_line_is_refused_whole_and_nothing_lands(engine, tmp_path, name):
+    content, line, problem = ADJUDICATIONS_ONE_BAD[name]
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    import_native(engine)
+    import_native_labels(engine)
+    before = row_counts(engine)
+    with pytest.raises(ImportRowError) as caught, session_scope(engine) as session:
+        import_adjudications(session, OPERATOR, path)
+    assert str(caught.value) == f"{path}, line {line}{problem}"
+    assert row_counts(engine) == before
+
+
+@pytest.mark.parametrize("name", list(ADJUDICATIONS_ONE_BAD))
+def test_a_partial_adjudications_import_lands_the_good_lines_and_lists_the_bad_one(any_engine, tmp_path, name):
+    content, line, problem = ADJUDICATIONS_ONE_BAD[name]
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    import_native(any_engine)
+    import_native_labels(any_engine)
+    with session_scope(any_engine) as session:
+        report = import_adjudications(session, OPERATOR, path, partial=True)
+    assert report.counts == {"adjudications": {"new": 1, "unchanged": 0, "updated": 0}}
+    assert report.summary_lines()[-2:] == ["Skipped 1 bad line (--partial):", f"  {path}, line {line}{problem}"]
+    with session_scope(any_engine) as session:
+        pk = claim_pk(session, "n1-c1")
+        assert claim_states(session, claim_pks=[pk])[pk] is State.ADJUDICATED
+        assert session.exec(select(Adjudication.claim_pk)).all() == [pk]
+
+
+def test_partial_does_not_go_with_vote_adjudications(engine):
+    with pytest.raises(InvalidValueError) as caught, session_scope(engine) as session:
+        import_adjudications(session, OPERATOR, TEST_DATA / "import_climate_fever_tiny.jsonl", vote=3, partial=True)
+    assert str(caught.value) == "--partial works with a CSV or JSONL file of adjudications, not with --vote"
+
+
+def test_labels_are_streamed_in_chunks_across_which_repeats_and_people_carry(engine, tmp_path, monkeypatch):
+    """CHUNK_ROWS = 2: the repeat on line 4 of line 2 is dropped, alice is created once."""
+    from annotator.services import imports
+
+    monkeypatch.setattr(imports, "CHUNK_ROWS", 2)
+    content, _line, _problem = LABELS_ONE_BAD["labels.csv"]
+    lines = content.splitlines()
+    path = tmp_path / "labels.csv"
+    path.write_text("\n".join([lines[0], lines[1], lines[3], lines[1], "n2-c1,bob,insufficient,,"]) + "\n", encoding="utf-8")
+    import_native(engine)
+    with session_scope(engine) as session:
+        report = import_labels(session, OPERATOR, path)
+    assert report.counts == {"labels": {"new": 3, "unchanged": 0, "updated": 0}}
+    assert report.created_users == ("alice", "bob")
+
+
+def run_cli(*args: str, cwd: Path):  # noqa: ANN201 - a CompletedProcess
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "annotator", *args], cwd=cwd, capture_output=True, text=True,
+                          encoding="utf-8", timeout=120)
+
+
+@pytest.mark.parametrize("command, name", [("labels", "labels.csv"), ("adjudications", "adjudications.csv")])
+def test_cli_labels_and_adjudications_import_partial_print_the_skipped_line_as_annotator_import(tmp_path, command, name):
+    content, line, problem = (LABELS_ONE_BAD | ADJUDICATIONS_ONE_BAD)[name]
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    assert run_cli("import", str(TEST_DATA / "import_native.jsonl"), "--db", db, cwd=tmp_path).returncode == 0
+    if command == "adjudications":
+        assert run_cli("labels", "import", str(TEST_DATA / "labels_native.csv"), "--db", db, cwd=tmp_path).returncode == 0
+    done = run_cli(command, "import", str(path), "--db", db, cwd=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", f"Error: {path}, line {line}{problem}\n")
+    done = run_cli(command, "import", str(path), "--partial", "--db", db, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1] == f"  {command}: {2 if command == 'labels' else 1} new, 0 unchanged, 0 updated"
+    assert done.stdout.splitlines()[-2:] == ["Skipped 1 bad line (--partial):", f"  {path}, line {line}{problem}"]

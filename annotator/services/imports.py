@@ -6,8 +6,9 @@ transaction: a refusal (`ImportRowError` naming file, line and field) rolls back
 however late in the file. Case imports stream: CHUNK_CASES cases at a time are read, checked,
 compared with what the dataset holds of their ids (one query per table and BATCH ids), and
 written in bulk (one executemany per table; generated keys fetched back per table, never one
-row at a time). With `partial`, a bad line is skipped and listed instead. Label and adjudication
-imports read and check the whole file first, then write in bulk.
+row at a time). Label and adjudication imports (CSV or JSONL) stream the same way (`_stream`),
+CHUNK_ROWS rows at a time. With `partial`, a bad line is skipped and listed instead
+(`formats.skipping`, the one place that turns a refusal into a skip).
 
 CLIMATE-FEVER: Diggelmann et al. (2020), arXiv:2012.00614.
 """
@@ -190,26 +191,19 @@ def import_cases(
     found = session.exec(select(Dataset).where(Dataset.name == name)).first()
     run = _CaseImport(session, source.path, source.format, name, found.id if found else None, update, skips,
                       _votes_picker(with_votes, first_votes), _known_slices(session, found.id if found else None, slices))
-    with _collecting_per_chunk() as collect:
-        for chunk in _chunks(source.records, CHUNK_CASES):
-            run.add(chunk)
-            collect()
-            if progress is not None:
-                progress(source.position.bytes_read, source.position.size)
-    if progress is not None:
-        progress(source.position.size, source.position.size)  # blank lines after the last record: read too
+    _stream(source, CHUNK_CASES, run.add, progress)
     if run.cases_read == 0 and not skips:
         raise ImportFileError(f"{source.path}: the file holds no cases")
     refresh_statistics(session)
     warnings = list(source.warnings) + run.warnings()
     people = run.people()
     return replace(people.report(source.path, source.format, source.encoding, name, run.tally.as_dict(), {}, warnings),
-                   skipped_lines=tuple(SkippedLine.of(error) for error in sorted(skips.errors if skips else (), key=_line_of)),
-                   labels_to_review=run.labels_to_review())
+                   skipped_lines=_skipped_lines(skips), labels_to_review=run.labels_to_review())
 
 
-def _line_of(error: ImportRowError) -> int:
-    return error.line or 0
+def _skipped_lines(skips: formats.Skips | None) -> tuple[SkippedLine, ...]:
+    """The lines a partial import skipped, in file order (the report's `skipped_lines`)."""
+    return tuple(SkippedLine.of(error) for error in sorted(skips.errors if skips else (), key=lambda error: error.line or 0))
 
 
 CHUNK_CASES = 2_000
@@ -229,6 +223,21 @@ def _collecting_per_chunk() -> Iterator[Callable[[], None]]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _stream(source: formats.Source[T], size: int, add: Callable[[list[T]], None],
+            progress: Callable[[int, int], None] | None = None) -> None:
+    """Feed the records of `source` to add(chunk), `size` records at a time, the garbage collector
+    run once per chunk (`_collecting_per_chunk`); progress(bytes_read, file_size) after each chunk
+    and at the end. Every streamed import (cases, labels, adjudications) reads its file this way."""
+    with _collecting_per_chunk() as collect:
+        for chunk in _chunks(source.records, size):
+            add(chunk)
+            collect()
+            if progress is not None:
+                progress(source.position.bytes_read, source.position.size)
+    if progress is not None:
+        progress(source.position.size, source.position.size)  # blank lines after the last record: read too
 
 
 def _chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
@@ -357,9 +366,7 @@ class _CaseImport:
         self.now = utcnow()
         self.next_position = 0 if dataset_pk is None else (session.exec(
             select(func.max(Case.position)).where(Case.dataset_id == dataset_pk)).one() or -1) + 1
-        self._people: dict[str, int] = {}
-        self._created: list[str] = []
-        self._given: list[str] = []
+        self._people = _PeopleSoFar(session, "labeler")
 
     # ---- reading and checking
 
@@ -367,14 +374,7 @@ class _CaseImport:
         self.cases_read += len(cases)
         stored = self._stored(cases)
         plan = _CasePlan()
-        for case in cases:
-            try:
-                outcomes = self._check_case(case, stored, plan)
-            except ImportRowError as error:
-                if self.skips is None:
-                    raise
-                self.skips.add(error)
-                continue
+        for outcomes in formats.skipping(cases, lambda case: self._check_case(case, stored, plan), self.skips):
             for kind, outcome in outcomes:
                 self.tally.add(kind, outcome)
         if self.dataset_pk is None and (plan.new_cases or plan.new_passages):
@@ -558,7 +558,7 @@ class _CaseImport:
         self.touched += len(touched)
         self.changed_claims |= touched | {pk for pk, *_rest in plan.changed_claims}
         if plan.votes:
-            users = self._users(sorted({item.labeler for item in plan.votes}))
+            users = self._people.pks(item.labeler for item in plan.votes)
             _write_labels(session, plan.votes, lambda item: claim_pks[item.claim], users, self.now)
 
     def _insert_new(self, model: Any, id_column: Any, rows: list[dict[str, Any]]) -> dict[str, int]:
@@ -571,17 +571,8 @@ class _CaseImport:
         return dict(self.session.exec(select(id_column, model.id).where(
             model.dataset_id == self.dataset_pk, model.id > before)).all())
 
-    def _users(self, names: list[str]) -> dict[str, int]:
-        missing = [name for name in names if name not in self._people]
-        if missing:
-            people = _ensure_users(self.session, missing, "labeler")
-            self._people.update(people.pks)
-            self._created += people.created
-            self._given += people.given_role
-        return self._people
-
     def people(self) -> _People:
-        return _People("labeler", dict(self._people), tuple(sorted(self._created)), tuple(sorted(self._given)))
+        return self._people.people()
 
     def labels_to_review(self) -> int:
         """How many labels of the claims this import changed were written before it: each is now
@@ -682,29 +673,24 @@ class _LabelItem:
                 "passage_ids": list(self.passage_ids), "severity": self.severity, "revision": revision, "source": "import"}
 
 
-def _plan_labels(path: str, items: list[_LabelItem], stored: dict[tuple[Any, str], _StoredLabel], update: bool,
-                 tally: _Tally) -> list[_LabelItem]:
-    """The labels to write (new ones and, with `update`, changed ones with their stored row).
-    Raises ImportRowError naming the line for a stored label with other content without `update`."""
-    planned = []
-    for item in items:
-        found = stored.get((item.claim, item.labeler))
-        if found is None:
-            tally.add("labels", "new")
-            planned.append(item)
-        elif found.content() == item.content():
-            tally.add("labels", "unchanged")
-        elif not update:
-            differing, shown = _differences(found.fields(), item.fields())
-            raise ImportRowError(
-                path, item.line, differing[0],
-                f"{item.labeler} already labeled claim '{item.claim_id}' with another {', '.join(differing)}: {shown}",
-                "Import with --update to replace the stored label (revision + 1; an adjudicated claim then becomes stale)",
-            )
-        else:
-            tally.add("labels", "updated")
-            planned.append(_replace_stored(item, found))
-    return planned
+def _plan_label(path: str, item: _LabelItem, stored: dict[tuple[Any, str], _StoredLabel],
+                update: bool) -> tuple[str, _LabelItem | None]:
+    """The outcome ("new", "unchanged", "updated") and the label to write (None when unchanged;
+    with `update`, a changed one carries its stored row). Raises ImportRowError naming the line
+    for a stored label with other content without `update`."""
+    found = stored.get((item.claim, item.labeler))
+    if found is None:
+        return "new", item
+    if found.content() == item.content():
+        return "unchanged", None
+    if not update:
+        differing, shown = _differences(found.fields(), item.fields())
+        raise ImportRowError(
+            path, item.line, differing[0],
+            f"{item.labeler} already labeled claim '{item.claim_id}' with another {', '.join(differing)}: {shown}",
+            "Import with --update to replace the stored label (revision + 1; an adjudicated claim then becomes stale)",
+        )
+    return "updated", _replace_stored(item, found)
 
 
 def _replace_stored(item: _LabelItem, found: _StoredLabel) -> _LabelItem:
@@ -805,7 +791,8 @@ def _label_pks(session: Session, claim_pks: Iterable[int]) -> dict[tuple[int, in
 # ---------------------------------------------------------------- import_labels
 
 
-def import_labels(session: Session, actor: Caller, path: str | Path, *, dataset: str | None = None, update: bool = False) -> ImportReport:
+def import_labels(session: Session, actor: Caller, path: str | Path, *, dataset: str | None = None, update: bool = False,
+                  partial: bool = False) -> ImportReport:
     """Import labels from a CSV or JSONL file (claim_id, labeler, label[, rationale, passage_ids,
     severity]; see `formats.read_labels`).
 
@@ -813,32 +800,83 @@ def import_labels(session: Session, actor: Caller, path: str | Path, *, dataset:
     with role labeler and no password. A stored (claim, labeler) label with the same content is
     unchanged; with other content it is refused unless `update` (then revision + 1). Every
     created or changed label is recorded in the audit trail.
+    partial: skip the bad lines (each is listed in the report's `skipped_lines`: file, line,
+        field, reason) and import the others; without it one bad line refuses the whole file.
+    Streams as `import_cases`: CHUNK_ROWS labels at a time are read, checked and written, in the
+    caller's transaction (memory: the (claim, labeler) keys seen and a digest of each).
     Raises ImportFileError (missing or empty file), NotFoundError (unknown dataset),
     ImportRowError naming the line: bad row, unknown claim id, claim id in two datasets (name
     --dataset), cited passage the claim is not shown with, labeler who adjudicated the claim,
-    stored label with other content (naming the fields, stored and new values).
+    stored label with other content (naming the fields, stored and new values), a claim the
+    caller is still to label (the blind rule).
     InvalidValueError for a blank or space-padded dataset name. An existing person without the
     labeler role gets it, and the report says so.
     """
     require(actor, Permission.IMPORT)
     check_dataset_name(dataset)
-    source = formats.read_labels(path)
-    records = list(source.records)
-    if not records:
+    skips = formats.Skips() if partial else None
+    source = formats.read_labels(path, skips=skips)
+    run = _LabelImport(session, actor, source.path, dataset, update, skips)
+    _stream(source, CHUNK_ROWS, run.add)
+    if run.read == 0 and not skips:
         raise ImportFileError(f"{source.path}: the file holds no labels")
-    claims = _resolve_claims(session, source.path, [(r.claim_id, r.line) for r in records], dataset)
-    _refuse_blind_rows(session, actor, source.path, [(r.claim_id, r.line) for r in records], claims)
-    shown = _shown_passages(session, claims.values())
-    adjudicators = {pk: name for pk, (_, name, *_rest) in _stored_adjudications(session, claims.values()).items()}
-    items = [_checked_label(source.path, record, claims[record.claim_id], shown, adjudicators) for record in records]
-    tally = _Tally("labels")
-    planned = _plan_labels(source.path, items, _stored_labels_by_claim_pk(session, claims.values()), update, tally)
-
-    now = utcnow()
-    people = _ensure_users(session, sorted({record.labeler for record in records}), "labeler")
-    _write_labels(session, planned, lambda item: item.claim, people.pks, now)
     refresh_statistics(session)
-    return people.report(source.path, source.format, source.encoding, dataset, tally.as_dict(), {}, source.warnings)
+    report = run.people.people().report(source.path, source.format, source.encoding, dataset, run.tally.as_dict(), {},
+                                        source.warnings)
+    return replace(report, skipped_lines=_skipped_lines(skips))
+
+
+CHUNK_ROWS = 5_000
+"""Labels or adjudications read, checked and written together: bounds memory, keeps statements large."""
+
+
+class _RowImport:
+    """What a labels or adjudications import keeps between chunks: the file, the dataset (looked
+    up at the first chunk), counts and the people it named (created or given `role`)."""
+
+    def __init__(self, session: Session, actor: Caller, path: str, dataset: str | None, update: bool,
+                 skips: formats.Skips | None, kind: str, role: str):
+        self.session, self.actor, self.path, self.dataset, self.update, self.skips = session, actor, path, dataset, update, skips
+        self.tally, self.people = _Tally(kind), _PeopleSoFar(session, role)
+        self.skipped: Counter[str] = Counter()
+        self.read = 0
+        self.now = utcnow()
+        self._dataset_pk: int | None = None
+
+    def claims_of(self, claim_ids: Iterable[str]) -> _ChunkClaims:
+        """The chunk's claims (`_ChunkClaims`), the dataset looked up the first time."""
+        if self.dataset is not None and self._dataset_pk is None:
+            self._dataset_pk = get_dataset(self.session, self.dataset).id
+        return _ChunkClaims.of(self.session, self.actor, self.path, sorted(set(claim_ids)), self.dataset, self._dataset_pk)
+
+
+class _LabelImport(_RowImport):
+    """One labels import, fed chunk by chunk (`add`)."""
+
+    def __init__(self, session: Session, actor: Caller, path: str, dataset: str | None, update: bool,
+                 skips: formats.Skips | None):
+        super().__init__(session, actor, path, dataset, update, skips, "labels", "labeler")
+
+    def add(self, records: list[LabelRecord]) -> None:
+        self.read += len(records)
+        claims = self.claims_of(record.claim_id for record in records)
+        pks = claims.pks()
+        shown = _shown_passages(self.session, pks)
+        adjudicators = {pk: name for pk, (_, name, *_rest) in _stored_adjudications(self.session, pks).items()}
+        stored = _stored_labels_by_claim_pk(self.session, pks)
+
+        def check(record: LabelRecord) -> tuple[str, str, _LabelItem | None]:
+            item = _checked_label(self.path, record, claims.pk_of(record.claim_id, record.line), shown, adjudicators)
+            return (record.labeler, *_plan_label(self.path, item, stored, self.update))
+
+        planned, labelers = [], []
+        for labeler, outcome, item in formats.skipping(records, check, self.skips):
+            self.tally.add("labels", outcome)
+            labelers.append(labeler)
+            if item is not None:
+                planned.append(item)
+        users = self.people.pks(labelers)
+        _write_labels(self.session, planned, lambda item: item.claim, users, self.now)
 
 
 def _checked_label(path: str, record: LabelRecord, claim_pk: int, shown: dict[int, list[str]],
@@ -889,7 +927,7 @@ class _AdjudicationItem:
 def import_adjudications(
     session: Session,
     actor: Caller, path: str | Path, *, dataset: str | None = None, fmt: str = "auto", vote: int | None = None,
-    update: bool = False,
+    update: bool = False, partial: bool = False,
 ) -> ImportReport:
     """Import adjudications: from a CSV or JSONL file (claim_id, adjudicator, label[, rationale,
     severity]), or, with a CLIMATE-FEVER file and `vote=K`, the K-th non-null vote of every
@@ -902,10 +940,13 @@ def import_adjudications(
     (revision + 1, audited). In vote mode, claims not disputed or without a K-th vote are
     skipped and counted in the report. An existing person without the adjudicator role gets it,
     and the report says so.
+    partial (CSV or JSONL only): skip the bad lines (listed in the report's `skipped_lines`) and
+    import the others; without it one bad line refuses the whole file. Streams as `import_labels`.
     Raises ImportFileError (missing or empty file, vote option with the wrong file),
     NotFoundError (unknown dataset), InvalidValueError (blank or space-padded dataset name),
     ImportRowError naming the line: bad row, unknown or ambiguous claim id, adjudicator who
-    labeled the claim, claim in another state, adjudicated claim decided otherwise.
+    labeled the claim, claim in another state, adjudicated claim decided otherwise, a claim the
+    caller is still to label (the blind rule). InvalidValueError also for `partial` with `vote`.
     """
     require(actor, Permission.IMPORT)
     check_dataset_name(dataset)
@@ -913,23 +954,50 @@ def import_adjudications(
     if fmt == "climate-fever":
         if vote is None:
             raise ImportFileError(f"{path}: a CLIMATE-FEVER file gives adjudications only with a vote number (--vote K)")
+        if partial:
+            raise InvalidValueError("--partial works with a CSV or JSONL file of adjudications, not with --vote")
         return _import_vote_adjudications(session, path, dataset, vote)
     if vote is not None:
         raise ImportFileError(f"{path}: --vote works only with a CLIMATE-FEVER file")
-    source = formats.read_adjudications(path, fmt)
-    records = list(source.records)
-    if not records:
+    skips = formats.Skips() if partial else None
+    source = formats.read_adjudications(path, fmt, skips=skips)
+    run = _AdjudicationImport(session, actor, source.path, dataset, update, skips)
+    _stream(source, CHUNK_ROWS, run.add)
+    if run.read == 0 and not skips:
         raise ImportFileError(f"{source.path}: the file holds no adjudications")
-    claims = _resolve_claims(session, source.path, [(r.claim_id, r.line) for r in records], dataset)
-    _refuse_blind_rows(session, actor, source.path, [(r.claim_id, r.line) for r in records], claims)
-    items = [_adjudication_item(record, claims[record.claim_id]) for record in records]
-    tally, skipped = _Tally("adjudications"), Counter()
-    planned = _plan_adjudications(session, source.path, items, _states_of(session, claims.values()), tally, skipped,
-                                  vote_mode=False, update=update)
-    people = _write_adjudications(session, planned, sorted({record.adjudicator for record in records}))
     refresh_statistics(session)
-    return people.report(source.path, source.format, source.encoding, dataset, tally.as_dict(), dict(skipped),
-                         source.warnings)
+    report = run.people.people().report(source.path, source.format, source.encoding, dataset, run.tally.as_dict(),
+                                        dict(run.skipped), source.warnings)
+    return replace(report, skipped_lines=_skipped_lines(skips))
+
+
+class _AdjudicationImport(_RowImport):
+    """One adjudications import (CSV or JSONL), fed chunk by chunk (`add`)."""
+
+    def __init__(self, session: Session, actor: Caller, path: str, dataset: str | None, update: bool,
+                 skips: formats.Skips | None):
+        super().__init__(session, actor, path, dataset, update, skips, "adjudications", "adjudicator")
+
+    def add(self, records: list[AdjudicationRecord]) -> None:
+        self.read += len(records)
+        claims = self.claims_of(record.claim_id for record in records)
+        pks = claims.pks()
+        stored, labelers, states = (_stored_adjudications(self.session, pks), _labelers(self.session, pks),
+                                    _states_of(self.session, pks))
+
+        def check(record: AdjudicationRecord) -> tuple[str, str, _PlannedAdjudication | None]:
+            item = _adjudication_item(record, claims.pk_of(record.claim_id, record.line))
+            return (record.adjudicator, *_plan_adjudication(self.path, item, stored.get(item.claim_pk),
+                                                            states[item.claim_pk], labelers.get(item.claim_pk, set()),
+                                                            vote_mode=False, update=self.update))
+
+        planned, names = [], []
+        for adjudicator, outcome, plan in formats.skipping(records, check, self.skips):
+            self.tally.add("adjudications", outcome)
+            names.append(adjudicator)
+            if plan is not None:
+                planned.append(plan)
+        _write_adjudications(self.session, planned, self.people.pks(names), self.now)
 
 
 def _adjudication_item(record: AdjudicationRecord, claim_pk: int) -> _AdjudicationItem:
@@ -953,10 +1021,11 @@ def _import_vote_adjudications(session: Session, path: str | Path, dataset: str 
             item = _vote_item(source.path, name, claim, claim_pks, states, vote, skipped)
             if item is not None:
                 items.append(item)
-    planned = _plan_adjudications(session, source.path, items, states, tally, skipped, vote_mode=True)
-    people = _write_adjudications(session, planned, [formats.voter_name(vote)] if planned else [])
+    planned = _plan_adjudications(session, source.path, items, states, tally, skipped)
+    people = _PeopleSoFar(session, "adjudicator")
+    _write_adjudications(session, planned, people.pks([formats.voter_name(vote)] if planned else []), utcnow())
     refresh_statistics(session)
-    return people.report(source.path, source.format, source.encoding, name, tally.as_dict(), dict(skipped), ())
+    return people.people().report(source.path, source.format, source.encoding, name, tally.as_dict(), dict(skipped), ())
 
 
 def _vote_item(path: str, dataset: str, claim: ClaimRecord, claim_pks: dict[str, int], states: dict[int, State],
@@ -986,35 +1055,45 @@ class _PlannedAdjudication:
 
 
 def _plan_adjudications(session: Session, path: str, items: list[_AdjudicationItem], states: dict[int, State],
-                        tally: _Tally, skipped: Counter, *, vote_mode: bool, update: bool = False,
-                        ) -> list[_PlannedAdjudication]:
-    """Check every adjudication against the rules. Raises ImportRowError naming the line when
-    the adjudicator labeled the claim, the claim is neither disputed nor stale, or (without
-    `update`) the claim is adjudicated with another decision. The same adjudication again is
-    unchanged; in vote mode an adjudicated claim with another decision is skipped (counted), not
-    an error."""
+                        tally: _Tally, skipped: Counter) -> list[_PlannedAdjudication]:
+    """Vote mode: plan every adjudication (`_plan_adjudication`), counting outcomes and skips."""
     pks = [item.claim_pk for item in items]
     stored, labelers = _stored_adjudications(session, pks), _labelers(session, pks)
     planned = []
     for item in items:
-        found, state = stored.get(item.claim_pk), states[item.claim_pk]
-        if found is not None and tuple(found[1:5]) == item.content() and state is State.ADJUDICATED:
-            tally.add("adjudications", "unchanged")
-            continue
-        if vote_mode and state not in ADJUDICABLE:
-            skipped[f"not disputed ({state.value})"] += 1
-            continue
-        replacing = found is not None and state is State.ADJUDICATED
-        if replacing and not update:
-            differing, shown = _differences(dict(zip(ADJUDICATION_FIELDS, found[1:5], strict=True)), item.fields())
-            raise ImportRowError(path, item.line, differing[0],
-                                 f"claim '{item.claim_id}' is already adjudicated with another {', '.join(differing)}: {shown}",
-                                 "Import with --update to replace the stored decision (revision + 1)")
-        _check_adjudicable(path, item, state, labelers.get(item.claim_pk, set()),
-                           ADJUDICABLE | {State.ADJUDICATED} if replacing else ADJUDICABLE)
-        tally.add("adjudications", "new" if found is None else "updated")
-        planned.append(_PlannedAdjudication(item, found))
+        outcome, plan = _plan_adjudication(path, item, stored.get(item.claim_pk), states[item.claim_pk],
+                                           labelers.get(item.claim_pk, set()), vote_mode=True)
+        if outcome in KINDS:
+            tally.add("adjudications", outcome)
+        else:
+            skipped[outcome] += 1
+        if plan is not None:
+            planned.append(plan)
     return planned
+
+
+def _plan_adjudication(path: str, item: _AdjudicationItem, found: tuple[Any, ...] | None, state: State,
+                       labelers: set[str], *, vote_mode: bool, update: bool = False,
+                       ) -> tuple[str, _PlannedAdjudication | None]:
+    """Check one adjudication against the rules: its outcome ("new", "unchanged", "updated", or in
+    vote mode the reason it is skipped) and what to write (None when nothing). `found` is the
+    claim's stored adjudication, `labelers` the names of those who labeled it. Raises
+    ImportRowError naming the line when the adjudicator labeled the claim, the claim is neither
+    disputed nor stale, or (without `update`) the claim is adjudicated with another decision. The
+    same adjudication again is unchanged; in vote mode an adjudicated claim with another decision
+    is skipped, not an error."""
+    if found is not None and tuple(found[1:5]) == item.content() and state is State.ADJUDICATED:
+        return "unchanged", None
+    if vote_mode and state not in ADJUDICABLE:
+        return f"not disputed ({state.value})", None
+    replacing = found is not None and state is State.ADJUDICATED
+    if replacing and not update:
+        differing, shown = _differences(dict(zip(ADJUDICATION_FIELDS, found[1:5], strict=True)), item.fields())
+        raise ImportRowError(path, item.line, differing[0],
+                             f"claim '{item.claim_id}' is already adjudicated with another {', '.join(differing)}: {shown}",
+                             "Import with --update to replace the stored decision (revision + 1)")
+    _check_adjudicable(path, item, state, labelers, ADJUDICABLE | {State.ADJUDICATED} if replacing else ADJUDICABLE)
+    return ("new" if found is None else "updated"), _PlannedAdjudication(item, found)
 
 
 def _check_adjudicable(path: str, item: _AdjudicationItem, state: State, labelers: set[str],
@@ -1029,13 +1108,10 @@ def _check_adjudicable(path: str, item: _AdjudicationItem, state: State, labeler
                              "Remove the line, or check the claim id")
 
 
-def _write_adjudications(session: Session, planned: list[_PlannedAdjudication], names: list[str]) -> _People:
+def _write_adjudications(session: Session, planned: list[_PlannedAdjudication], users: dict[str, int],
+                         now: datetime) -> None:
     """Insert the new adjudications in bulk, replace the stale (or, with --update, adjudicated)
-    ones (revision + 1), and record an audit event for each. Returns the people (created, given
-    the adjudicator role)."""
-    now = utcnow()
-    people = _ensure_users(session, names, "adjudicator")
-    users = people.pks
+    ones (revision + 1), and record an audit event for each. users: adjudicator name -> user pk."""
     new = [plan.item for plan in planned if plan.stored is None]
     _insert(session, Adjudication, [
         {"claim_pk": item.claim_pk, "adjudicator_pk": users[item.adjudicator], "value": item.value,
@@ -1050,7 +1126,6 @@ def _write_adjudications(session: Session, planned: list[_PlannedAdjudication], 
     for plan in planned:
         if plan.stored is not None:
             _replace_adjudication(session, plan, users, now)
-    return people
 
 
 def _replace_adjudication(session: Session, plan: _PlannedAdjudication, users: dict[str, int], now: datetime) -> None:
@@ -1102,47 +1177,54 @@ def _states_of(session: Session, claim_pks: Iterable[int]) -> dict[int, State]:
 # ---------------------------------------------------------------- shared helpers
 
 
-def _resolve_claims(session: Session, path: str, wanted: list[tuple[str, int]], dataset: str | None) -> dict[str, int]:
-    """claim id -> claim pk for every (claim id, line) wanted, in `dataset` or across all.
+@dataclass(frozen=True)
+class _ChunkClaims:
+    """The claims a chunk of a labels or adjudications file names: claim id -> the pks of the
+    claims with that id (in the dataset, or in all), and those of them the caller is still to label."""
 
-    Raises NotFoundError for an unknown dataset, ImportRowError naming the first line whose claim
-    id is unknown, or found in two datasets (asking for --dataset).
-    """
-    dataset_pk = None if dataset is None else get_dataset(session, dataset).id
-    found: dict[str, list[int]] = defaultdict(list)
-    for batch in _batches(sorted({claim_id for claim_id, _line in wanted})):
-        query = select(Claim.claim_id, Claim.id).where(Claim.claim_id.in_(batch))
-        if dataset_pk is not None:
-            query = query.where(Claim.dataset_id == dataset_pk)
-        for claim_id, pk in session.exec(query):
-            found[claim_id].append(pk)
-    for claim_id, line in wanted:
-        if not found.get(claim_id):
-            where = f" in dataset '{dataset}'" if dataset else ""
-            raise ImportRowError(path, line, "claim_id", f"no claim with id '{claim_id}'{where}",
+    path: str
+    dataset: str | None
+    found: dict[str, list[int]]
+    blind: frozenset[int]
+
+    @classmethod
+    def of(cls, session: Session, actor: Caller, path: str, claim_ids: Sequence[str], dataset: str | None,
+           dataset_pk: int | None) -> _ChunkClaims:
+        found: dict[str, list[int]] = defaultdict(list)
+        for batch in _batches(claim_ids):
+            query = select(Claim.claim_id, Claim.id).where(Claim.claim_id.in_(batch))
+            if dataset_pk is not None:
+                query = query.where(Claim.dataset_id == dataset_pk)
+            for claim_id, pk in session.exec(query):
+                found[claim_id].append(pk)
+        hidden = claims_still_to_label(session, actor)
+        blind = frozenset() if hidden is None else frozenset(set(session.exec(hidden)) & {
+            pk for pks in found.values() for pk in pks})
+        return cls(path, dataset, dict(found), blind)
+
+    def pks(self) -> list[int]:
+        """The pks of the claims named once (the others are refused, `pk_of`)."""
+        return [pks[0] for pks in self.found.values() if len(pks) == 1]
+
+    def pk_of(self, claim_id: str, line: int) -> int:
+        """The claim's pk. Raises ImportRowError naming the line when the claim id is unknown, found
+        in two datasets (asking for --dataset), or names a claim the caller is assigned to label and
+        has not labeled yet: the import's checks compare each row with the claim's stored labels and
+        decision, so its messages would tell them of the other labels (the blind rule, blind.py)."""
+        pks = self.found.get(claim_id)
+        if not pks:
+            where = f" in dataset '{self.dataset}'" if self.dataset else ""
+            raise ImportRowError(self.path, line, "claim_id", f"no claim with id '{claim_id}'{where}",
                                  "Import the claim's case first, or fix the id")
-        if len(found[claim_id]) > 1:
-            raise ImportRowError(path, line, "claim_id", f"claim id '{claim_id}' exists in more than one dataset",
+        if len(pks) > 1:
+            raise ImportRowError(self.path, line, "claim_id", f"claim id '{claim_id}' exists in more than one dataset",
                                  "Name the dataset with --dataset")
-    return {claim_id: pks[0] for claim_id, pks in found.items()}
-
-
-def _refuse_blind_rows(session: Session, actor: Caller, path: str, rows: list[tuple[str, int]],
-                       claims: dict[str, int]) -> None:
-    """ImportRowError naming the first row whose claim `actor` is assigned to label and has not
-    labeled yet (an admin who also labels): the import's checks compare each row with the claim's
-    stored labels and decision, so its messages would tell them of the other labels (the blind
-    rule, blind.py). Depends only on the actor's own assignments and labels."""
-    hidden = claims_still_to_label(session, actor)
-    if hidden is None:
-        return
-    blind = set(session.exec(hidden)) & set(claims.values())
-    for claim_id, line in rows:
-        if claims[claim_id] in blind:
-            raise ImportRowError(path, line, "claim_id",
+        if pks[0] in self.blind:
+            raise ImportRowError(self.path, line, "claim_id",
                                  f"you are assigned to label claim '{claim_id}' and have not labeled it yet, so you "
                                  "may not import labels or decisions for it (the import compares them with the "
                                  "other labels)", "Label the claim first, or let another admin or the command line import the file")
+        return pks[0]
 
 
 def _shown_passages(session: Session, claim_pks: Iterable[int]) -> dict[int, list[str]]:
@@ -1188,6 +1270,30 @@ def _ensure_users(session: Session, names: list[str], role: str) -> _People:
         if is_new:
             created.append(name)
     return _People(role, pks, tuple(created), tuple(name for name in names if name in lacking))
+
+
+class _PeopleSoFar:
+    """The people a streamed import names, gathered chunk by chunk: name -> user pk, and the names
+    created with `role` or given it (`_ensure_users`), for the report (`people`)."""
+
+    def __init__(self, session: Session, role: str):
+        self.session, self.role = session, role
+        self._pks: dict[str, int] = {}
+        self._created: list[str] = []
+        self._given: list[str] = []
+
+    def pks(self, names: Iterable[str]) -> dict[str, int]:
+        """name -> user pk for every name seen so far, `names` ensured (created or given the role)."""
+        missing = sorted(set(names) - self._pks.keys())
+        if missing:
+            people = _ensure_users(self.session, missing, self.role)
+            self._pks.update(people.pks)
+            self._created += people.created
+            self._given += people.given_role
+        return self._pks
+
+    def people(self) -> _People:
+        return _People(self.role, dict(self._pks), tuple(sorted(self._created)), tuple(sorted(self._given)))
 
 
 def _pk_map(session: Session, id_column: Any, pk_column: Any, dataset_column: Any, dataset_pk: int) -> dict[str, int]:
