@@ -184,6 +184,20 @@ def test_a_labels_file_is_checked_then_imported_creating_the_labeler(engine):
         assert session.exec(select(func.count()).select_from(LabelEvent)).one() >= 1
 
 
+def test_a_labels_file_with_bad_lines_lists_them_all_and_a_partial_import_lands_the_good_row(engine):
+    data = b"claim_id,labeler,label\nnope,zoe,support\ncase-3-c1,zoe,support\ncase-3-c1,yui,maybe\n"
+    at = upload(import_page(), "labels.csv", data, kind="labels")
+    assert [row["Line"] for row in frames(at)[0]] == [2, 4]  # refused: every bad line shown, no Import
+    assert not [b for b in at.button if b.key == "imports.confirm"]
+    at.checkbox(key="imports.partial").check().run()
+    at.button(key="imports.check").click().run()
+    assert [w.value for w in at.warning] == ["2 bad line(s) would be skipped (partial import):"]
+    at.button(key="imports.confirm").click().run()
+    with session_scope(engine) as session:
+        assert session.exec(select(User).where(User.name == "zoe")).one().roles == "labeler"
+        assert session.exec(select(User).where(User.name == "yui")).first() is None
+
+
 def test_a_labeler_cannot_open_the_import_page(engine):
     at = open_app("aoi")
     with pytest.raises(ValueError, match="Could not find a navigation page"):

@@ -1353,7 +1353,7 @@ PREVIEW_ROWS = 20
 class UploadOptions:
     """The options of an upload, as the command line's: kind (one of UPLOAD_KINDS); fmt (cases:
     auto | jsonl | csv | climate-fever; adjudications: auto | jsonl | csv; labels: auto only);
-    dataset; update; partial and slices (case files only)."""
+    dataset; update; partial; slices (case files only)."""
 
     kind: str = "cases"
     fmt: str = "auto"
@@ -1426,18 +1426,19 @@ def _import_file(session: Session, actor: Caller, path: Path, options: UploadOpt
     if options.kind == "cases":
         return import_cases(session, actor, path, fmt=options.fmt, dataset=options.dataset, update=options.update,
                             partial=options.partial, slices=options.slices, progress=progress)
-    if options.partial or options.slices:
-        raise InvalidValueError("partial imports and declared slices apply to case files only")
+    if options.slices:
+        raise InvalidValueError("declared slices apply to case files only")
     size = path.stat().st_size
     if progress is not None:
         progress(0, size)
     if options.kind == "labels":
         if options.fmt != "auto":
             raise InvalidValueError("a labels file's format is found from the file itself: use auto")
-        report = import_labels(session, actor, path, dataset=options.dataset, update=options.update)
+        report = import_labels(session, actor, path, dataset=options.dataset, update=options.update,
+                               partial=options.partial)
     else:
         report = import_adjudications(session, actor, path, dataset=options.dataset, fmt=options.fmt,
-                                      update=options.update)
+                                      update=options.update, partial=options.partial)
     if progress is not None:
         progress(size, size)
     return report
@@ -1455,10 +1456,10 @@ def _rolled_back(session: Session, run: Callable[[], T]) -> T:
 
 def _bad_lines(session: Session, actor: Caller, path: Path, name: str, options: UploadOptions,
                refusal: AnnotatorError) -> tuple[SkippedLine, ...]:
-    """Every bad line of a refused file: the refusal's line and, for a case file, those a partial
-    run (rolled back) skips."""
+    """Every bad line of a refused file: the refusal's line and those a partial run (rolled back)
+    skips."""
     own = (SkippedLine.of(refusal),) if isinstance(refusal, ImportRowError) else ()
-    if options.kind != "cases" or options.partial or not own:
+    if options.partial or not own:
         return own
     try:
         report = _rolled_back(session, lambda: _import_file(session, actor, path, replace(options, partial=True), None))
@@ -1500,8 +1501,9 @@ def _preview(path: Path, options: UploadOptions, skipped: set[int | None]) -> tu
     """The first PREVIEW_ROWS claims (with their case), labels or adjudications the file holds,
     leaving out the cases on the `skipped` lines (a partial import's)."""
     rows: Iterable[dict[str, Any]]
+    skips = formats.Skips() if options.partial else None
     if options.kind == "cases":
-        source = formats.read_cases(path, options.fmt, skips=formats.Skips() if options.partial else None)
+        source = formats.read_cases(path, options.fmt, skips=skips)
         rows = ({"line": claim.line, "case_id": case.case_id, "claim_id": claim.claim_id, "claim": claim.text,
                  "slice": case.slice, "split": case.split,
                  "passages": ", ".join(claim.passage_ids or tuple(p.passage_id for p in case.passages))}
@@ -1510,9 +1512,9 @@ def _preview(path: Path, options: UploadOptions, skipped: set[int | None]) -> tu
     elif options.kind == "labels":
         rows = ({"line": r.line, "claim_id": r.claim_id, "labeler": r.labeler, "label": r.label,
                  "rationale": r.rationale, "passage_ids": ", ".join(r.passage_ids), "severity": r.severity}
-                for r in formats.read_labels(path).records)
+                for r in formats.read_labels(path, skips=skips).records if r.line not in skipped)
     else:
         rows = ({"line": r.line, "claim_id": r.claim_id, "adjudicator": r.adjudicator, "label": r.label,
                  "rationale": r.rationale, "severity": r.severity}
-                for r in formats.read_adjudications(path, options.fmt).records)
+                for r in formats.read_adjudications(path, options.fmt, skips=skips).records if r.line not in skipped)
     return tuple(itertools.islice(rows, PREVIEW_ROWS))

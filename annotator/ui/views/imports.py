@@ -27,7 +27,7 @@ def _options(kind: str) -> imports.UploadOptions:
     return imports.UploadOptions(
         kind=kind, fmt=st.session_state.get(f"imports.format.{kind}") or "auto", dataset=dataset,
         update=bool(st.session_state.get("imports.update")),
-        partial=cases and bool(st.session_state.get("imports.partial")),
+        partial=bool(st.session_state.get("imports.partial")),
         slices=tuple(name.strip() for name in slices.split(",") if name.strip()),
     )
 
@@ -69,8 +69,8 @@ with left:
     st.text_input(t("imports.dataset"), key="imports.dataset", help=t("imports.dataset_help"))
 with right:
     st.checkbox(t("imports.update"), key="imports.update")
+    st.checkbox(t("imports.partial"), key="imports.partial")
     if kind == "cases":
-        st.checkbox(t("imports.partial"), key="imports.partial")
         st.text_input(t("imports.slices"), key="imports.slices", placeholder="faq, long_answer")
 options = _options(kind)
 upload = (uploaded.file_id, uploaded.name, uploaded.size, options) if uploaded is not None else None
