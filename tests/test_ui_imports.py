@@ -198,6 +198,21 @@ def test_a_labels_file_with_bad_lines_lists_them_all_and_a_partial_import_lands_
         assert session.exec(select(User).where(User.name == "yui")).first() is None
 
 
+def test_an_import_ended_by_a_click_elsewhere_is_reported_once_and_a_finished_one_is_not(engine):
+    at = open_app("admin")
+    at.session_state["imports.running"] = "big.jsonl"  # what an import run ended before its commit leaves
+    at.switch_page("views/imports.py").run()
+    assert [w.value for w in at.warning] == [
+        "The import of big.jsonl was stopped before it finished (a click elsewhere ended it): nothing of it was "
+        "imported. Check the file again and press Import to retry."]
+    at.run()
+    assert at.warning.len == 0
+    at = upload(import_page(), "my cases.jsonl", NATIVE)
+    at.button(key="imports.confirm").click().run()
+    assert "imports.running" not in at.session_state
+    assert not [w for w in at.warning if "stopped" in w.value]
+
+
 def test_a_labeler_cannot_open_the_import_page(engine):
     at = open_app("aoi")
     with pytest.raises(ValueError, match="Could not find a navigation page"):

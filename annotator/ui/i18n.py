@@ -409,6 +409,7 @@ ENGLISH: dict[str, str] = {
     "imports.preview": "Preview: the first {n} rows of the file",
     "imports.confirm": "Import",
     "imports.progress": "Importing {file} ...",
+    "imports.stopped": "The import of {file} was stopped before it finished (a click elsewhere ended it): nothing of it was imported. Check the file again and press Import to retry.",
     "imports.done": "Imported {file}.",
     "imports.failed": "The import was refused; nothing was written. {error}",
     "imports.changed_since_check": "The database changed after the check: the counts below are those of the import itself.",

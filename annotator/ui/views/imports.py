@@ -15,6 +15,7 @@ from annotator.ui.i18n import t
 
 _CHECKED = "imports.checked"  # (what was checked, ImportCheck): shown while the upload and options stay the same
 _DONE = "imports.done"  # (file name, ImportReport or None, error or None, the check's counts)
+_RUNNING = "imports.running"  # the file name while an import runs; left behind when a click elsewhere ends it
 _FORMATS = {"cases": ("auto", "jsonl", "csv", "climate-fever"), "labels": ("auto",),
             "adjudications": ("auto", "jsonl", "csv")}
 
@@ -85,6 +86,10 @@ if st.button(t("imports.check"), key="imports.check", disabled=uploaded is None,
         checked = None
     st.session_state[_CHECKED] = (upload, checked)
 
+stopped = st.session_state.pop(_RUNNING, None)
+if stopped is not None:  # the run importing it ended before its commit: the import rolled back whole
+    st.warning(t("imports.stopped", file=stopped))
+
 done = st.session_state.get(_DONE)
 if done is not None:
     name, report, error, checked_counts = done
@@ -114,7 +119,9 @@ if checked is not None:
             def progress(done_bytes: int, total: int) -> None:
                 bar.progress(min(done_bytes / total, 1.0) if total else 0.0, text=t("imports.progress", file=uploaded.name))
 
-            # One transaction: a click elsewhere meanwhile ends this run and rolls the import back whole.
+            # One transaction: a click elsewhere meanwhile ends this run (at the next progress update)
+            # and rolls the import back whole; _RUNNING, left set, makes the page say so next time.
+            st.session_state[_RUNNING] = uploaded.name
             try:
                 with ui.db() as session:
                     report = imports.import_upload(session, ui.session_user(session), uploaded.name, uploaded.getvalue(),
@@ -123,5 +130,6 @@ if checked is not None:
                 st.session_state[_DONE] = (uploaded.name, None, str(error), None)
             else:
                 st.session_state[_DONE] = (uploaded.name, report, None, checked.report.counts)
+            st.session_state.pop(_RUNNING, None)
             st.session_state.pop(_CHECKED, None)  # the button goes: a second click imports nothing
             st.rerun()
