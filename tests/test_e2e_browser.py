@@ -15,6 +15,8 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -43,30 +45,40 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+@contextmanager
+def running_app(work: Path, env: dict[str, str], args: list[str]) -> Iterator[str]:
+    """`annotator ARGS --port P` (demo or serve) started in `work` on a free port, its output in
+    work/server.log; yields its base URL once /_stcore/health answers, and stops it afterwards."""
+    port = free_port()
+    with (work / "server.log").open("w") as log:
+        server = subprocess.Popen([sys.executable, "-m", "annotator", *args, "--port", str(port)],
+                                  cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if urllib.request.urlopen(f"{base}/_stcore/health", timeout=2).read() == b"ok":
+                    break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            server.terminate()
+            pytest.fail(f"`annotator {args[0]}` did not answer /_stcore/health within 60 s: "
+                        + (work / "server.log").read_text())
+        try:
+            yield base
+        finally:
+            os.killpg(server.pid, 15)
+            server.wait(timeout=20)
+
+
 @pytest.fixture(scope="module")
 def demo_server(tmp_path_factory):
     """`annotator demo` on a free port with a fresh SQLite database; yields its base URL."""
     work = tmp_path_factory.mktemp("demo")
-    port = free_port()
-    log = (work / "server.log").open("w")
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    server = subprocess.Popen([sys.executable, "-m", "annotator", "demo", "--port", str(port), "--db", str(work / "demo.db")],
-                              cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if urllib.request.urlopen(f"{base}/_stcore/health", timeout=2).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        server.terminate()
-        pytest.fail("the demo server did not answer /_stcore/health within 60 s: " + (work / "server.log").read_text())
-    yield base, work
-    os.killpg(server.pid, 15)
-    server.wait(timeout=20)
-    log.close()
+    with running_app(work, env, ["demo", "--db", str(work / "demo.db")]) as base:
+        yield base, work
 
 
 @pytest.fixture(scope="module")
@@ -305,25 +317,8 @@ def release_server(tmp_path_factory):
     for args in (["demo", "--no-serve"], ["labels", "import", "labels.csv"],
                  ["release", "create", "gold-r1", "--only-final", "--bootstrap", "0"]):
         subprocess.run([sys.executable, "-m", "annotator", *args, *db], cwd=work, env=env, check=True, capture_output=True)
-    port = free_port()
-    log = (work / "server.log").open("w")
-    server = subprocess.Popen([sys.executable, "-m", "annotator", "serve", "--port", str(port), *db],
-                              cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if urllib.request.urlopen(f"{base}/_stcore/health", timeout=2).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        server.terminate()
-        pytest.fail("the server did not answer /_stcore/health within 60 s: " + (work / "server.log").read_text())
-    yield base, work / "data" / "releases" / "gold-r1"
-    os.killpg(server.pid, 15)
-    server.wait(timeout=20)
-    log.close()
+    with running_app(work, env, ["serve", *db]) as base:
+        yield base, work / "data" / "releases" / "gold-r1"
 
 
 def http_get(url: str) -> tuple[int, bytes]:

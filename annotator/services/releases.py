@@ -13,12 +13,10 @@ saying so."""
 
 from __future__ import annotations
 
-import gc
 import json
 import shutil
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -27,6 +25,7 @@ from sqlalchemy import event, func, insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
+from annotator.bulk import collector_paused
 from annotator.errors import (
     AnnotatorError,
     NotFoundError,
@@ -149,7 +148,7 @@ def create_release(
     check_release_target(out_dir, name)
     notes = _finish_or_remove_stopped(session, out_dir)
     _refuse_taken(session, name, out_dir, notes)
-    with _gc_paused():
+    with collector_paused():
         scope_pk = lookup_dataset_pk(session, dataset)
         states = {pk: facts.state for pk, facts in claim_facts(session, scope_pk).items()}
         final_pks, excluded = _choose_claims(states, dataset, only_final)
@@ -727,20 +726,6 @@ def _finish_on_commit(session: Session, staged: StagedRelease, name: str) -> Non
 
     event.listen(session, "after_commit", committed)
     event.listen(session, "after_transaction_end", ended)
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector during a bulk build; objects are still freed by
-    reference counting. A 100,000-claim release allocates over a million containers that the
-    collector would rescan again and again (measured here: 11.5 s -> 6.7 s)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _insert_rows(session: Session, release: GoldRelease, claims: list[_ClaimRow], records: list[dict]) -> None:
