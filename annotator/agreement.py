@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from annotator.formats import check_quotes_closed, decode_csv_bytes, nfc
+from annotator.formats import MAX_TEXT_CHARS, check_quotes_closed, decode_csv_bytes, nfc
 from annotator.errors import AgreementInputError, ImportFileError, ImportRowError, UndefinedCategoryError
 from annotator.vocabulary import INDICATIVE_BELOW, LABELS
 
@@ -1128,10 +1128,21 @@ def _csv_rows(path: Path, text: str, categories: tuple[str, ...], keep: tuple[st
             raise ImportRowError(str(path), line, None,
                                  f"{len(fields)} fields where the header has {len(header)}",
                                  "Give every line the header's columns (quote values with commas)")
+        _check_lengths(path, line, fields, header)
         values = [nfc(fields[k].strip()) for k in index]
         _check_values(path, line, values, categories)
         rows.append((values[0], values[1], values[2], line, *values[3:]))
     return rows
+
+
+def _check_lengths(path: Path, line: int, fields: list[str], header: list[str]) -> None:
+    """ImportRowError naming the line and column of a cell over MAX_TEXT_CHARS characters (most
+    often a runaway quote that swallowed later lines), as the imports refuse one."""
+    for name, field in zip(header, fields, strict=False):
+        if len(field) > MAX_TEXT_CHARS:
+            raise ImportRowError(str(path), line, name or None,
+                                 f"the cell is {len(field):,} characters long, over the limit of {MAX_TEXT_CHARS:,}",
+                                 "Check the quotes of this line; split very long texts")
 
 
 def _records(path: Path, text: str, reader: Any, header: list[str]) -> Iterator[tuple[int, list[str]]]:

@@ -20,15 +20,20 @@ Dataset for Verification of Real-World Climate Claims", arXiv:2012.00614.
 
 from __future__ import annotations
 
+import bisect
+import codecs
 import csv
 import io
+import itertools
 import json
 import re
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, BinaryIO, Generic, TypeVar
 
 from annotator.errors import ImportFileError, ImportRowError
 from annotator.vocabulary import CLIMATE_FEVER_LABELS, LABELS, SEVERITIES, SPLITS
@@ -183,7 +188,7 @@ class Source(Generic[T]):
     records: Iterator[T]
     warnings: list[str] = field(default_factory=list)
     position: Position = field(default_factory=lambda: Position())
-    """How far `records` has read the file (JSON lines: as it goes; CSV: all of it at the first record)."""
+    """How far `records` has read the file, as it goes (case files; labels and adjudications: not kept)."""
 
 
 # ---------------------------------------------------------------- public readers
@@ -212,8 +217,11 @@ def read_cases(path: str | Path, fmt: str = "auto", *, skips: Skips | None = Non
     fmt: "auto" (see `detect_format`), "jsonl" (native), "csv" or "climate-fever".
     skips: for a partial import: a bad line (record) is noted there and skipped, not raised.
     Returns a Source whose records are CaseRecords in file order, repeats dropped. JSON lines are
-    read one line at a time (memory: the ids seen and a digest of each, see `_Seen`); a CSV file
-    is decoded and grouped whole (a case's rows may be anywhere in it), then streamed.
+    read one line at a time (memory: the ids seen and a digest of each, see `_Seen`). A CSV file
+    is read twice, a block at a time (READ_BYTES): first to find its encoding and the last row of
+    each case (a case's rows may be anywhere in it), then to group its rows: a case comes out once
+    its last row is read, in order of first appearance (memory: the ids, and the cases from the
+    oldest one not yet complete on: one case when each case's rows are together; see `_group_csv`).
     Raises ImportFileError at once (see `check_input_file`; unknown format), and ImportRowError
     while the records are read (bad JSON, missing key or empty field, id with spaces around it,
     unknown passage, same id with other content, undecodable bytes, CSV quote never closed, text
@@ -228,32 +236,38 @@ def read_cases(path: str | Path, fmt: str = "auto", *, skips: Skips | None = Non
     return readers[fmt](Path(path), skips)
 
 
-def read_labels(path: str | Path, fmt: str = "auto", *, skips: Skips | None = None) -> Source[LabelRecord]:
+def read_labels(path: str | Path, fmt: str = "auto", *, skips: Skips | None = None,
+                unique: bool = True) -> Source[LabelRecord]:
     """Open a labels file (CSV or JSONL) with columns claim_id, labeler, label and optional
     rationale, passage_ids (CSV: separated by ";"; JSONL: a list) and severity, and stream its
-    records (JSON lines: one line at a time; CSV: decoded whole, then streamed).
+    records (JSON lines: one line at a time; CSV: one record at a time, after a first reading that
+    finds the encoding, see `_csv_rows`).
 
     skips: for a partial import: a bad line is noted there and skipped, not raised (as `read_cases`).
     Raises ImportRowError for a missing column or field, an unknown label or severity (naming
     the value and the allowed ones), an id with spaces around it, and the same claim and labeler
     twice with other content. A CSV header error, a quote never closed, undecodable CSV bytes and
     a CSV row with more cells than the header are raised even with `skips`.
+    unique=False: repeats are given out too, unchecked (the caller checks them with `_Seen`).
     """
     fmt = _resolve_format(path, fmt, TABLE_FORMATS, _detect_table_format)
     source = _open_table(Path(path), fmt, LABEL_COLUMNS, LABEL_REQUIRED, skips)
-    records = _unique_rows(skipping(source.records, _label_record, skips), _Seen(source.path, "label of claim"),
-                           _label_key, "labeler", skips)
+    records = skipping(source.records, _label_record, skips)
+    if unique:
+        records = _unique_rows(records, _Seen(source.path, "label of claim"), _label_key, "labeler", skips)
     return Source(source.path, fmt, source.encoding, records, source.warnings)
 
 
-def read_adjudications(path: str | Path, fmt: str = "auto", *, skips: Skips | None = None) -> Source[AdjudicationRecord]:
+def read_adjudications(path: str | Path, fmt: str = "auto", *, skips: Skips | None = None,
+                       unique: bool = True) -> Source[AdjudicationRecord]:
     """Open an adjudications file (CSV or JSONL) with columns claim_id, adjudicator, label and
     optional rationale and severity. Streams, skips and errors as `read_labels`; one adjudication
     per claim."""
     fmt = _resolve_format(path, fmt, TABLE_FORMATS, _detect_table_format)
     source = _open_table(Path(path), fmt, ADJUDICATION_COLUMNS, ADJUDICATION_REQUIRED, skips)
-    records = _unique_rows(skipping(source.records, _adjudication_record, skips),
-                           _Seen(source.path, "adjudication of claim"), _adjudication_key, "claim_id", skips)
+    records = skipping(source.records, _adjudication_record, skips)
+    if unique:
+        records = _unique_rows(records, _Seen(source.path, "adjudication of claim"), _adjudication_key, "claim_id", skips)
     return Source(source.path, fmt, source.encoding, records, source.warnings)
 
 
@@ -405,7 +419,8 @@ class _Seen:
         raise ImportRowError(
             self.path, line, field_name,
             f"{self.kind} '{shown}' is also on line {first_line} with other content{differing}",
-            "Give one of them another id, or make both the same",
+            {"label of claim": "Keep one row per claim and labeler", "adjudication of claim": "Keep one row per claim"}
+            .get(self.kind, "Give one of them another id") + ", or make both the same",
         )
 
     def forget(self, keys: Iterable[Any]) -> None:
@@ -464,6 +479,11 @@ def _resolve_format(path: str | Path, fmt: str, allowed: tuple[str, ...], detect
     return fmt
 
 
+CSV_FIELD_LIMIT = 2**31 - 1
+"""The csv module refuses a cell over 131,072 characters by default, with an error that names no
+line or field; raised here (process-wide) so that our own checks (MAX_TEXT_CHARS) name them."""
+csv.field_size_limit(max(csv.field_size_limit(), CSV_FIELD_LIMIT))
+
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 SNIFF_BYTES = 1024
 """How much of a file's start is looked at for NUL bytes (UTF-16 without a byte order mark)."""
@@ -484,8 +504,14 @@ def check_input_file(path: Path) -> None:
         head = handle.read(SNIFF_BYTES)
     if not head:
         raise ImportFileError(f"{path} is empty (0 bytes): export the data again, or name another file")
-    if head.startswith(UTF16_BOMS) or b"\x00" in head:
+    if head.startswith(UTF16_BOMS) or head.count(b"\x00") * 4 >= len(head):
         raise ImportFileError(f"{path}: UTF-16 is not supported: save the file as UTF-8 (Excel: 'CSV UTF-8') "
+                              "and import again")
+    if b"\x00" in head:
+        offset = head.index(b"\x00")
+        line = head.count(b"\n", 0, offset) + 1
+        raise ImportFileError(f"{path}, line {line}: byte {offset} is a NUL byte (0x00), "
+                              "which no text may hold: remove it (a tool that wrote the file may have padded it) "
                               "and import again")
     if not _first_nonblank_line(path):
         raise ImportFileError(f"{path} is empty (only blank lines): export the data again, or name another file")
@@ -544,7 +570,7 @@ class Skips:
         self.errors: list[ImportRowError] = []
 
     def add(self, error: ImportRowError) -> None:
-        self.errors.append(error)
+        bisect.insort(self.errors, error, key=lambda noted: noted.line)  # a note may name an earlier line
 
     def __len__(self) -> int:
         return len(self.errors)
@@ -614,7 +640,8 @@ def _parse_json_object(path: Path, text: str, number: int) -> dict[str, Any]:
     bad = _unstorable_character(value) if _MAYBE_UNSTORABLE.search(text) else None
     if bad is not None:
         raise ImportRowError(str(path), number, None, bad,
-                             "Remove it: text is stored as UTF-8, which has no such character, and PostgreSQL refuses NUL")
+                             "Remove it: a NUL cannot be stored as text (PostgreSQL refuses it), and a lone "
+                             "surrogate is half of a character, which no text may hold")
     return value
 
 
@@ -629,18 +656,28 @@ def decode_csv_bytes(path: str | Path, data: bytes) -> tuple[str, str]:
     """Decode a CSV file's bytes: UTF-8 (with or without BOM) strictly, else CP932 strictly.
 
     Returns (text, encoding name: "UTF-8", "UTF-8 with BOM" or "CP932").
-    Raises ImportRowError naming the byte offset, line and (where the header says) field of the
-    first byte neither encoding can read; the encoding that got further is the one reported.
+    Raises ImportRowError naming the byte offset (counted from the file's first byte, a BOM
+    included), line and (where the header says) field of the first byte neither encoding can
+    read; the encoding that got further is the one reported. A file on disk is read the same way
+    without holding its bytes by `csv_encoding`.
     """
+    bom = data.startswith(UTF8_BOM_BYTES)
     try:
-        encoding = UTF8_BOM if data.startswith(b"\xef\xbb\xbf") else UTF8
-        return data.decode("utf-8-sig"), encoding
+        return data.decode("utf-8-sig"), UTF8_BOM if bom else UTF8
     except UnicodeDecodeError as utf8_error:
         try:
             return _decode_cp932(data), CP932
         except UnicodeDecodeError as cp932_error:
-            raise _undecodable(str(path), data, utf8_error, cp932_error) from None
+            utf8_start = utf8_error.start + (len(UTF8_BOM_BYTES) if bom else 0)  # utf-8-sig counts after the BOM
+            raise _undecodable(str(path), lambda: io.BytesIO(data), utf8_start, cp932_error.start) from None
 
+
+UTF8_BOM_BYTES = b"\xef\xbb\xbf"
+READ_BYTES = 1 << 16
+"""How many bytes a CSV file is read at a time: memory per read, not per file."""
+
+_CODECS: dict[str, str] = {UTF8: "utf-8", UTF8_BOM: "utf-8-sig", CP932: "cp932"}
+"""The Python codec that reads each encoding `csv_encoding` reports (utf-8-sig drops the BOM)."""
 
 _CP932_UNASSIGNED = re.compile("[\x80\uf8f0-\uf8f3]")
 """What Python's cp932 codec makes of the single bytes 0x80, 0xA0 and 0xFD-0xFF, which are no
@@ -659,28 +696,78 @@ def _decode_cp932(data: bytes) -> str:
     return text
 
 
-def _undecodable(path: str, data: bytes, utf8: UnicodeDecodeError, cp932: UnicodeDecodeError) -> ImportRowError:
-    codec, error = ("utf-8-sig", utf8) if utf8.start >= cp932.start else ("cp932", cp932)
-    prefix = data[: error.start].decode(codec)
-    line, field_name = _csv_position(prefix)
-    where = "" if utf8.start == cp932.start else f" (UTF-8 fails at byte {utf8.start}, CP932 at byte {cp932.start})"
+def csv_encoding(path: str | Path) -> str:
+    """The encoding of the CSV file at `path`, found as `decode_csv_bytes` finds it (UTF-8 with or
+    without BOM strictly, else CP932 strictly) but reading READ_BYTES at a time, never the whole file.
+
+    Returns "UTF-8", "UTF-8 with BOM" or "CP932" (see `_CODECS` for the codec that reads it).
+    Raises ImportRowError as `decode_csv_bytes` does, with the same message, for a file neither
+    encoding can read.
+    """
+    path = Path(path)
+    with path.open("rb") as handle:
+        bom = handle.read(len(UTF8_BOM_BYTES)) == UTF8_BOM_BYTES
+    utf8_start = _first_bad_byte(lambda: path.open("rb"), "utf-8", len(UTF8_BOM_BYTES) if bom else 0)
+    if utf8_start is None:
+        return UTF8_BOM if bom else UTF8
+    cp932_start = _first_bad_byte(lambda: path.open("rb"), "cp932")
+    if cp932_start is None:
+        return CP932
+    raise _undecodable(str(path), lambda: path.open("rb"), utf8_start, cp932_start)
+
+
+def _first_bad_byte(open_bytes: Callable[[], BinaryIO], codec: str, skip: int = 0) -> int | None:
+    """The offset of the first byte (from byte `skip` on) that `codec` cannot decode, None when
+    all decode; read READ_BYTES at a time. For cp932 as `_decode_cp932` has it: the first byte
+    the codec refuses, else the first it maps to junk (`_CP932_UNASSIGNED`)."""
+    decoder = codecs.getincrementaldecoder(codec)("strict")
+    fed, junk = skip, None  # fed: the bytes given to the decoder so far
+    with open_bytes() as handle:
+        handle.seek(skip)
+        while True:
+            chunk = handle.read(READ_BYTES)
+            start = fed - len(decoder.getstate()[0])  # the decoder holds back a character's first bytes
+            try:
+                text = decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError as error:  # error.object: the bytes held back, then chunk
+                return start + error.start
+            if codec == "cp932" and junk is None and (found := _CP932_UNASSIGNED.search(text)) is not None:
+                junk = start + len(text[:found.start()].encode("cp932"))  # CP932 round-trips with the same lengths
+            if not chunk:
+                return junk
+            fed += len(chunk)
+
+
+def _undecodable(path: str, open_bytes: Callable[[], BinaryIO], utf8: int, cp932: int) -> ImportRowError:
+    """The refusal of a CSV file that UTF-8 cannot read from byte `utf8` on, nor CP932 from byte
+    `cp932`, naming the byte, line and field where the encoding that got further stops."""
+    codec, start = ("utf-8-sig", utf8) if utf8 >= cp932 else ("cp932", cp932)
+    with open_bytes() as handle:
+        handle.seek(start)
+        byte = handle.read(1)[0]
+        handle.seek(0)
+        with _text_lines(handle, codec, end=start) as prefix:
+            line, field_name = _csv_position(prefix)
+    where = "" if utf8 == cp932 else f" (UTF-8 fails at byte {utf8}, CP932 at byte {cp932})"
     return ImportRowError(
         path, line, field_name,
-        f"byte {error.start} (0x{data[error.start]:02x}) is neither UTF-8 nor CP932{where}",
+        f"byte {start} (0x{byte:02x}) is neither UTF-8 nor CP932{where}",
         "Save the file as UTF-8 (Excel: 'CSV UTF-8') or as CP932 and import again",
     )
 
 
-def _csv_position(prefix: str) -> tuple[int, str | None]:
-    """The starting line and column name of the CSV record in which `prefix` ends (the text before
-    an undecodable byte); the column is None on the header line or past the header's width."""
-    reader = csv.reader(io.StringIO(prefix, newline=""))
+def _csv_position(lines: Iterable[str]) -> tuple[int, str | None]:
+    """The starting line and column name of the CSV record in which the text `lines` ends (the
+    text before an undecodable byte, as lines with their line breaks); the column is None on the
+    header line or past the header's width."""
+    tail = _LastLine(lines)
+    reader = csv.reader(tail)
     header: list[str] | None = None
     start, last = 1, (1, [""])
     for row in reader:
         last, start = (start, row), reader.line_num + 1
         header = header if header is not None else [name.strip() for name in row]
-    if not prefix or prefix.endswith(("\n", "\r")):
+    if tail.last is None or tail.last.endswith(("\n", "\r")):
         last = (start, [""])  # the bad byte opens a new record
     line, row = last
     if line == 1 or header is None:
@@ -688,24 +775,90 @@ def _csv_position(prefix: str) -> tuple[int, str | None]:
     return line, header[len(row) - 1] if len(row) <= len(header) else None
 
 
+class _LastLine:
+    """The lines of a text, remembering the last one given (None before any)."""
+
+    def __init__(self, lines: Iterable[str]):
+        self._lines = iter(lines)
+        self.last: str | None = None
+
+    def __iter__(self) -> _LastLine:
+        return self
+
+    def __next__(self) -> str:
+        self.last = next(self._lines)
+        return self.last
+
+
+class _Bytes(io.RawIOBase):
+    """The bytes of an open binary file up to `end` (None: to its end), read through; each read
+    adds to `position.bytes_read` (progress as a CSV file is read)."""
+
+    def __init__(self, handle: BinaryIO, end: int | None = None, position: Position | None = None):
+        super().__init__()
+        self._handle, self._end, self._position = handle, end, position
+        self._read = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        size = len(buffer) if self._end is None else min(len(buffer), self._end - self._read)
+        count = self._handle.readinto(memoryview(buffer)[:size]) if size > 0 else 0
+        self._read += count or 0
+        if self._position is not None:
+            self._position.bytes_read += count or 0
+        return count or 0
+
+
+def _text_lines(handle: BinaryIO, codec: str, *, end: int | None = None,
+                position: Position | None = None) -> io.TextIOWrapper:
+    """The text of an open binary file (up to byte `end`), decoded strictly with `codec`, as lines
+    split at \\r\\n, \\r and \\n and kept as written (what csv.reader expects); READ_BYTES at a time."""
+    raw = io.BufferedReader(_Bytes(handle, end, position), buffer_size=READ_BYTES)
+    return io.TextIOWrapper(raw, encoding=codec, errors="strict", newline="")
+
+
+@contextmanager
+def _open_csv_text(path: Path, encoding: str, position: Position | None = None) -> Iterator[io.TextIOWrapper]:
+    """The CSV file at `path` as lines of text in `encoding` (as `csv_encoding` found it); its
+    bytes read are counted in `position`."""
+    with path.open("rb") as handle, _text_lines(handle, _CODECS[encoding], position=position) as text:
+        yield text
+
+
 def _csv_rows(path: Path, columns: tuple[str, ...], required: tuple[str, ...], extra: str = "ignored",
-              also_known: frozenset[str] = frozenset()) -> Source[_Row]:
-    """Decode a CSV file and stream its rows as _Row (values by column name, line = the record's
+              also_known: frozenset[str] = frozenset(), position: Position | None = None) -> Source[_Row]:
+    """Open a CSV file and stream its rows as _Row (values by column name, line = the record's
     starting line); rows with only empty cells are skipped. Each unknown column gives a warning
     saying what happens to it (`extra`), worded as for an unknown JSONL field. A quoted cell that
-    is never closed (the csv module reads it to the end of the file) is refused at its line."""
-    text, encoding = decode_csv_bytes(path, path.read_bytes())
-    records = _numbered_records(csv.reader(io.StringIO(text, newline="")))
-    first = next(records, None)
-    header = [name.strip() for name in first[1]] if first else []
-    if first is not None and first[2]:
-        check_quotes_closed(str(path), text, 1, None)
+    is never closed (the csv module reads it to the end of the file) is refused at its line.
+
+    The file is read READ_BYTES at a time: once here to find its encoding (`csv_encoding`) and
+    check its header, once as the rows are read (counted in `position`, for progress).
+    Raises ImportRowError here for undecodable bytes and a bad header (missing, doubled or
+    unclosed-quote), and while the rows are read for a quote never closed and a row with more
+    cells than the header.
+    """
+    encoding = csv_encoding(path)
+    header, alone = _csv_header(path, encoding)
+    if alone:  # the header is the only record: an unclosed quote may have swallowed the file
+        _check_quotes_on_disk(path, encoding, 1, None)
     _check_header(str(path), header, required)
     warnings = [unknown_name_warning(str(path), 1, "column", name, columns, extra)
                 for name in header if name and name not in columns and name not in also_known]
     warnings += [f"{path}, line 1: column {number} has no name in the header; it is ignored"
                  for number, name in enumerate(header, start=1) if not name]
-    return Source(str(path), "csv", encoding, _csv_records(str(path), text, records, header), warnings)
+    return Source(str(path), "csv", encoding, _csv_records(path, encoding, header, position), warnings)
+
+
+def _csv_header(path: Path, encoding: str) -> tuple[list[str], bool]:
+    """The header's column names (stripped; [] for no record at all) and whether it is the file's
+    only record."""
+    with _open_csv_text(path, encoding) as text:
+        reader = csv.reader(text)
+        first = next(reader, None)
+        return [name.strip() for name in first or []], next(reader, None) is None
 
 
 def _numbered_records(reader: Any) -> Iterator[tuple[int, list[str], bool]]:
@@ -725,10 +878,26 @@ def unknown_name_warning(path: str, line: int, noun: str, name: str, known: Iter
     return f"{path}, line {line}: {noun} '{name}' is not one of {', '.join(known)}; it is {what}"
 
 
+def _other_separator(header: list[str], required: tuple[str, ...]) -> str | None:
+    """"semicolons" or "tabs" when the header is one cell that those split into all the required
+    names (a file saved with another separator, as Excel does in some locales), else None."""
+    if len(header) != 1:
+        return None
+    for mark, name in ((";", "semicolons"), ("\t", "tabs")):
+        if all(column in (part.strip() for part in header[0].split(mark)) for column in required):
+            return name
+    return None
+
+
 def _check_header(path: str, header: list[str], required: tuple[str, ...]) -> None:
     if not any(header):
         raise ImportRowError(path, 1, None, "the file has no header row", f"Put the column names on line 1: {', '.join(required)}, ...")
     missing = [name for name in required if name not in header]
+    separator = _other_separator(header, required)
+    if separator is not None:
+        raise ImportRowError(path, 1, None, f"the header is one column '{header[0][:80]}': the file is separated by "
+                             f"{separator}, not commas",
+                             "Save it as comma-separated CSV (Excel: 'CSV UTF-8 (Comma delimited)') and import again")
     if missing:
         raise ImportRowError(path, 1, None, f"missing column(s) {', '.join(missing)}",
                              f"Add them to the header row (required: {', '.join(required)})")
@@ -737,54 +906,82 @@ def _check_header(path: str, header: list[str], required: tuple[str, ...]) -> No
         raise ImportRowError(path, 1, None, f"column(s) {', '.join(doubled)} appear twice", "Keep one of each")
 
 
-def _csv_records(path: str, text: str, records: Iterator[tuple[int, list[str], bool]], header: list[str]) -> Iterator[_Row]:
-    for line, cells, last in records:
-        if last:  # a quote never closed swallows the rest of the file into the last record
-            check_quotes_closed(path, text, line, header)
-        if not any(cell.strip() for cell in cells):
-            continue
-        if len(cells) > len(header):
-            raise ImportRowError(path, line, None, f"the row has {len(cells)} cells but the header has {len(header)}",
-                                 "Quote cells that contain commas, or remove the extra cells")
-        yield _Row(path, line, dict(zip(header, cells + [""] * (len(header) - len(cells)), strict=True)))
+def _csv_records(path: Path, encoding: str, header: list[str], position: Position | None) -> Iterator[_Row]:
+    """The rows after the header, read from disk as they are asked for (see `_csv_rows`)."""
+    with _open_csv_text(path, encoding, position) as text:
+        records = _numbered_records(csv.reader(text))
+        next(records, None)  # the header
+        for line, cells, last in records:
+            if last:  # a quote never closed swallows the rest of the file into the last record
+                _check_quotes_on_disk(path, encoding, line, header)
+            if not any(cell.strip() for cell in cells):
+                continue
+            if len(cells) > len(header):
+                raise ImportRowError(str(path), line, None, f"the row has {len(cells)} cells but the header has {len(header)}",
+                                     "Quote cells that contain commas, or remove the extra cells")
+            values = dict(zip(header, cells + [""] * (len(header) - len(cells)), strict=True))
+            nul = next((name for name, value in values.items() if "\x00" in value), None)
+            if nul is not None:
+                raise ImportRowError(str(path), line, nul or None, "the cell holds a NUL byte (0x00), which no text may hold",
+                                     "Remove it and import again")
+            yield _Row(str(path), line, values)
 
 
-_QUOTED_CELL = re.compile(r'"(?:[^"]++|"")*+"')
+_QUOTED_BODY = re.compile(r'(?:[^"]++|"")*+')
+"""The inside of a quoted cell, up to its closing quote ("" is a quote) or the end of the line."""
 _UNQUOTED_REST = re.compile(r"[^,\r\n]*")
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def check_quotes_closed(path: str, text: str, line: int, header: list[str] | None) -> None:
     """Raises ImportRowError at the line (and column) where a quoted cell of the record starting
-    on `line` opens and is never closed. The scan follows the csv module's default (excel,
-    non-strict) reading: a quote opens a quoted cell only at the start of a cell, "" inside it is
-    a quote, and text after the closing quote or a quote inside an unquoted cell is kept as is."""
-    tail = text[_line_offset(text, line):]
-    pos, index = 0, 0
-    while pos < len(tail):
-        if tail[pos] == '"':
-            quoted = _QUOTED_CELL.match(tail, pos)
-            if quoted is None:
-                where = line + len(_LINE_BREAK.findall(tail, 0, pos))
+    on `line` of `text` (a whole CSV file, decoded) opens and is never closed; see
+    `_check_quotes_in_lines`."""
+    lines = io.StringIO(text, newline="")
+    _check_quotes_in_lines(path, itertools.islice(lines, line - 1, None), line, header)
+
+
+def _check_quotes_on_disk(path: Path, encoding: str, line: int, header: list[str] | None) -> None:
+    """`check_quotes_closed` for the CSV file at `path`, read in `encoding` from disk a line at a
+    time from `line` on (the lines before it are read and dropped)."""
+    with _open_csv_text(path, encoding) as text:
+        _check_quotes_in_lines(str(path), itertools.islice(text, line - 1, None), line, header)
+
+
+def _check_quotes_in_lines(path: str, lines: Iterable[str], line: int, header: list[str] | None) -> None:
+    """Raises ImportRowError at the line (and column) where a quoted cell of the record whose text
+    is `lines` (from its starting `line` to the end of the file, line breaks kept) opens and is
+    never closed. The scan follows the csv module's default (excel, non-strict) reading: a quote
+    opens a quoted cell only at the start of a cell, "" inside it is a quote, and text after the
+    closing quote or a quote inside an unquoted cell is kept as is. Holds one line at a time."""
+    lines = iter(lines)
+    text, pos, index = next(lines, ""), 0, 0
+    while pos < len(text):
+        if text[pos] == '"':
+            closed = _past_quoted_cell(lines, text, pos + 1, line)
+            if closed is None:
                 name = header[index] if header and index < len(header) else None
-                raise ImportRowError(path, where, name, 'a quoted field is never closed (a missing "?)',
+                raise ImportRowError(path, line, name, 'a quoted field is never closed (a missing "?)',
                                      'Add the closing " at the end of the cell, and write a " inside a quoted cell '
                                      'as ""')
-            pos = quoted.end()
-        pos = _UNQUOTED_REST.match(tail, pos).end()
-        if pos >= len(tail) or tail[pos] != ",":
+            text, pos, line = closed
+        pos = _UNQUOTED_REST.match(text, pos).end()
+        if pos >= len(text) or text[pos] != ",":
             return  # the record ends here
         pos, index = pos + 1, index + 1
 
 
-def _line_offset(text: str, line: int) -> int:
-    """The offset in `text` where `line` (1-based, counted as the csv reader counts) starts."""
-    offset = 0
-    for number, physical in enumerate(io.StringIO(text, newline=""), start=1):
-        if number == line:
-            break
-        offset += len(physical)
-    return offset
+def _past_quoted_cell(lines: Iterator[str], text: str, pos: int, line: int) -> tuple[str, int, int] | None:
+    """Where a quoted cell whose inside starts at `pos` of `text` (line number `line`; `lines`: the
+    lines after it) is closed: (the text of that line, the offset past the closing quote, its line
+    number); None when the file ends first."""
+    pos = _QUOTED_BODY.match(text, pos).end()
+    while pos == len(text):  # the cell goes on past this line (a line ends in a line break, never in a quote)
+        following = next(lines, None)
+        if following is None:
+            return None
+        text, line = following, line + 1
+        pos = _QUOTED_BODY.match(text).end()
+    return text, pos + 1, line
 
 
 def _open_table(path: Path, fmt: str, columns: tuple[str, ...], required: tuple[str, ...],
@@ -1106,10 +1303,26 @@ def _unique_case(case: CaseRecord, seen: tuple[_Seen, _Seen, _Seen], added: tupl
 
 
 def _read_case_csv(path: Path, skips: Skips | None = None) -> Source[CaseRecord]:
-    rows = _csv_rows(path, CSV_CASE_COLUMNS, CSV_CASE_REQUIRED, extra=EXTRA_CASE_FIELDS, also_known=RAG_SPELLINGS)
-    size = path.stat().st_size
-    return Source(rows.path, "csv", rows.encoding, _group_csv(rows.path, rows.records, skips), rows.warnings,
-                  Position(size, size))
+    position = Position(path.stat().st_size)
+    rows = _csv_rows(path, CSV_CASE_COLUMNS, CSV_CASE_REQUIRED, extra=EXTRA_CASE_FIELDS, also_known=RAG_SPELLINGS,
+                     position=position)
+    cases = _group_csv(rows.path, rows.records, _last_lines(path, rows.encoding, "case_id"), skips)
+    return Source(rows.path, "csv", rows.encoding, cases, rows.warnings, position)
+
+
+def _last_lines(path: Path, encoding: str, column: str) -> dict[str, int]:
+    """The starting line of the last record of each value (NFC) of `column` in a CSV file whose
+    header has that column: read once, a record at a time; only the values and lines are kept."""
+    last: dict[str, int] = {}
+    with _open_csv_text(path, encoding) as text:
+        reader = csv.reader(text)
+        index = [name.strip() for name in next(reader)].index(column)
+        start = reader.line_num + 1
+        for cells in reader:
+            if index < len(cells):
+                last[nfc(cells[index])] = start
+            start = reader.line_num + 1
+    return last
 
 
 CSV_CLAIM_NAMES: dict[str, str] = {"text": "claim", "case_id": "claim_id", "passage_ids": "passage_id"}
@@ -1118,58 +1331,131 @@ CSV_PASSAGE_NAMES: dict[str, str] = {"text": "passage_text", "title": "passage_t
 
 @dataclass
 class _CsvCase:
-    """A case being assembled from CSV rows."""
+    """A case being assembled from CSV rows; `complete` once its last row is read."""
 
     row: dict[str, Any]
     line: int
     passages: dict[str, PassageRecord] = field(default_factory=dict)
     claims: dict[str, tuple[str, int, list[str]]] = field(default_factory=dict)  # id -> text, line, passage ids
+    complete: bool = False
+    added: tuple[list[Any], list[Any], list[Any]] = field(default_factory=lambda: ([], [], []))  # ids its rows registered
 
 
-def _group_csv(path: str, rows: Iterable[_Row], skips: Skips | None = None) -> Iterator[CaseRecord]:
-    """Group flat rows (one per claim and passage) into cases, in order of first appearance.
-    With `skips`, a refused row (or a case whose RAG fields are refused) is noted and left out."""
-    cases: dict[str, _CsvCase] = {}
-    seen = _Seen(path, "case"), _Seen(path, "claim"), _Seen(path, "passage")
-    owners: dict[str, str] = {}  # passage id -> the case that gave it first
+def _group_csv(path: str, rows: Iterable[_Row], last_lines: dict[str, int],
+               skips: Skips | None = None) -> Iterator[CaseRecord]:
+    """Group flat rows (one per claim and passage) into cases, in order of first appearance; a
+    case is yielded once its last row (`last_lines`: case id -> line, see `_last_lines`) is read
+    and the cases that appeared before it are yielded. Memory: the cases from the oldest one not
+    yet complete on (one case when each case's rows are together), and the ids seen.
+    With `skips`, a refused row (or a case whose RAG fields are refused) is noted and its whole
+    case is left out: its other rows are listed as skipped too, never half a case imported."""
+    cases = _CsvCases(path, last_lines)
     for row in rows:
         added: tuple[list[Any], list[Any], list[Any]] = ([], [], [])
         try:
-            _group_csv_row(row, cases, seen, added, owners)
+            cases.add(row, added)
         except ImportRowError as error:
             if skips is None:
                 raise
             skips.add(error)
-            for kind, keys in zip(seen, added, strict=True):
-                kind.forget(keys)
-    for case_id, case in cases.items():
-        try:
-            yield _csv_case(path, case_id, case, owners)
-        except ImportRowError as error:
-            if skips is None:
-                raise
-            skips.add(error)
+            cases.forget(added)
+            dropped = cases.drop(nfc(str(row.values.get("case_id") or "")), row.line)
+            if dropped is not None:
+                skips.add(dropped)
+        yield from skipping(cases.ready(row), cases.record, skips)
+    yield from skipping(cases.rest(), cases.record, skips)
 
 
-def _group_csv_row(row: _Row, cases: dict[str, _CsvCase], seen: tuple[_Seen, _Seen, _Seen],
-                   added: tuple[list[Any], list[Any], list[Any]], owners: dict[str, str]) -> None:
-    seen_cases, seen_claims, seen_passages = seen
-    case_id, case_fields = row.ident("case_id"), _csv_case_fields(row)
-    claim_id, claim_text = row.ident("claim_id"), row.text("claim", required=True)
-    passage = _csv_passage(row)
-    for kind, key, content, name, keys in (
-        (seen_cases, case_id, case_fields, "case_id", added[0]),
-        (seen_claims, claim_id, {"case_id": case_id, "claim": claim_text}, "claim_id", added[1]),
-        (seen_passages, passage.passage_id, passage.content(), "passage_id", added[2]),
-    ):
-        if kind.first_time(key, content, row.line, name):
-            keys.append(key)
-    owners.setdefault(passage.passage_id, case_id)
-    case = cases.setdefault(case_id, _CsvCase(case_fields, row.line))
-    case.passages.setdefault(passage.passage_id, passage)
-    _text, _line, shown = case.claims.setdefault(claim_id, (claim_text, row.line, []))
-    if passage.passage_id not in shown:
-        shown.append(passage.passage_id)
+class _CsvCases:
+    """The cases of a flat CSV file being assembled, in order of first appearance, with the ids
+    seen (`_Seen`) and the passages of the cases already given out."""
+
+    def __init__(self, path: str, last_lines: dict[str, int]):
+        self.path, self.last_lines = path, last_lines
+        self.open: OrderedDict[str, _CsvCase] = OrderedDict()
+        self.seen = _Seen(path, "case"), _Seen(path, "claim"), _Seen(path, "passage")
+        self.given: set[str] = set()  # passage ids of the cases given out
+        self.broken: dict[str, int] = {}  # case id -> the line of its first refused row (partial imports)
+
+    def add(self, row: _Row, added: tuple[list[Any], list[Any], list[Any]]) -> None:
+        """Add a row to its case. Raises ImportRowError (nothing added) for a bad value or an id
+        given before with other content; the ids it registered are in `added` (see `forget`)."""
+        seen_cases, seen_claims, seen_passages = self.seen
+        case_id = row.ident("case_id")
+        if case_id in self.broken:
+            raise row.error("case_id", f"case '{case_id}' has a refused row on line {self.broken[case_id]}, so the "
+                            "whole case is skipped", "Fix that row and import the case again")
+        case_fields = _csv_case_fields(row)
+        claim_id, claim_text = row.ident("claim_id"), row.text("claim", required=True)
+        passage = _csv_passage(row)
+        for kind, key, content, name, keys in (
+            (seen_cases, case_id, case_fields, "case_id", added[0]),
+            (seen_claims, claim_id, {"case_id": case_id, "claim": claim_text}, "claim_id", added[1]),
+            (seen_passages, passage.passage_id, passage.content(), "passage_id", added[2]),
+        ):
+            if kind.first_time(key, content, row.line, name):
+                keys.append(key)
+        case = self.open.get(case_id)
+        if case is None:
+            case = self.open[case_id] = _CsvCase(case_fields, row.line)
+        for keys, more in zip(case.added, added, strict=True):
+            keys.extend(more)
+        case.passages.setdefault(passage.passage_id, passage)
+        _text, _line, shown = case.claims.setdefault(claim_id, (claim_text, row.line, []))
+        if passage.passage_id not in shown:
+            shown.append(passage.passage_id)
+
+    def forget(self, added: tuple[list[Any], list[Any], list[Any]]) -> None:
+        """Drop the ids a skipped row registered."""
+        for kind, keys in zip(self.seen, added, strict=True):
+            kind.forget(keys)
+
+    def drop(self, case_id: str, line: int) -> ImportRowError | None:
+        """Leave out the case of a row refused on `line` (a partial import): the rows read so far
+        are dropped with the ids they registered, and its later rows are refused (see `add`).
+        Returns the note to list for the rows dropped (at the case's first line), None if none."""
+        self.broken.setdefault(case_id, line)
+        case = self.open.pop(case_id, None)
+        if case is None:
+            return None
+        self.forget(case.added)
+        return ImportRowError(self.path, case.line, "case_id",
+                              f"case '{case_id}' is skipped whole (its rows from this line on): its row on line "
+                              f"{line} is refused", "Fix that row and import the case again")
+
+    def ready(self, row: _Row) -> Iterator[tuple[str, _CsvCase]]:
+        """Mark the row's case complete if this is its last row (the row added or skipped), then
+        take out the complete cases at the front: (case id, case), in order of first appearance."""
+        case_id = nfc(row.values.get("case_id") or "")
+        if self.last_lines.get(case_id) == row.line:
+            del self.last_lines[case_id]
+            if case_id in self.open:
+                self.open[case_id].complete = True
+        while self.open and next(iter(self.open.values())).complete:
+            yield self.open.popitem(last=False)
+
+    def rest(self) -> Iterator[tuple[str, _CsvCase]]:
+        """The cases still open after the last row (none unless the file changed while read)."""
+        while self.open:
+            yield self.open.popitem(last=False)
+
+    def record(self, item: tuple[str, _CsvCase]) -> CaseRecord:
+        """The grouped case as a CaseRecord, its passages not given out by an earlier case marked
+        first. Raises ImportRowError (at the case's first line) for RAG fields that are refused
+        (see `_rag_fields`; id lists are one cell of ids separated by ";")."""
+        case_id, case = item
+        claims = tuple(ClaimRecord(claim_id, text, tuple(shown), line, names=CSV_CLAIM_NAMES)
+                       for claim_id, (text, line, shown) in case.claims.items())
+        fields = case.row
+        metadata = {key: value for key, value in fields["metadata"].items() if value}
+        metadata.update(_rag_fields(_Row(self.path, case.line, fields["rag"]), list(case.passages), metadata, id_list="csv"))
+        passages = tuple(passage if passage_id not in self.given else replace(passage, first=False)
+                         for passage_id, passage in case.passages.items())
+        self.given.update(case.passages)
+        return CaseRecord(
+            case_id=case_id, question=fields["question"], answer=fields["answer"], slice=fields["slice"],
+            split=fields["split"], metadata=metadata, passages=passages, claims=claims, line=case.line,
+        )
 
 
 def _csv_case_fields(row: _Row) -> dict[str, Any]:
@@ -1191,22 +1477,6 @@ def _csv_passage(row: _Row) -> PassageRecord:
         text=row.text("passage_text", required=True),
         line=row.line,
         names=CSV_PASSAGE_NAMES,
-    )
-
-
-def _csv_case(path: str, case_id: str, case: _CsvCase, owners: dict[str, str]) -> CaseRecord:
-    """The grouped case. Raises ImportRowError (at the case's first line) for RAG fields that are
-    refused (see `_rag_fields`; id lists are one cell of ids separated by ";")."""
-    claims = tuple(ClaimRecord(claim_id, text, tuple(shown), line, names=CSV_CLAIM_NAMES)
-                   for claim_id, (text, line, shown) in case.claims.items())
-    fields = case.row
-    metadata = {key: value for key, value in fields["metadata"].items() if value}
-    metadata.update(_rag_fields(_Row(path, case.line, fields["rag"]), list(case.passages), metadata, id_list="csv"))
-    passages = tuple(passage if owners.get(passage_id) == case_id else replace(passage, first=False)
-                     for passage_id, passage in case.passages.items())
-    return CaseRecord(
-        case_id=case_id, question=fields["question"], answer=fields["answer"], slice=fields["slice"],
-        split=fields["split"], metadata=metadata, passages=passages, claims=claims, line=case.line,
     )
 
 

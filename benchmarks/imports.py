@@ -1,13 +1,14 @@
 """Import speed and memory: claims/s and peak RSS of `import_cases` on a synthetic native JSONL
-file (a benchmark, not a test).
+or flat CSV file (a benchmark, not a test).
 
 Writes N claims (N / 4 cases, four claims and two passages each, as benchmarks/baseline.py) to a
-temporary folder, imports them into a new SQLite database (or `--db URL`) in one transaction,
-and prints the time, claims per second (by the clock and by CPU time, which a busy machine
-disturbs less) and the process's peak resident memory
+temporary folder (`--format csv`: the same cases as flat CSV, one row per claim and passage, 8
+rows per case, each case's rows together), imports them into a new SQLite database (or `--db
+URL`) in one transaction, and prints the time, claims per second (by the clock and by CPU time,
+which a busy machine disturbs less) and the process's peak resident memory
 (`resource.getrusage`, so the figure covers the whole run, file writing included).
 
-Run: `python benchmarks/imports.py [--claims 200000] [--db URL] [--profile]`
+Run: `python benchmarks/imports.py [--claims 200000] [--format jsonl|csv] [--db URL] [--profile]`
      `python benchmarks/imports.py --claims 1000000` (the memory check)
 `--profile` prints the 25 most expensive functions (cProfile, cumulative time).
 """
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import csv
+import json
 import pstats
 import random
 import resource
@@ -29,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from baseline import write_cases  # noqa: E402
 
 from annotator.db import init_db, session_scope  # noqa: E402
+from annotator.formats import CSV_CASE_COLUMNS  # noqa: E402
 from annotator.services.access import OPERATOR  # noqa: E402
 from annotator.services.imports import import_cases  # noqa: E402
 
@@ -38,9 +42,29 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def write_flat_csv(jsonl: Path, path: Path) -> None:
+    """The cases of the native JSONL file `jsonl` as flat CSV (columns CSV_CASE_COLUMNS, UTF-8):
+    one row per claim and passage (a claim without passage_ids: every passage of its case), one
+    case at a time, so that the rows of a case are together."""
+    with jsonl.open(encoding="utf-8") as cases, path.open("w", encoding="utf-8", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(CSV_CASE_COLUMNS)
+        for line in cases:
+            writer.writerows(_flat_rows(json.loads(line)))
+
+
+def _flat_rows(case: dict) -> list[list[str]]:
+    passages = {passage["passage_id"]: passage for passage in case["passages"]}
+    own = [case["case_id"], case["question"], case["answer"], case["slice"], case["split"]]
+    return [own + [claim["claim_id"], claim["text"], pid, passages[pid]["doc_id"], passages[pid]["version"],
+                   passages[pid]["title"], passages[pid]["text"]]
+            for claim in case["claims"] for pid in claim.get("passage_ids") or list(passages)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--claims", type=int, default=200_000)
+    parser.add_argument("--format", choices=("jsonl", "csv"), default="jsonl", help="the file imported (default: jsonl)")
     parser.add_argument("--db", default=None, help="database URL (default: a new SQLite file in a temp folder)")
     parser.add_argument("--profile", action="store_true", help="print a cProfile summary of the import")
     args = parser.parse_args()
@@ -48,16 +72,20 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="annotator-imports-"))
     cases = work / "cases.jsonl"
     write_cases(cases, args.claims)
+    if args.format == "csv":
+        write_flat_csv(cases, work / "cases.csv")
+        cases.unlink()
+        cases = work / "cases.csv"
     engine = init_db(args.db or f"sqlite:///{work / 'bench.db'}")
     before = peak_rss_mb()
-    print(f"{args.claims:,} claims ({cases.stat().st_size / 1e6:,.0f} MB of JSONL), "
+    print(f"{args.claims:,} claims ({cases.stat().st_size / 1e6:,.0f} MB of {args.format.upper()}), "
           f"database {engine.url.render_as_string(hide_password=True)}")
     profiler = cProfile.Profile() if args.profile else None
     start, cpu_start = time.perf_counter(), time.process_time()
     if profiler:
         profiler.enable()
     with session_scope(engine) as session:
-        report = import_cases(session, OPERATOR, cases, fmt="jsonl", dataset="bench")
+        report = import_cases(session, OPERATOR, cases, fmt=args.format, dataset="bench")
     if profiler:
         profiler.disable()
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start

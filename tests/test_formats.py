@@ -6,6 +6,8 @@ CLIMATE-FEVER: Diggelmann et al. (2020), arXiv:2012.00614, read from ../shared/d
 from __future__ import annotations
 
 import json
+import tracemalloc
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -207,6 +209,167 @@ def test_decode_csv_bytes_tries_utf8_then_cp932_strictly():
     assert formats.decode_csv_bytes("x.csv", "髙①㈱".encode()) == ("髙①㈱", "UTF-8")
     assert formats.decode_csv_bytes("x.csv", "髙①㈱".encode("utf-8-sig")) == ("髙①㈱", "UTF-8 with BOM")
     assert formats.decode_csv_bytes("x.csv", "髙①㈱".encode("cp932")) == ("髙①㈱", "CP932")
+
+
+# ---------------------------------------------------------------- flat CSV, streamed
+
+
+FLAT_HEADER = "case_id,question,slice,split,claim_id,claim,passage_id,passage_text\n"
+
+
+def flat_row(case: str, claim: str, passage: str, text: str = "Text.") -> str:
+    return f"{case},Q {case}?,normal,dev,{claim},Claim {claim}.,{passage},{text}\n"
+
+
+def write_flat(path: Path, rows: Iterable[str]) -> Path:
+    with path.open("w", encoding="utf-8", newline="") as out:
+        out.write(FLAT_HEADER)
+        out.writelines(rows)
+    return path
+
+
+@pytest.fixture
+def rows_read(monkeypatch) -> list[int]:  # noqa: ANN001
+    """The lines of the CSV rows read so far (by the second reading, which groups them)."""
+    read: list[int] = []
+    rows = formats._csv_records
+
+    def spied(*args):  # noqa: ANN002, ANN202
+        for row in rows(*args):
+            read.append(row.line)
+            yield row
+    monkeypatch.setattr(formats, "_csv_records", spied)
+    return read
+
+
+def test_csv_files_are_never_read_whole(tmp_path, monkeypatch):
+    cases = write_flat(tmp_path / "flat.csv", [flat_row("c1", "k1", "p1"), flat_row("c2", "k2", "p2")])
+    labels = tmp_path / "labels.csv"
+    labels.write_text("claim_id,labeler,label\nk1,a,support\n", encoding="utf-8")
+
+    def whole(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        raise AssertionError(f"{self} was read whole")
+    monkeypatch.setattr(Path, "read_bytes", whole)
+    monkeypatch.setattr(Path, "read_text", whole)
+    assert [case.case_id for case in formats.read_cases(cases).records] == ["c1", "c2"]
+    assert [record.claim_id for record in formats.read_labels(labels).records] == ["k1"]
+
+
+def test_csv_cases_come_out_while_the_file_is_still_being_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(formats, "READ_BYTES", 4096)
+    path = write_flat(tmp_path / "flat.csv", (flat_row(f"c{i}", f"k{i}-{j}", f"p{i}", "x" * 200)
+                                              for i in range(500) for j in range(2)))
+    size = path.stat().st_size
+    source = formats.read_cases(path)
+    assert source.position.bytes_read == 0
+    assert next(source.records).case_id == "c0"
+    assert 0 < source.position.bytes_read < size // 10  # progress is real, not the whole file at the first case
+    assert sum(1 for _ in source.records) == 499
+    assert source.position.bytes_read == source.position.size == size
+
+
+def test_a_case_comes_out_as_soon_as_its_last_row_and_the_cases_before_it_are_read(tmp_path, rows_read):
+    path = write_flat(tmp_path / "flat.csv", [flat_row("a", "a1", "pa"), flat_row("b", "b1", "pb"),
+                                              flat_row("b", "b2", "pb"), flat_row("a", "a2", "pa"),
+                                              flat_row("c", "c1", "pc"), flat_row("c", "c2", "pc")])
+    records = formats.read_cases(path).records
+    assert (next(records).case_id, rows_read) == ("a", [2, 3, 4, 5])  # b, complete at line 4, waits for a
+    assert (next(records).case_id, rows_read) == ("b", [2, 3, 4, 5])
+    assert (next(records).case_id, rows_read) == ("c", [2, 3, 4, 5, 6, 7])
+
+
+def test_reading_a_big_csv_holds_about_one_case_not_the_file(tmp_path):
+    path = write_flat(tmp_path / "big.csv", (flat_row(f"c{i}", f"k{i}-{j}", f"p{i}-{j}", "本文" * 1500)
+                                             for i in range(200) for j in range(4)))
+    size = path.stat().st_size  # about 7 MB; decoded whole and grouped, it took over 4 times that
+    tracemalloc.start()
+    try:
+        count = sum(1 for _ in formats.read_cases(path).records)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert count == 200
+    assert peak < size // 5, f"peak {peak:,} bytes for a file of {size:,}"
+
+
+def test_a_case_whose_rows_are_spread_across_the_file_is_grouped_whole_in_order_of_first_appearance(tmp_path):
+    path = write_flat(tmp_path / "flat.csv", [
+        flat_row("a", "a1", "pa1"),   # line 2
+        flat_row("b", "b1", "pb1"),   # 3
+        flat_row("c", "c1", "pc1"),   # 4
+        flat_row("a", "a2", "pa1"),   # 5
+        flat_row("b", "b1", "pb2"),   # 6
+        flat_row("a", "a1", "pa2"),   # 7
+        flat_row("b", "b1", "pb1"),   # 8: a repeat of line 3
+    ])
+    _, cases = read_all(path)
+    assert [(case.case_id, case.line, case.question) for case in cases] == [("a", 2, "Q a?"), ("b", 3, "Q b?"),
+                                                                           ("c", 4, "Q c?")]
+    assert [[(c.claim_id, c.passage_ids, c.line) for c in case.claims] for case in cases] == [
+        [("a1", ("pa1", "pa2"), 2), ("a2", ("pa1",), 5)],
+        [("b1", ("pb1", "pb2"), 3)],
+        [("c1", ("pc1",), 4)],
+    ]
+    assert [[(p.passage_id, p.line, p.first) for p in case.passages] for case in cases] == [
+        [("pa1", 2, True), ("pa2", 7, True)], [("pb1", 3, True), ("pb2", 6, True)], [("pc1", 4, True)]]
+
+
+def test_a_passage_is_first_in_the_first_case_that_comes_out_with_it(tmp_path):
+    """The importer takes a passage marked first as new in a new dataset: it must be the first
+    copy given out, even when another case's row named it earlier in the file."""
+    path = write_flat(tmp_path / "flat.csv", [flat_row("b", "b1", "p2"), flat_row("a", "a1", "p"),
+                                              flat_row("b", "b2", "p")])
+    _, cases = read_all(path)
+    assert [(case.case_id, [(p.passage_id, p.first) for p in case.passages]) for case in cases] == [
+        ("b", [("p2", True), ("p", True)]), ("a", [("p", False)])]
+
+
+def test_partial_csv_skips_the_case_of_a_bad_row_whole_even_when_that_row_was_its_last(tmp_path, rows_read):
+    path = write_flat(tmp_path / "flat.csv", [flat_row("a", "a1", "pa"), flat_row("a", "a2 ", "pa"),
+                                              flat_row("b", "b1", "pb"), flat_row("c ", "c1", "pc")])
+    skips = formats.Skips()
+    records = formats.read_cases(path, skips=skips).records
+    first = next(records)
+    assert ((first.case_id, [claim.claim_id for claim in first.claims]), rows_read) == (("b", ["b1"]), [2, 3, 4])
+    assert list(records) == []
+    assert [(error.line, error.field) for error in skips.errors] == [(2, "case_id"), (3, "claim_id"), (5, "case_id")]
+
+
+@pytest.mark.parametrize("read_bytes", [1, 7])
+@pytest.mark.parametrize("name, encoding", FLAT_FILES)
+def test_a_csv_file_read_a_few_bytes_at_a_time_reads_the_same(monkeypatch, name, encoding, read_bytes):
+    _, expected = read_all(TEST_DATA / name)
+    monkeypatch.setattr(formats, "READ_BYTES", read_bytes)  # characters and line breaks split between reads
+    source, cases = read_all(TEST_DATA / name)
+    assert source.encoding == encoding
+    assert cases == expected
+
+
+@pytest.mark.parametrize("read_bytes", [1, 7, 1 << 16])
+@pytest.mark.parametrize("name, message", [
+    ("import_undecodable.csv", "line 3, field 'claim': byte 98 (0x81) is neither UTF-8 nor CP932."),
+    ("import_cp932_unassigned_byte.csv", "line 2, field 'passage_text': byte 162 (0xa0) is neither UTF-8 nor CP932 "
+                                         "(UTF-8 fails at byte 116, CP932 at byte 162)."),
+])
+def test_undecodable_csv_bytes_are_named_as_decode_csv_bytes_names_them_whatever_the_reads(monkeypatch, name, message,
+                                                                                       read_bytes):
+    path = TEST_DATA / name
+    whole = error_of(lambda: formats.decode_csv_bytes(path, path.read_bytes()))
+    monkeypatch.setattr(formats, "READ_BYTES", read_bytes)
+    streamed = error_of(lambda: formats.read_cases(path))
+    assert str(streamed) == str(whole)
+    assert str(streamed).startswith(f"{path}, {message} ")
+
+
+def test_an_undecodable_byte_after_a_bom_is_named_by_its_offset_in_the_file(tmp_path):
+    data = b"\xef\xbb\xbf" + "case_id,claim\nc1,".encode() + b"\xff\n"
+    path = tmp_path / "bom.csv"
+    path.write_bytes(data)
+    expected = (f"{path}, line 2, field 'claim': byte 20 (0xff) is neither UTF-8 nor CP932 (UTF-8 fails at byte 20, "
+                "CP932 at byte 0). Save the file as UTF-8 (Excel: 'CSV UTF-8') or as CP932 and import again")
+    assert data[20] == 0xff
+    assert str(error_of(lambda: formats.decode_csv_bytes(path, data))) == expected
+    assert str(error_of(lambda: formats.read_labels(path))) == expected
 
 
 # ---------------------------------------------------------------- detection
@@ -555,3 +718,63 @@ def test_a_character_no_database_can_store_is_refused_naming_the_line(tmp_path, 
     with pytest.raises(ImportRowError) as refused:
         list(read_cases(path).records)
     assert refused.value.line == 2 and words in str(refused.value)
+
+
+# ---------------------------------------------------------------- cells the csv module or a database cannot take
+
+
+def test_a_csv_cell_over_the_csv_modules_own_limit_gets_our_length_error_naming_line_and_field(tmp_path):
+    path = tmp_path / "labels.csv"
+    path.write_text("claim_id,labeler,label,rationale\nk1,aoi,support," + "x" * 200_000 + "\n", encoding="utf-8")
+    source = formats.read_labels(path)
+    error = error_of(lambda: list(source.records))
+    assert (error.line, error.field) == (2, "rationale")
+    assert "200,000 characters long, over the limit of 100,000" in str(error)
+
+
+def test_a_nul_byte_in_a_utf8_csv_is_named_as_such_not_as_utf16(tmp_path):
+    early = tmp_path / "early.csv"
+    early.write_bytes(b"claim_id,labeler,label,rationale\nk1,aoi,support,a\x00b\n")
+    with pytest.raises(ImportFileError) as refused:
+        formats.check_input_file(early)
+    assert "line 2: byte 49 is a NUL byte (0x00)" in str(refused.value)
+    assert "UTF-16" not in str(refused.value)
+    late = tmp_path / "late.csv"  # past the first KB, which check_input_file looks at
+    late.write_bytes(b"claim_id,labeler,label,rationale\nk1,aoi,support," + b"r" * 2000 + b"\nk2,aoi,support,a\x00b\n")
+    formats.check_input_file(late)
+    error = error_of(lambda: list(formats.read_labels(late).records))
+    assert (error.line, error.field) == (3, "rationale")
+    assert "NUL byte" in str(error)
+
+
+def test_a_utf16_file_without_a_byte_order_mark_is_still_named_utf16(tmp_path):
+    path = tmp_path / "labels.csv"
+    path.write_bytes("claim_id,labeler,label\nk1,aoi,support\n".encode("utf-16-le"))
+    with pytest.raises(ImportFileError, match="UTF-16 is not supported"):
+        formats.check_input_file(path)
+
+
+@pytest.mark.parametrize(("mark", "name"), [(";", "semicolons"), ("\t", "tabs")])
+def test_a_csv_separated_by_semicolons_or_tabs_is_named_as_such(tmp_path, mark, name):
+    path = tmp_path / "labels.csv"
+    path.write_text(mark.join(("claim_id", "labeler", "label")) + "\n" + mark.join(("k1", "aoi", "support")) + "\n",
+                    encoding="utf-8")
+    error = error_of(lambda: list(formats.read_labels(path).records))
+    assert error.line == 1
+    assert f"the file is separated by {name}, not commas" in str(error)
+
+
+def test_a_partial_csv_import_skips_the_whole_case_of_a_refused_row_and_lists_each_of_its_rows(tmp_path):
+    path = tmp_path / "cases.csv"
+    path.write_text("case_id,claim_id,claim,passage_id,passage_text,split\n"
+                    "g1,g1-c1,Claim one,g1-p1,Text one,dev\n"
+                    "g2,g2-c1,Claim two,g2-p1,Text two,dev\n"
+                    "g2,g2-c2,Claim three,g2-p1,Text two,bogus\n"
+                    "g2,g2-c3,Claim four,g2-p1,Text two,dev\n"
+                    "g3,g3-c1,Claim five,g3-p1,Text five,dev\n", encoding="utf-8")
+    skips = formats.Skips()
+    cases = list(formats.read_cases(path, skips=skips).records)
+    assert [case.case_id for case in cases] == ["g1", "g3"]
+    assert [(error.line, error.field) for error in skips.errors] == [(3, "case_id"), (4, "split"), (5, "case_id")]
+    assert "case 'g2' is skipped whole" in str(skips.errors[0])
+    assert "refused row on line 4" in str(skips.errors[2])
