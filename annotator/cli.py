@@ -26,11 +26,13 @@ adjudications_app = typer.Typer(no_args_is_help=True, help="Adjudications made e
 queue_app = typer.Typer(no_args_is_help=True, help="Work queues.")
 release_app = typer.Typer(no_args_is_help=True, help="Frozen, hashed gold releases.")
 users_app = typer.Typer(no_args_is_help=True, help="Local users and their roles.")
+guideline_app = typer.Typer(no_args_is_help=True, help="The labeling guideline: published Markdown versions.")
 app.add_typer(labels_app, name="labels")
 app.add_typer(adjudications_app, name="adjudications")
 app.add_typer(queue_app, name="queue")
 app.add_typer(release_app, name="release")
 app.add_typer(users_app, name="users")
+app.add_typer(guideline_app, name="guideline")
 
 Db = Annotated[Optional[str], typer.Option("--db", help="Database URL (default: DATABASE_URL, else data/annotator.db).")]
 DatasetOpt = Annotated[Optional[str], typer.Option("--dataset", help="Dataset name (default: all datasets).")]
@@ -369,7 +371,8 @@ def release_diff(
     as_json: JsonOpt = False,
     db: Db = None,
 ) -> None:
-    """Claims added, removed, and whose gold label changed from OLD to NEW, with counts. An
+    """Claims added, removed, whose gold label changed, whose text or passages changed, and whose
+    resolution (agreed, adjudicated) changed from OLD to NEW, with counts. An
     argument that is a folder is read as a release folder, else as the name of a stored release
     (in --db). Both are verified first (a folder against its manifest, a stored release also
     against the manifest hash the database recorded); one that fails is refused, naming the file.
@@ -388,17 +391,29 @@ def release_diff(
     if as_json:
         _echo_json(comparison.to_json())
         return
-    diff, counts = comparison.diff, comparison.diff.counts()
+    diff, counts, more = comparison.diff, comparison.diff.counts(), comparison.diff.change_counts()
     typer.echo(f"{old} ({comparison.old.claims} claims) -> {new} ({comparison.new.claims} claims): "
                f"{counts['added']} added, {counts['removed']} removed, {counts['changed']} gold label changed, "
-               f"{counts['unchanged']} unchanged")
-    for title, changes in (("added", diff.added), ("removed", diff.removed), ("gold label changed", diff.changed)):
+               f"{counts['unchanged']} same gold label")
+    typer.echo(f"  of the claims in both: {more['text_or_passages_changed']} text or passages changed, "
+               f"{more['resolution_changed']} resolution changed, {more['nothing_changed']} unchanged "
+               "(same gold label, resolution, text and passages)")
+    from annotator.release import ContentChange, GoldChange
+
+    def shown(change: GoldChange | ContentChange) -> str:  # the label or resolution, or what of the content changed
+        if isinstance(change, ContentChange):
+            return ", ".join(["claim text"] * change.claim + ["passage ids"] * change.passage_ids
+                             + [f"passage text ({', '.join(change.passage_text)})"] * bool(change.passage_text))
+        return change.after if change.before is None else change.before if change.after is None else f"{change.before} -> {change.after}"
+
+    for title, changes in (("added", diff.added), ("removed", diff.removed), ("gold label changed", diff.changed),
+                           ("text or passages changed", diff.text_or_passages_changed),
+                           ("resolution changed", diff.resolution_changed)):
         if not changes:
             continue
         typer.echo(f"{title} ({len(changes)}):")
         for change in changes:
-            label = change.after if change.before is None else change.before if change.after is None else f"{change.before} -> {change.after}"
-            typer.echo(f"  {change.dataset}\t{change.case_id}\t{change.claim_id}\t{label}")
+            typer.echo(f"  {change.dataset}\t{change.case_id}\t{change.claim_id}\t{shown(change)}")
     if diff.changed:
         typer.echo("gold label changes: " + ", ".join(f"{c['from']} -> {c['to']} {c['claims']}" for c in diff.changes_by_label()))
 
@@ -498,6 +513,66 @@ def users_enable(name: Annotated[str, typer.Argument(help="Login name.")], db: D
     with session_scope(_engine(db)) as session:
         set_active(session, OPERATOR, get_user(session, name), True)
     typer.echo(f"Enabled {name}")
+
+
+@guideline_app.command("publish")
+def guideline_publish(
+    file: Annotated[Path, typer.Argument(help="The guideline as a Markdown file (UTF-8).")],
+    version: Annotated[str, typer.Option("--version", help="The new version's name, e.g. v2 or 2026-11 (never used before).")],
+    by: Annotated[str, typer.Option("--by", help="The admin who publishes it (a user name).")],
+    db: Db = None,
+) -> None:
+    """Publish FILE as the new current guideline; labels saved from now on record its version."""
+    from annotator.db import session_scope
+    from annotator.services.guidelines import publish_guideline, read_guideline_file
+    from annotator.services.users import get_user
+
+    markdown = read_guideline_file(file)
+    with session_scope(_engine(db)) as session:
+        published = publish_guideline(session, get_user(session, by), version, markdown)
+    typer.echo(f"Published guideline {published.version} from {file} by {published.published_by} "
+               f"({published.chars} characters, sha256 {published.sha256[:12]}); labels saved from now on record it.")
+
+
+@guideline_app.command("show")
+def guideline_show(
+    version: Annotated[Optional[str], typer.Option("--version", help="A published version (default: the current one).")] = None,
+    db: Db = None,
+) -> None:
+    """Print a guideline's Markdown (the current one by default); its version and date go to standard error."""
+    from annotator.db import session_scope
+    from annotator.errors import NotFoundError
+    from annotator.services.guidelines import current_guideline, get_guideline
+
+    with session_scope(_engine(db)) as session:
+        shown = current_guideline(session) if version is None else get_guideline(session, version)
+    if shown is None:
+        raise NotFoundError("no guideline is published yet; publish one with "
+                            "`annotator guideline publish FILE.md --version V --by ADMIN`")
+    typer.echo(f"guideline {shown.version}, published {shown.published_at:%Y-%m-%d %H:%M} UTC by {shown.published_by}, "
+               f"sha256 {shown.sha256}", err=True)
+    typer.echo(shown.markdown, nl=not shown.markdown.endswith("\n"))
+
+
+@guideline_app.command("list")
+def guideline_list(as_json: JsonOpt = False, db: Db = None) -> None:
+    """List the published versions, the current (newest) first."""
+    from annotator.db import session_scope
+    from annotator.services.guidelines import list_guidelines
+
+    with session_scope(_engine(db)) as session:
+        rows = [{"version": g.version, "published_at": g.published_at.isoformat(), "published_by": g.published_by,
+                 "sha256": g.sha256, "chars": g.chars, "current": n == 0} for n, g in enumerate(list_guidelines(session))]
+    if as_json:
+        _echo_json(rows)
+        return
+    if not rows:
+        typer.echo("No guideline published yet.")
+        return
+    for row in rows:
+        when = row["published_at"][:16].replace("T", " ")
+        typer.echo(f"{row['version']:<16} {when} UTC  {row['published_by']:<16} {row['chars']:>7} chars  "
+                   f"sha256 {row['sha256'][:12]}" + ("  (current)" if row["current"] else ""))
 
 
 @app.command()

@@ -900,7 +900,8 @@ def _unlisted_problems(folder: Path, listed: Mapping[str, Any]) -> list[str]:
 @dataclass(frozen=True)
 class GoldChange:
     """One claim that differs between two releases: its gold label in the older one (`before`,
-    None when added) and in the newer one (`after`, None when removed)."""
+    None when added) and in the newer one (`after`, None when removed); in
+    `ReleaseDiff.resolution_changed`, its resolution (agreed, adjudicated) in each."""
 
     dataset: str
     case_id: str
@@ -914,18 +915,50 @@ class GoldChange:
 
 
 @dataclass(frozen=True)
+class ContentChange:
+    """A claim in both releases whose content changed: its text (`claim`), the passages it is shown
+    with (`passage_ids`: the list, order included), and the passages in both whose text changed
+    (`passage_text`, their ids in the newer release's order; read from cases.jsonl, so empty when
+    a release has none)."""
+
+    dataset: str
+    case_id: str
+    claim_id: str
+    claim: bool
+    passage_ids: bool
+    passage_text: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"dataset": self.dataset, "case_id": self.case_id, "claim_id": self.claim_id,
+                "claim_changed": self.claim, "passage_ids_changed": self.passage_ids,
+                "passage_text_changed": list(self.passage_text)}
+
+
+@dataclass(frozen=True)
 class ReleaseDiff:
-    """What changed from one release (`old`) to another (`new`), claim by claim."""
+    """What changed from one release (`old`) to another (`new`), claim by claim. A claim in both
+    can be in several of `changed`, `text_or_passages_changed` and `resolution_changed`."""
 
     added: tuple[GoldChange, ...]  # in new only, in new's order
     removed: tuple[GoldChange, ...]  # in old only, in old's order
     changed: tuple[GoldChange, ...]  # in both with another gold label, in new's order
-    unchanged: int  # in both with the same gold label
+    unchanged: int  # in both with the same gold label (whatever else changed: see below)
+    text_or_passages_changed: tuple[ContentChange, ...] = ()  # in both with another text or passages, new's order
+    resolution_changed: tuple[GoldChange, ...] = ()  # in both, from/to: the resolution (agreed, adjudicated)
+    nothing_changed: int = 0  # in both with the same gold label, resolution, text and passages
 
     def counts(self) -> dict[str, int]:
-        """{"added", "removed", "changed", "unchanged"}: numbers of claims."""
+        """{"added", "removed", "changed", "unchanged"}: numbers of claims (as ever: `unchanged`
+        counts the claims in both with the same gold label; see `change_counts`)."""
         return {"added": len(self.added), "removed": len(self.removed), "changed": len(self.changed),
                 "unchanged": self.unchanged}
+
+    def change_counts(self) -> dict[str, int]:
+        """{"text_or_passages_changed", "resolution_changed", "nothing_changed"}: numbers of claims
+        in both releases whose text or passages changed, whose resolution changed, and with the same
+        gold label, resolution, text and passages."""
+        return {"text_or_passages_changed": len(self.text_or_passages_changed),
+                "resolution_changed": len(self.resolution_changed), "nothing_changed": self.nothing_changed}
 
     def changes_by_label(self) -> list[dict[str, Any]]:
         """[{"from", "to", "claims"}] for the gold-label changes, most frequent first (then by labels)."""
@@ -934,37 +967,74 @@ class ReleaseDiff:
                 for (before, after), n in sorted(counter.items(), key=lambda item: (-item[1], item[0]))]
 
     def to_json(self) -> dict[str, Any]:
-        """Plain JSON data: counts, changes_by_label, and the added, removed and changed claims."""
+        """Plain JSON data: counts, changes_by_label, the added, removed and changed claims (as
+        ever), then change_counts and the text_or_passages_changed and resolution_changed claims."""
         return {
             "counts": self.counts(),
             "changes_by_label": self.changes_by_label(),
             "added": [change.to_json() for change in self.added],
             "removed": [change.to_json() for change in self.removed],
             "changed": [change.to_json() for change in self.changed],
+            "change_counts": self.change_counts(),
+            "text_or_passages_changed": [change.to_json() for change in self.text_or_passages_changed],
+            "resolution_changed": [change.to_json() for change in self.resolution_changed],
         }
 
 
-def diff_releases(old: Iterable[Mapping[str, Any]], new: Iterable[Mapping[str, Any]]) -> ReleaseDiff:
+PassageTexts = dict[tuple[str, str], dict[str, str]]
+"""(dataset, claim_id) -> {passage_id: text} of the passages each released claim is shown with."""
+
+
+def diff_releases(old: Iterable[Mapping[str, Any]], new: Iterable[Mapping[str, Any]], *,
+                  old_passages: PassageTexts | None = None, new_passages: PassageTexts | None = None) -> ReleaseDiff:
     """Compare two releases' gold records claim by claim, a claim being (dataset, claim_id).
 
     old, new: gold records (as in gold.jsonl) with at least dataset, case_id, claim_id and
-        gold_label, each claim once.
-    Returns the claims added (in new only), removed (in old only) and whose gold label changed,
-    and how many are in both unchanged. Raises ValueError when a claim appears twice in one side.
+        gold_label, each claim once; claim (the text), passage_ids and resolution are compared
+        when given (a key missing on both sides is the same).
+    old_passages, new_passages: the passages' texts (`read_passage_texts`); a passage's text is
+        compared only when both are given.
+    Returns the claims added (in new only), removed (in old only), whose gold label changed, whose
+    text or passages changed, and whose resolution changed, and how many are in both with the same
+    gold label (`unchanged`) and with nothing of these changed (`nothing_changed`).
+    Raises ValueError when a claim appears twice in one side.
     """
     old_by_key = _by_claim(old, "old")
     new_by_key = _by_claim(new, "new")
-    added, changed, unchanged = [], [], 0
+    added, changed, unchanged, contents, resolutions, nothing = [], [], 0, [], [], 0
     for key, record in new_by_key.items():
         before = old_by_key.get(key)
         if before is None:
             added.append(_change(record, None, record["gold_label"]))
-        elif before["gold_label"] != record["gold_label"]:
+            continue
+        if before["gold_label"] != record["gold_label"]:
             changed.append(_change(record, before["gold_label"], record["gold_label"]))
         else:
             unchanged += 1
+        content = _content_change(key, before, record, old_passages, new_passages)
+        if content is not None:
+            contents.append(content)
+        resolution = before.get("resolution") != record.get("resolution")
+        if resolution:
+            resolutions.append(_change(record, before.get("resolution"), record.get("resolution")))
+        if before["gold_label"] == record["gold_label"] and content is None and not resolution:
+            nothing += 1
     removed = [_change(record, record["gold_label"], None) for key, record in old_by_key.items() if key not in new_by_key]
-    return ReleaseDiff(tuple(added), tuple(removed), tuple(changed), unchanged)
+    return ReleaseDiff(tuple(added), tuple(removed), tuple(changed), unchanged, tuple(contents), tuple(resolutions), nothing)
+
+
+def _content_change(key: tuple[str, str], before: Mapping[str, Any], after: Mapping[str, Any],
+                    old_passages: PassageTexts | None, new_passages: PassageTexts | None) -> ContentChange | None:
+    """What changed of a claim's text and passages between two releases, None when nothing."""
+    ids_before, ids_after = list(before.get("passage_ids") or []), list(after.get("passage_ids") or [])
+    texts: tuple[str, ...] = ()
+    if old_passages is not None and new_passages is not None:
+        was, now = old_passages.get(key, {}), new_passages.get(key, {})
+        texts = tuple(pid for pid in ids_after if pid in was and pid in now and was[pid] != now[pid])
+    claim, ids = before.get("claim") != after.get("claim"), ids_before != ids_after
+    if not (claim or ids or texts):
+        return None
+    return ContentChange(after["dataset"], after["case_id"], after["claim_id"], claim, ids, texts)
 
 
 def _by_claim(records: Iterable[Mapping[str, Any]], side: str) -> dict[tuple[str, str], Mapping[str, Any]]:
@@ -979,6 +1049,36 @@ def _by_claim(records: Iterable[Mapping[str, Any]], side: str) -> dict[tuple[str
 
 def _change(record: Mapping[str, Any], before: str | None, after: str | None) -> GoldChange:
     return GoldChange(record["dataset"], record["case_id"], record["claim_id"], before, after)
+
+
+def read_passage_texts(folder: str | os.PathLike[str], records: Sequence[Mapping[str, Any]]) -> PassageTexts | None:
+    """The texts of the passages each released claim is shown with, from the release's cases.jsonl:
+    (dataset, claim_id) -> {passage_id: text}; None for a release without cases.jsonl (made before
+    it existed). `records`: the release's gold records (`read_gold`), which name each claim's
+    dataset: cases.jsonl holds the same claims in the same order, without it (verify the folder first).
+    Raises ReleaseVerifyError naming cases.jsonl and the line when a line is unreadable or its
+    claims are not those of gold.jsonl, in order."""
+    path = release_layout(folder).cases
+    if not path.is_file():
+        return None
+    texts: PassageTexts = {}
+    claims, number = iter(records), 0
+    try:
+        with open(path, encoding="utf-8") as lines:
+            for number, line in enumerate(lines, start=1):
+                case = json.loads(line)
+                passages = {passage["passage_id"]: passage["text"] for passage in case["passages"]}
+                for claim in case["claims"]:
+                    record = next(claims, None)
+                    if record is None or (record["case_id"], record["claim_id"]) != (case["case_id"], claim["claim_id"]):
+                        raise ValueError(f"claim {claim['claim_id']!r} of case {case['case_id']!r} is not the next "
+                                         "claim of gold.jsonl")
+                    texts[record["dataset"], record["claim_id"]] = {pid: passages[pid] for pid in claim["passage_ids"]}
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+        raise ReleaseVerifyError(f"{path.name}, line {number}: unreadable ({error})") from None
+    if next(claims, None) is not None:
+        raise ReleaseVerifyError(f"{path.name}: holds fewer claims than gold.jsonl")
+    return texts
 
 
 def read_gold(folder: str | os.PathLike[str]) -> list[dict[str, Any]]:

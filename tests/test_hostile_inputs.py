@@ -29,6 +29,11 @@ Kind (the issue's list) -> data file -> test:
   9 gold.csv      import_formula_cells.jsonl, labels_formula_cells.csv
                   -> test_gold_csv_quotes_formula_cells_and_jsonl_and_parquet_keep_them_raw
  12 tampering     the same release -> test_release_verify_names_the_tampered_file
+ 13 people, repeats labels_labeler_case.csv, adjudications_adjudicator_case.csv, labels_two_spellings.csv (a name
+                  that differs only in case from a user's) -> NAME_IN_ANOTHER_CASE;
+                  adjudications_labeler_then_another.csv, labels_bad_then_good_same_key.csv (--partial: a row refused
+                  against the database, then a good one for the same claim) -> BAD_THEN_GOOD;
+                  labels_same_claim_and_labeler_twice.csv, adjudications_same_claim_twice.csv -> SAME_KEY_TWICE
 """
 
 from __future__ import annotations
@@ -53,7 +58,7 @@ from annotator import cli as annotator_cli
 from annotator import formats
 from annotator.db import session_scope
 from annotator.errors import ImportRowError
-from annotator.models import Case, Claim, ClaimPassage, Dataset, Label, Passage, User
+from annotator.models import Adjudication, Case, Claim, ClaimPassage, Dataset, Label, Passage, User
 from annotator.release import sha256_file
 from annotator.services import imports
 from annotator.services.access import OPERATOR
@@ -275,7 +280,7 @@ def test_other_content_for_a_stored_id_is_refused_naming_both_places_unless_upda
     assert (ran.code, ran.out) == (1, "")
     assert re.fullmatch(
         re.escape(f"Error: {path}, line 1, field 'claims[0].text': claim 'n1-c1' is already in dataset 'default' "
-                  "(imported ") + r"\d{4}-\d\d-\d\d \d\d:\d\d" + re.escape(
+                  "(stored version written ") + r"\d{4}-\d\d-\d\d \d\d:\d\d" + re.escape(
             " UTC) with another text: text 'The travel policy was updated in April 2024.' in the database, 'The travel "
             "policy was updated in May 2024.' in this file. Import with --update to replace it (an adjudicated claim "
             "then becomes stale), or give it another id\n"), ran.err), ran.err
@@ -601,3 +606,122 @@ def test_cli_without_partial_refuses_the_file_and_slices_declares_a_new_one(tmp_
     done = cli("import", str(path), "--slices", "nromal, pilot", "--db", db, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "cases: 2 new, 0 unchanged, 0 updated" in done.stdout
+
+
+# ---------------------------------------------------------------- labels and adjudications: people and repeats
+
+USE_THE_NAME = ("Use the existing name exactly ('{name}'): names that differ only in case are one person's, and "
+                "`annotator users add` refuses them too")
+NAME_IN_ANOTHER_CASE = [
+    # command, data file, the refusal after "{path}, "
+    ("labels", "labels_labeler_case.csv",
+     "line 2, field 'labeler': labeler 'Alice' differs only in case from the existing user 'alice'. "
+     + USE_THE_NAME.format(name="alice")),
+    ("adjudications", "adjudications_adjudicator_case.csv",  # bob labeled n1-c1: BOB would adjudicate his own claim
+     "line 2, field 'adjudicator': adjudicator 'BOB' differs only in case from the existing user 'bob'. "
+     + USE_THE_NAME.format(name="bob")),
+    ("labels", "labels_two_spellings.csv",  # two spellings in one file: the first creates mika
+     "line 3, field 'labeler': labeler 'Mika' differs only in case from the existing user 'mika' (created by this "
+     "import for line 2). " + USE_THE_NAME.format(name="mika")),
+]
+
+
+def labeled(db_url: str) -> None:
+    """import_native.jsonl, then labels_native.csv: alice and bob label; n1-c1 is disputed."""
+    imported("import_native.jsonl", db_url)
+    ran = annotator("labels", "import", str(TEST_DATA / "labels_native.csv"), "--db", db_url)
+    assert (ran.code, ran.err) == (0, ""), ran.err
+
+
+@pytest.mark.parametrize("command, name, message", NAME_IN_ANOTHER_CASE, ids=[name for _, name, _ in NAME_IN_ANOTHER_CASE])
+def test_a_name_differing_only_in_case_from_a_user_is_refused_naming_line_field_and_user_and_nothing_lands(
+        any_db_url, any_engine, command, name, message):
+    labeled(any_db_url)
+    before = counts(any_engine)
+    path = TEST_DATA / name
+    ran = annotator(command, "import", str(path), "--db", any_db_url)
+    assert (ran.code, ran.out, ran.err) == (1, "", f"Error: {path}, {message}\n")
+    assert counts(any_engine) == before
+    with session_scope(any_engine) as session:
+        assert session.exec(select(User.name).order_by(User.name)).all() == ["alice", "bob"]
+        assert session.exec(select(func.count()).select_from(Adjudication)).one() == 0
+
+
+def test_users_add_and_imports_refuse_a_name_in_another_case_by_the_same_rule(any_db_url, any_engine):
+    labeled(any_db_url)
+    ran = annotator("users", "add", "ALICE", "--role", "labeler", "--no-password", "--db", any_db_url)
+    assert (ran.code, ran.err) == (1, "Error: a user named 'alice' exists already (names differ only in case)\n")
+    ran = annotator("labels", "import", str(TEST_DATA / "labels_labeler_case.csv"), "--db", any_db_url)
+    assert (ran.code, "'Alice' differs only in case from the existing user 'alice'" in ran.err) == (1, True)
+
+
+def test_partial_skips_a_name_in_another_case_and_lands_the_first_spelling(any_db_url, any_engine):
+    labeled(any_db_url)
+    path = TEST_DATA / "labels_two_spellings.csv"
+    ran = annotator("labels", "import", str(path), "--partial", "--db", any_db_url)
+    assert (ran.code, ran.err) == (0, "")
+    assert ran.out.splitlines()[1:] == [
+        "  labels: 1 new, 0 unchanged, 0 updated",
+        "Created user mika (role labeler, no password: they cannot log in until an admin sets one)",
+        "Skipped 1 bad line (--partial):",
+        f"  {path}, {NAME_IN_ANOTHER_CASE[2][2]}",
+    ]
+    with session_scope(any_engine) as session:
+        assert session.exec(select(User.name).order_by(User.name)).all() == ["alice", "bob", "mika"]
+
+
+BAD_THEN_GOOD = [
+    # command, data file, the refusal of line 2 after "{path}, line 2", what line 3 lands
+    ("adjudications", "adjudications_labeler_then_another.csv",
+     ", field 'adjudicator': bob labeled claim 'n1-c1' and cannot adjudicate it. An adjudicator never adjudicates a "
+     "claim they labeled: give the claim to someone else", ("n1-c1", "carol", "support")),
+    ("labels", "labels_bad_then_good_same_key.csv",
+     ", field 'passage_ids': claim 'n1-c1' is not shown with passage 'p2'. Cite only passages the claim is shown "
+     "with: p1", ("n1-c1", "dave", "support")),
+]
+
+
+@pytest.mark.parametrize("chunk", [5_000, 1])
+@pytest.mark.parametrize("command, name, problem, lands", BAD_THEN_GOOD, ids=[name for _, name, _, _ in BAD_THEN_GOOD])
+def test_partial_a_row_refused_by_the_database_does_not_block_a_later_good_row_for_the_same_key(
+        any_db_url, any_engine, monkeypatch, chunk, command, name, problem, lands):
+    """Line 2 is refused against the database and skipped; line 3, for the same claim (and labeler),
+    is good and lands: a skipped row does not count as seen, in one chunk or across chunks."""
+    monkeypatch.setattr(imports, "CHUNK_ROWS", chunk)
+    labeled(any_db_url)
+    path = TEST_DATA / name
+    ran = annotator(command, "import", str(path), "--partial", "--db", any_db_url)
+    assert (ran.code, ran.err) == (0, "")
+    assert ran.out.splitlines()[1] == f"  {command}: 1 new, 0 unchanged, 0 updated"
+    assert ran.out.splitlines()[-2:] == ["Skipped 1 bad line (--partial):", f"  {path}, line 2{problem}"]
+    model, person = (Adjudication, Adjudication.adjudicator_pk) if command == "adjudications" else (Label, Label.labeler_pk)
+    with session_scope(any_engine) as session:
+        rows = session.exec(select(Claim.claim_id, User.name, model.value).join(Claim, Claim.id == model.claim_pk)
+                            .join(User, User.id == person).where(User.name == lands[1])).all()
+    assert rows == [lands]
+
+
+SAME_KEY_TWICE = [
+    # command, data file, the refusal of line 3 after "{path}, line 3"
+    ("labels", "labels_same_claim_and_labeler_twice.csv",
+     ", field 'labeler': label of claim 'n2-c1', 'dave' is also on line 2 with other content (label differ). Keep one "
+     "row per claim and labeler, or make both the same"),
+    ("adjudications", "adjudications_same_claim_twice.csv",
+     ", field 'claim_id': adjudication of claim 'n1-c1' is also on line 2 with other content (adjudicator differ). "
+     "Keep one row per claim, or make both the same"),
+]
+
+
+@pytest.mark.parametrize("command, name, problem", SAME_KEY_TWICE, ids=[name for _, name, _ in SAME_KEY_TWICE])
+def test_two_rows_for_one_label_or_decision_say_keep_one_row_and_partial_keeps_the_first(any_db_url, any_engine,
+                                                                                         command, name, problem):
+    labeled(any_db_url)
+    before = counts(any_engine)
+    path = TEST_DATA / name
+    ran = annotator(command, "import", str(path), "--db", any_db_url)
+    assert (ran.code, ran.out, ran.err) == (1, "", f"Error: {path}, line 3{problem}\n")
+    assert counts(any_engine) == before
+    ran = annotator(command, "import", str(path), "--partial", "--db", any_db_url)
+    assert (ran.code, ran.err) == (0, "")
+    assert ran.out.splitlines()[1] == f"  {command}: 1 new, 0 unchanged, 0 updated"
+    assert ran.out.splitlines()[-2:] == ["Skipped 1 bad line (--partial):", f"  {path}, line 3{problem}"]

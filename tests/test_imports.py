@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -110,7 +111,7 @@ def test_same_claim_id_with_other_text_than_the_database_is_refused_naming_id_an
     assert (caught.value.line, caught.value.field) == (1, "claims[0].text")
     message = str(caught.value)
     assert re.fullmatch(
-        re.escape(f"{changed}, line 1, field 'claims[0].text': claim 'n1-c1' is already in dataset 'default' (imported ")
+        re.escape(f"{changed}, line 1, field 'claims[0].text': claim 'n1-c1' is already in dataset 'default' (stored version written ")
         + r"\d{4}-\d\d-\d\d \d\d:\d\d" + re.escape(" UTC) with another text: text 'The travel policy was updated "
         "in April 2024.' in the database, 'The travel policy was updated in May 2024.' in this file. Import with "
         "--update to replace it (an adjudicated claim then becomes stale), or give it another id"), message), message
@@ -730,3 +731,69 @@ def test_cli_labels_and_adjudications_import_partial_print_the_skipped_line_as_a
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[1] == f"  {command}: {2 if command == 'labels' else 1} new, 0 unchanged, 0 updated"
     assert done.stdout.splitlines()[-2:] == ["Skipped 1 bad line (--partial):", f"  {path}, line {line}{problem}"]
+
+
+def _native_with_changed_texts(tmp_path: Path, case_ids: tuple[str, ...]) -> Path:
+    """import_native.jsonl's cases, the first claim of each case in `case_ids` with another text."""
+    records = {}
+    for line in (TEST_DATA / "import_native.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            record = json.loads(line)
+            records[record["case_id"]] = record
+    for case_id in case_ids:
+        records[case_id]["claims"][0]["text"] += " (revised)"
+    path = tmp_path / "revised.jsonl"
+    path.write_text("".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records.values()), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("case_ids, line", [
+    (("n1", "n2"), "Marked 3 labels for review: made before their claims' text or passages changed, they are back in "
+                   "their labelers' queues (Label page) to be saved again; a claim with two or more labels is stale until "
+                   "each label to review is saved again or an adjudicator decides the claim (a claim with one label "
+                   "stays single)"),
+    (("n2",), "Marked 1 label for review: made before its claim's text or passages changed, it is back in its labeler's "
+              "queue (Label page) to be saved again; a claim with two or more labels is stale until each label to review "
+              "is saved again or an adjudicator decides the claim (a claim with one label stays single)"),
+])
+def test_update_says_truly_which_claims_labels_to_review_make_stale(any_engine, tmp_path, case_ids, line):
+    """n1-c1 has two labels (alice, bob): stale after its text changes; n2-c1 one (alice): single."""
+    import_native(any_engine)
+    import_native_labels(any_engine)
+    with session_scope(any_engine) as session:
+        report = import_cases(session, OPERATOR, _native_with_changed_texts(tmp_path, case_ids), update=True)
+    assert line in report.summary_lines()
+    with session_scope(any_engine) as session:
+        states = {claim_id: claim_states(session, claim_pks=[claim_pk(session, claim_id)])[claim_pk(session, claim_id)]
+                  for claim_id in ("n1-c1", "n2-c1")}
+    assert states == {"n1-c1": State.STALE if "n1" in case_ids else State.DISPUTED, "n2-c1": State.SINGLE}
+
+
+@pytest.mark.parametrize("change, noun, key", [("claim", "claim", "n1-c1"), ("case", "case", "n1")])
+def test_a_refusal_without_update_says_when_the_stored_version_was_written_not_first_imported(any_engine, tmp_path,
+                                                                                              change, noun, key):
+    import_native(any_engine)
+    long_ago = datetime(2020, 1, 2, 3, 4, tzinfo=UTC)
+    with session_scope(any_engine) as session:
+        for model in (Case, Claim):
+            for row in session.exec(select(model)).all():
+                row.created_at = row.updated_at = long_ago
+                session.add(row)
+    record = json.loads((TEST_DATA / "import_native.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    if change == "claim":
+        record["claims"][0]["text"] = "The travel policy was updated in May 2024."
+    else:
+        record["question"] = "When was the travel policy last updated?"
+    path = tmp_path / "changed.jsonl"
+    path.write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
+    with session_scope(any_engine) as session:
+        import_cases(session, OPERATOR, path, update=True)
+    with session_scope(any_engine) as session:
+        model, id_column = (Claim, Claim.claim_id) if change == "claim" else (Case, Case.case_id)
+        written = session.exec(select(model.updated_at).where(id_column == key)).one()
+    assert written > long_ago
+    with pytest.raises(ImportRowError) as caught, session_scope(any_engine) as session:
+        import_cases(session, OPERATOR, TEST_DATA / "import_native.jsonl")
+    assert f"{noun} '{key}' is already in dataset 'default' (stored version written {written:%Y-%m-%d %H:%M} UTC) " \
+        "with another " in str(caught.value)
+    assert "2020-01-02" not in str(caught.value)

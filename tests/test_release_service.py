@@ -728,6 +728,74 @@ def test_compare_releases_names_added_removed_and_changed_claims(any_engine, tmp
     assert folders.to_json()["old"]["source"] == "folder"
 
 
+def _v1_then_text_passages_and_resolution_changed(engine, out: Path) -> None:  # noqa: ANN001 - an Engine
+    """v1 of seed_final; then, the gold labels kept: q1-a's text changes, q1-b is also shown with p2,
+    p3's text changes (q2-a is shown with it) and q2-a, agreed, is adjudicated on the same label;
+    then v2."""
+    with session_scope(engine) as session:
+        seed_final(session)
+    with session_scope(engine) as session:
+        create_release(session, OPERATOR, "v1", out_dir=out, n_bootstrap=N_BOOT)
+    with session_scope(engine) as session:
+        claims = {claim.claim_id: claim for claim in session.exec(select(Claim)).all()}
+        passages = {passage.passage_id: passage for passage in session.exec(select(Passage)).all()}
+        claims["q1-a"].text = "返金は14日以内です。"
+        passages["p3"].text = "text of p3, revised"
+        session.add_all([claims["q1-a"], passages["p3"],
+                         ClaimPassage(claim_pk=claims["q1-b"].id, passage_pk=passages["p2"].id, position=1),
+                         Adjudication(claim_pk=claims["q2-a"].id, value="contradict", decided_at=utcnow(),
+                                      adjudicator_pk=session.exec(select(User.id).where(User.name == "carol")).one())])
+    with session_scope(engine) as session:
+        create_release(session, OPERATOR, "v2", out_dir=out, n_bootstrap=N_BOOT)
+
+
+def test_compare_releases_names_claims_whose_text_passages_or_resolution_changed(any_engine, tmp_path):
+    _v1_then_text_passages_and_resolution_changed(any_engine, tmp_path / "out")
+    with Session(any_engine) as session:
+        comparison = releases.compare_releases(session, OPERATOR, "v1", "v2")
+    assert comparison.diff.counts() == {"added": 0, "removed": 0, "changed": 0, "unchanged": 3}  # as ever: same gold label
+    assert comparison.diff.change_counts() == {"text_or_passages_changed": 3, "resolution_changed": 1, "nothing_changed": 0}
+    data = comparison.to_json()
+    assert list(data) == ["old", "new", "counts", "changes_by_label", "added", "removed", "changed",
+                          "change_counts", "text_or_passages_changed", "resolution_changed"]
+    assert data["text_or_passages_changed"] == [
+        {"dataset": "pilot", "case_id": "q1", "claim_id": "q1-a", "claim_changed": True, "passage_ids_changed": False,
+         "passage_text_changed": []},
+        {"dataset": "pilot", "case_id": "q1", "claim_id": "q1-b", "claim_changed": False, "passage_ids_changed": True,
+         "passage_text_changed": []},
+        {"dataset": "pilot", "case_id": "q2", "claim_id": "q2-a", "claim_changed": False, "passage_ids_changed": False,
+         "passage_text_changed": ["p3"]},
+    ]
+    assert data["resolution_changed"] == [
+        {"dataset": "pilot", "case_id": "q2", "claim_id": "q2-a", "from": "agreed", "to": "adjudicated"}]
+    same = releases.compare_releases(None, OPERATOR, tmp_path / "out" / "v2", tmp_path / "out" / "v2")
+    assert same.diff.change_counts() == {"text_or_passages_changed": 0, "resolution_changed": 0, "nothing_changed": 3}
+
+
+def test_release_diff_prints_text_passage_and_resolution_changes_and_keeps_the_json_fields(any_engine, tmp_path):
+    out = tmp_path / "out"
+    _v1_then_text_passages_and_resolution_changed(any_engine, out)
+    done = _annotator("release", "diff", str(out / "v1"), str(out / "v2"), db=f"sqlite:///{tmp_path / 'unused.db'}")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines() == [
+        f"{out / 'v1'} (3 claims) -> {out / 'v2'} (3 claims): 0 added, 0 removed, 0 gold label changed, 3 same gold label",
+        "  of the claims in both: 3 text or passages changed, 1 resolution changed, 0 unchanged (same gold label, "
+        "resolution, text and passages)",
+        "text or passages changed (3):",
+        "  pilot\tq1\tq1-a\tclaim text",
+        "  pilot\tq1\tq1-b\tpassage ids",
+        "  pilot\tq2\tq2-a\tpassage text (p3)",
+        "resolution changed (1):",
+        "  pilot\tq2\tq2-a\tagreed -> adjudicated",
+    ]
+    done = _annotator("release", "diff", str(out / "v1"), str(out / "v2"), "--json", db=f"sqlite:///{tmp_path / 'unused.db'}")
+    data = json.loads(done.stdout)
+    assert {key: data[key] for key in ("counts", "changes_by_label", "added", "removed", "changed")} == {
+        "counts": {"added": 0, "removed": 0, "changed": 0, "unchanged": 3}, "changes_by_label": [], "added": [],
+        "removed": [], "changed": []}
+    assert data["change_counts"] == {"text_or_passages_changed": 3, "resolution_changed": 1, "nothing_changed": 0}
+
+
 def test_compare_releases_refuses_a_release_that_fails_verification_naming_the_file(any_engine, tmp_path):
     with session_scope(any_engine) as session:
         seed_final(session)

@@ -14,11 +14,11 @@ import pytest
 from sqlmodel import select
 
 from annotator.db import session_scope
-from annotator.errors import ReleaseBlockedError
+from annotator.errors import ReleaseBlockedError, StaleWriteError
 from annotator.models import Adjudication, Claim, Label, LabelEvent, utcnow
 from annotator.services import labeling
 from annotator.services.access import OPERATOR
-from annotator.services.adjudication import adjudicate, adjudication_queue
+from annotator.services.adjudication import adjudicate, adjudication_queue, view_for_adjudicator
 from annotator.services.imports import import_cases
 from annotator.services.labeling import claim_for_labeler, next_claim_for, progress_for, save_label
 from annotator.services.releases import create_release
@@ -282,3 +282,39 @@ def test_the_queue_sql_and_the_claim_facts_agree_on_every_combination(any_engine
         assert [facts[c.id].state for c in claims] == [
             State.STALE, State.STALE, State.AGREED, State.ADJUDICATED, State.STALE, State.SINGLE, State.UNLABELED,
             State.STALE]
+
+
+def test_a_review_saved_on_a_page_opened_before_another_update_is_refused_and_writes_nothing(agreed, tmp_path):
+    engine = agreed
+    _update(engine, tmp_path, _case(text="The policy was updated in May."))
+    with session_scope(engine) as session:
+        alice = get_user(session, "alice")
+        shown = claim_for_labeler(session, alice, _pk(session, "r1-c1"))
+    _update(engine, tmp_path, _case(text="The policy was updated in June."))  # while alice reads the May text
+    with session_scope(engine) as session, pytest.raises(StaleWriteError, match="changed after you opened it"):
+        labeling.save_label_as(session, "alice", alice.id, shown.claim_pk, "support", passage_ids=["p1"],
+                               rationale="alice's reason", expected_revision=1, seen_content_at=shown.content_changed_at)
+    with session_scope(engine) as session:
+        view = claim_for_labeler(session, get_user(session, "alice"), shown.claim_pk)
+        assert (view.own_label.revision, view.changed_since_label) == (1, ("text",))  # still to review
+        assert view.text == "The policy was updated in June."
+        saved = labeling.save_label_as(session, "alice", alice.id, shown.claim_pk, "support", passage_ids=["p1"],
+                                       rationale="alice's reason", expected_revision=1,
+                                       seen_content_at=view.content_changed_at)
+        assert (saved.written, saved.revision) == (True, 2)  # read again: the review lands
+
+
+def test_a_decision_on_a_claim_changed_since_the_adjudicator_opened_it_is_refused(agreed, tmp_path):
+    engine = agreed
+    _update(engine, tmp_path, _case(text="The policy was updated in May."))  # stale: waits for a decision
+    with session_scope(engine) as session:
+        carol = get_user(session, "carol")
+        shown = view_for_adjudicator(session, carol, _pk(session, "r1-c1"))
+    _update(engine, tmp_path, _case(text="The policy was updated in June."))
+    with session_scope(engine) as session, pytest.raises(StaleWriteError, match="changed after you opened it"):
+        adjudicate(session, get_user(session, "carol"), shown.claim_pk, "support", seen_content_at=shown.content_changed_at)
+    with session_scope(engine) as session:
+        assert session.exec(select(Adjudication)).all() == []
+        fresh = view_for_adjudicator(session, get_user(session, "carol"), shown.claim_pk)
+        adjudicate(session, get_user(session, "carol"), shown.claim_pk, "support", seen_content_at=fresh.content_changed_at)
+    assert _state(engine, "r1-c1") is State.ADJUDICATED

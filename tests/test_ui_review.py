@@ -6,10 +6,10 @@ with a notice and is saved again with the same value. Seed and helpers: tests/te
 
 from __future__ import annotations
 
-from sqlmodel import select
+from sqlmodel import delete, select
 
 from annotator.db import session_scope
-from annotator.models import Case, Claim, Label, utcnow
+from annotator.models import Case, Claim, ClaimPassage, Label, utcnow
 from annotator.services.audit import record_event
 from annotator.services.states import claim_states
 from annotator.workflow import State
@@ -91,3 +91,59 @@ def test_a_label_to_review_comes_back_with_a_notice_and_the_same_value_clears_it
     at.button(key="label.button.support").click().run()
     with session_scope(engine) as session:
         assert claim_states(session, claim_pks=[pk])[pk] is State.AGREED
+
+
+def _change_text(engine, pk: int, text: str) -> None:  # noqa: ANN001, F811 - what `import --update` of the claim's text does
+    with session_scope(engine) as session:
+        claim = session.get(Claim, pk)
+        before = {"case_id": "case-1", "text": claim.text, "passage_ids": ["case-1-p1", "case-1-p2"]}
+        claim.text, claim.updated_at = text, utcnow()
+        session.add(claim)
+        record_event(session, actor_pk=None, entity="claim", entity_pk=pk, claim_pk=pk, action="update",
+                     before=before, after={**before, "text": text})
+
+
+def test_a_label_pressed_on_a_claim_that_changed_after_the_page_showed_it_is_refused_then_saves_once_read(engine):  # noqa: F811
+    at = open_app("aoi")
+    assert shown_claim(at) == "case-1-c1"
+    pk = _claim_pk(engine, "case-1-c1")
+    _change_text(engine, pk, "Claim text 1.1, changed while aoi read it.")
+    at.button(key="label.button.support").click().run()
+    assert [e.value for e in at.error] == [
+        "this claim's text or passages changed after you opened it (an import with --update); your input is kept: "
+        "read the claim again, then save"]
+    with session_scope(engine) as session:
+        assert session.exec(select(Label).where(Label.claim_pk == pk)).all() == []
+    assert shown_claim(at) == "case-1-c1"  # the new text is on screen now
+    at.button(key="label.button.support").click().run()
+    assert [t.value for t in at.toast] == ["Saved support on claim case-1-c1."]
+
+
+def test_a_decision_pressed_on_a_claim_that_changed_after_the_page_showed_it_is_refused(engine):  # noqa: F811
+    _label_both(engine)
+    at = open_app("mika")
+    assert shown_claim(at) == "case-1-c2"
+    pk = _claim_pk(engine, "case-1-c2")
+    _change_text(engine, pk, "Claim text 1.2, changed while mika read it.")
+    at.button(key="adjudicate.button.support").click().run()
+    assert any("changed after you opened it" in e.value for e in at.error)
+    with session_scope(engine) as session:
+        assert claim_states(session, claim_pks=[pk])[pk] is not State.ADJUDICATED
+
+
+def test_a_citation_of_a_passage_the_claim_no_longer_shows_is_named_before_a_save_drops_it(engine):  # noqa: F811
+    at = open_app("aoi")
+    at.checkbox(key=[c.key for c in at.checkbox if c.key.endswith(".case-1-p2")][0]).check().run()
+    at.button(key="label.button.support").click().run()
+    pk = _claim_pk(engine, "case-1-c1")
+    with session_scope(engine) as session:  # what `import --update` of the claim's passages does
+        claim = session.get(Claim, pk)
+        claim.updated_at = utcnow()
+        session.exec(delete(ClaimPassage).where(ClaimPassage.claim_pk == pk, ClaimPassage.position == 1))
+        session.add(claim)
+        record_event(session, actor_pk=None, entity="claim", entity_pk=pk, claim_pk=pk, action="update",
+                     before={"passage_ids": ["case-1-p1", "case-1-p2"]}, after={"passage_ids": ["case-1-p1"]})
+    at = open_app("aoi")
+    assert shown_claim(at) == "case-1-c1"
+    assert ("Your saved label cites case-1-p2, which this claim no longer shows: saving drops that citation. "
+            "Cite the passages shown that justify your label.") in [w.value for w in at.warning]

@@ -12,7 +12,7 @@ from annotator.text import check_free_text
 from annotator.models import Adjudication, Assignment, Case, Claim, Label, User, utcnow
 from annotator.services.access import Caller, is_operator, require
 from annotator.services.audit import record_event
-from annotator.services.labeling import PassageView, claim_passages, is_assigned_to_claim, lock_claim
+from annotator.services.labeling import PassageView, check_content_seen, claim_passages, is_assigned_to_claim, lock_claim
 from annotator.services.states import claim_facts
 from annotator.services.users import has_role
 from annotator.vocabulary import LABELS, SEVERITIES
@@ -64,6 +64,7 @@ class AdjudicationView:
     labels: tuple[BlindLabel, ...]
     state: str
     decision: Adjudication | None
+    content_changed_at: object = None  # the claim's updated_at: adjudicate's seen_content_at
 
 
 def adjudication_queue(session: Session, user: Caller | None = None, dataset_pk: int | None = None) -> list[QueueItem]:
@@ -141,6 +142,7 @@ def view_for_adjudicator(session: Session, user: User, claim_pk: int) -> Adjudic
         question=case.question, answer=case.answer, slice=case.slice, split=case.split,
         metadata=dict(case.meta or {}), passages=claim_passages(session, claim_pk),
         labels=blind_labels(session, claim_pk), state=state.value, decision=decision,
+        content_changed_at=claim.updated_at,
     )
 
 
@@ -158,10 +160,14 @@ def adjudicate(
     rationale: str = "",
     severity: str | None = None,
     expected_revision: int | None = None,
+    seen_content_at: object = None,
 ) -> Adjudication:
     """Decide a disputed (or re-decide a stale) claim, with optimistic locking.
 
     expected_revision: None when the adjudicator saw no decision, else the revision they saw.
+    seen_content_at: the claim's updated_at when the adjudicator was shown it
+        (AdjudicationView.content_changed_at), None to skip the check; a claim whose text or
+        passages changed since is refused (StaleWriteError, labeling.check_content_seen).
     Raises InvalidValueError, PermissionDeniedError, NotDisputedError, StaleWriteError. The
     labels stay as they are: the pre-adjudication disagreement is never overwritten.
     """
@@ -172,6 +178,9 @@ def adjudicate(
     check_free_text("rationale", rationale)
     lock_claim(session, claim_pk)  # a second adjudicator deciding at once waits here, then is told it is stale
     _check_may_adjudicate(session, user, claim_pk)
+    if seen_content_at is not None:
+        current = session.exec(select(Claim.updated_at).where(Claim.id == claim_pk)).one()
+        check_content_seen(seen_content_at, current)
     query = select(Adjudication).where(Adjudication.claim_pk == claim_pk)
     decision = session.exec(query.execution_options(populate_existing=True)).first()
     current_revision = None if decision is None else decision.revision

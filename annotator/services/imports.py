@@ -42,7 +42,7 @@ from annotator.services.audit import event_row, record_event, record_events
 from annotator.services.blind import claims_still_to_label
 from annotator.services.lookup import get_dataset
 from annotator.services.states import claim_states
-from annotator.services.users import ensure_user
+from annotator.services.users import ensure_user, taken_name
 from annotator.vocabulary import SLICES
 from annotator.workflow import State
 
@@ -73,8 +73,9 @@ class ImportReport:
     import (`--partial`) left out, each with file, line, field and reason. warnings: lines to show
     (unknown columns, claims marked changed). labels_to_review: labels this import (`--update`)
     marked for review, made before the text or passages of their claim changed
-    (workflow.label_to_review): each makes its claim stale until its labeler saves it again or an
-    adjudicator decides the claim.
+    (workflow.label_to_review): each is back in its labeler's queue until saved again; a claim
+    with two or more labels is stale while any of them is to review, until they are saved again or
+    an adjudicator decides the claim (a claim with one label stays single: workflow.claim_state).
     """
 
     path: str
@@ -116,9 +117,12 @@ class ImportReport:
             who = "existing users, who keep" if len(self.given_role_users) > 1 else "an existing user, who keeps"
             lines.append(f"Gave role {self.given_role} to {', '.join(self.given_role_users)} ({who} their other roles)")
         if self.labels_to_review:
-            lines.append(f"Marked {self.labels_to_review:,} label{'s' if self.labels_to_review > 1 else ''} for review: "
-                         "made before their claim's text or passages changed, their claims are stale until each "
-                         "labeler saves their label again (Label page) or an adjudicator decides the claim")
+            one = self.labels_to_review == 1
+            lines.append(f"Marked {self.labels_to_review:,} label{'' if one else 's'} for review: made before "
+                         + ("its claim's text or passages changed, it is back in its labeler's queue" if one else
+                            "their claims' text or passages changed, they are back in their labelers' queues")
+                         + " (Label page) to be saved again; a claim with two or more labels is stale until each label "
+                         "to review is saved again or an adjudicator decides the claim (a claim with one label stays single)")
         lines += [f"Skipped {count:,} claims: {reason}" for reason, count in sorted(self.skipped.items())]
         if self.skipped_lines:
             lines.append(f"Skipped {len(self.skipped_lines):,} bad line{'s' if len(self.skipped_lines) > 1 else ''} (--partial):")
@@ -289,11 +293,12 @@ def _check_vote_options(fmt: str, with_votes: bool, first_votes: int | None) -> 
 
 @dataclass(frozen=True)
 class _Found:
-    """A record as stored: its pk, content (as the file's record gives it) and when it was imported."""
+    """A record as stored: its pk, content (as the file's record gives it) and when that stored
+    version was last written (its updated_at: the first import, or a later `--update`)."""
 
     pk: int
     content: dict[str, Any]
-    created_at: datetime | None = None
+    written_at: datetime | None = None
 
 
 @dataclass
@@ -351,7 +356,7 @@ class _CaseImport:
         self.now = utcnow()
         self.next_position = 0 if dataset_pk is None else (session.exec(
             select(func.max(Case.position)).where(Case.dataset_id == dataset_pk)).one() or -1) + 1
-        self._people = _PeopleSoFar(session, "labeler")
+        self._people = _PeopleSoFar(session, "labeler", path)
 
     # ---- reading and checking
 
@@ -388,13 +393,13 @@ class _CaseImport:
             passages.append((outcome, found, passage))
         found_case = stored.cases.get(case.case_id)
         case_outcome = self._compare("case", case.case_id, case.content(), found_case, case.line, lambda key: key,
-                                     found_case.created_at if found_case else None)
+                                     found_case.written_at if found_case else None)
         claims = []
         for position, claim in enumerate(case.claims):
             found = stored.claims.get(claim.claim_id)
             content = _claim_content(case.case_id, claim)
             claims.append((self._compare("claim", claim.claim_id, content, found, claim.line, claim.field_of,
-                                         found.created_at if found else None), found, position, claim))
+                                         found.written_at if found else None), found, position, claim))
         votes = self._votes(case, stored)
         # all checks passed: plan
         for outcome, found, passage in passages:
@@ -424,14 +429,15 @@ class _CaseImport:
     def _compare(self, noun: str, key: str, content: dict[str, Any], found: _Found | None, line: int,
                  field_of: Callable[[str], str], since: datetime | None) -> str:
         """"new", "unchanged" or "updated". Raises ImportRowError naming the file's line and field
-        path, the dataset and when the stored version was imported, and both values, unless `update`."""
+        path, the dataset, when the stored version was last written (`since`: first imported or
+        replaced by an `--update`), and both values, unless `update`."""
         if found is None:
             return "new"
         if found.content == content:
             return "unchanged"
         if not self.update:
             differing, shown = _differences(found.content, content)
-            when = f" (imported {since:%Y-%m-%d %H:%M} UTC)" if since is not None else ""
+            when = f" (stored version written {since:%Y-%m-%d %H:%M} UTC)" if since is not None else ""
             raise ImportRowError(
                 self.path, line, field_of(differing[0]),
                 f"{noun} '{key}' is already in dataset '{self.dataset}'{when} with another {', '.join(differing)}: {shown}",
@@ -449,6 +455,7 @@ class _CaseImport:
         for claim in case.claims:
             found = stored.claims.get(claim.claim_id)
             for labeler, value in self.pick_votes(claim.votes):
+                self._people.check(labeler, claim.line, "votes")
                 item = _LabelItem(claim.claim_id, claim.claim_id, labeler, value, claim.line)
                 if found is None:
                     items.append(item)
@@ -488,16 +495,16 @@ class _CaseImport:
             return stored
         for batch in _batches([case.case_id for case in cases]):
             for row in session.exec(select(Case.case_id, Case.id, Case.question, Case.answer, Case.slice, Case.split, Case.meta,
-                                           Case.created_at).where(Case.dataset_id == dataset_pk, Case.case_id.in_(batch))):
+                                           Case.updated_at).where(Case.dataset_id == dataset_pk, Case.case_id.in_(batch))):
                 stored.cases[row[0]] = _Found(row[1], _case_content(*row[2:7]), row[7])
         claim_rows = []
         for batch in _batches([claim.claim_id for case in cases for claim in case.claims]):
-            claim_rows += session.exec(select(Claim.claim_id, Claim.id, Case.case_id, Claim.text, Claim.created_at)
+            claim_rows += session.exec(select(Claim.claim_id, Claim.id, Case.case_id, Claim.text, Claim.updated_at)
                                        .join(Case, Case.id == Claim.case_pk)
                                        .where(Claim.dataset_id == dataset_pk, Claim.claim_id.in_(batch))).all()
         shown = _shown_passages(session, [row[1] for row in claim_rows])
-        for claim_id, pk, case_id, text, created_at in claim_rows:
-            stored.claims[claim_id] = _Found(pk, {"case_id": case_id, "text": text, "passage_ids": shown.get(pk, [])}, created_at)
+        for claim_id, pk, case_id, text, written_at in claim_rows:
+            stored.claims[claim_id] = _Found(pk, {"case_id": case_id, "text": text, "passage_ids": shown.get(pk, [])}, written_at)
         if self.pick_votes is not None:
             claim_pks = [found.pk for found in stored.claims.values()]
             stored.labels = _stored_labels_by_claim_pk(session, claim_pks)
@@ -786,21 +793,25 @@ def import_labels(session: Session, actor: Caller, path: str | Path, *, dataset:
     unchanged; with other content it is refused unless `update` (then revision + 1). Every
     created or changed label is recorded in the audit trail.
     partial: skip the bad lines (each is listed in the report's `skipped_lines`: file, line,
-        field, reason) and import the others; without it one bad line refuses the whole file.
+        field, reason) and import the others; without it one bad line refuses the whole file. Of
+        two rows for one (claim, labeler) with other content the first good one is imported and
+        the later ones listed; a skipped row does not count (`_RowImport.checked`).
     Streams as `import_cases`: CHUNK_ROWS labels at a time are read, checked and written, in the
-    caller's transaction (memory: the (claim, labeler) keys seen and a digest of each).
+    caller's transaction (memory: the (claim, labeler) keys imported and a digest of each).
     Raises ImportFileError (missing or empty file), NotFoundError (unknown dataset),
     ImportRowError naming the line: bad row, unknown claim id, claim id in two datasets (name
     --dataset), cited passage the claim is not shown with, labeler who adjudicated the claim,
-    stored label with other content (naming the fields, stored and new values), a claim the
-    caller is still to label (the blind rule).
+    labeler whose name differs only in case from a user's (users.taken_name, as `users add`),
+    the same claim and labeler on an earlier row with other content, stored label with other
+    content (naming the fields, stored and new values), a claim the caller is still to label
+    (the blind rule).
     InvalidValueError for a blank or space-padded dataset name. An existing person without the
     labeler role gets it, and the report says so.
     """
     require(actor, Permission.IMPORT)
     check_dataset_name(dataset)
     skips = formats.Skips() if partial else None
-    source = formats.read_labels(path, skips=skips)
+    source = formats.read_labels(path, skips=skips, unique=False)  # repeats: checked by the run (`_RowImport.checked`)
     run = _LabelImport(session, actor, source.path, dataset, update, skips)
     _stream(source, CHUNK_ROWS, run.add)
     if run.read == 0 and not skips:
@@ -815,18 +826,41 @@ CHUNK_ROWS = 5_000
 """Labels or adjudications read, checked and written together: bounds memory, keeps statements large."""
 
 
+R = TypeVar("R", LabelRecord, AdjudicationRecord)
+
+
 class _RowImport:
     """What a labels or adjudications import keeps between chunks: the file, the dataset (looked
-    up at the first chunk), counts and the people it named (created or given `role`)."""
+    up at the first chunk), counts, the people it named (created or given `role`) and the rows
+    it imported (`seen`: one key and content digest per row, `formats._Seen`)."""
 
     def __init__(self, session: Session, actor: Caller, path: str, dataset: str | None, update: bool,
-                 skips: formats.Skips | None, kind: str, role: str):
+                 skips: formats.Skips | None, kind: str, role: str, seen: str):
         self.session, self.actor, self.path, self.dataset, self.update, self.skips = session, actor, path, dataset, update, skips
-        self.tally, self.people = _Tally(kind), _PeopleSoFar(session, role)
+        self.tally, self.people = _Tally(kind), _PeopleSoFar(session, role, path)
+        self.seen = formats._Seen(path, seen)
         self.skipped: Counter[str] = Counter()
         self.read = 0
         self.now = utcnow()
         self._dataset_pk: int | None = None
+
+    def checked(self, records: list[R], key: Callable[[R], tuple[Any, dict[str, Any]]], field_name: str,
+                check: Callable[[R], T]) -> Iterator[T]:
+        """check(record) of each record, in file order, but for a repeat of an earlier row: with the
+        same content it is left out, with other content refused (ImportRowError naming both lines
+        and `field_name`). With `partial`, a refused row is skipped and listed (`formats.skipping`)
+        and its key forgotten: a row counts as seen only once all its checks passed, so a later
+        row for the same key is imported when it is good (the first good row of a key wins)."""
+        def one(record: R) -> T | None:
+            row_key, content = key(record)
+            if not self.seen.first_time(row_key, content, record.line, field_name):
+                return None
+            try:
+                return check(record)
+            except ImportRowError:
+                self.seen.forget([row_key])
+                raise
+        return (result for result in formats.skipping(records, one, self.skips) if result is not None)
 
     def claims_of(self, claim_ids: Iterable[str]) -> _ChunkClaims:
         """The chunk's claims (`_ChunkClaims`), the dataset looked up the first time."""
@@ -840,7 +874,7 @@ class _LabelImport(_RowImport):
 
     def __init__(self, session: Session, actor: Caller, path: str, dataset: str | None, update: bool,
                  skips: formats.Skips | None):
-        super().__init__(session, actor, path, dataset, update, skips, "labels", "labeler")
+        super().__init__(session, actor, path, dataset, update, skips, "labels", "labeler", "label of claim")
 
     def add(self, records: list[LabelRecord]) -> None:
         self.read += len(records)
@@ -850,17 +884,19 @@ class _LabelImport(_RowImport):
         adjudicators = {pk: name for pk, (_, name, *_rest) in _stored_adjudications(self.session, pks).items()}
         stored = _stored_labels_by_claim_pk(self.session, pks)
 
-        def check(record: LabelRecord) -> tuple[str, str, _LabelItem | None]:
+        def check(record: LabelRecord) -> tuple[str, _LabelItem | None]:
+            self.people.check(record.labeler, record.line, "labeler")
             item = _checked_label(self.path, record, claims.pk_of(record.claim_id, record.line), shown, adjudicators)
-            return (record.labeler, *_plan_label(self.path, item, stored, self.update))
+            planned = _plan_label(self.path, item, stored, self.update)
+            self.people.add(record.labeler, record.line)
+            return planned
 
-        planned, labelers = [], []
-        for labeler, outcome, item in formats.skipping(records, check, self.skips):
+        planned = []
+        for outcome, item in self.checked(records, formats._label_key, "labeler", check):
             self.tally.add("labels", outcome)
-            labelers.append(labeler)
             if item is not None:
                 planned.append(item)
-        users = self.people.pks(labelers)
+        users = self.people.pks(item.labeler for item in planned)
         _write_labels(self.session, planned, lambda item: item.claim, users, self.now)
 
 
@@ -930,8 +966,11 @@ def import_adjudications(
     Raises ImportFileError (missing or empty file, vote option with the wrong file),
     NotFoundError (unknown dataset), InvalidValueError (blank or space-padded dataset name),
     ImportRowError naming the line: bad row, unknown or ambiguous claim id, adjudicator who
-    labeled the claim, claim in another state, adjudicated claim decided otherwise, a claim the
-    caller is still to label (the blind rule). InvalidValueError also for `partial` with `vote`.
+    labeled the claim, adjudicator whose name differs only in case from a user's (as in
+    `import_labels`), the same claim on an earlier row with another decision (with `partial`, the
+    first good row is imported), claim in another state, adjudicated claim decided otherwise, a
+    claim the caller is still to label (the blind rule). InvalidValueError also for `partial`
+    with `vote`.
     """
     require(actor, Permission.IMPORT)
     check_dataset_name(dataset)
@@ -945,7 +984,7 @@ def import_adjudications(
     if vote is not None:
         raise ImportFileError(f"{path}: --vote works only with a CLIMATE-FEVER file")
     skips = formats.Skips() if partial else None
-    source = formats.read_adjudications(path, fmt, skips=skips)
+    source = formats.read_adjudications(path, fmt, skips=skips, unique=False)  # repeats: `_RowImport.checked`
     run = _AdjudicationImport(session, actor, source.path, dataset, update, skips)
     _stream(source, CHUNK_ROWS, run.add)
     if run.read == 0 and not skips:
@@ -961,7 +1000,8 @@ class _AdjudicationImport(_RowImport):
 
     def __init__(self, session: Session, actor: Caller, path: str, dataset: str | None, update: bool,
                  skips: formats.Skips | None):
-        super().__init__(session, actor, path, dataset, update, skips, "adjudications", "adjudicator")
+        super().__init__(session, actor, path, dataset, update, skips, "adjudications", "adjudicator",
+                         "adjudication of claim")
 
     def add(self, records: list[AdjudicationRecord]) -> None:
         self.read += len(records)
@@ -970,17 +1010,19 @@ class _AdjudicationImport(_RowImport):
         stored, labelers, states = (_stored_adjudications(self.session, pks), _labelers(self.session, pks),
                                     _states_of(self.session, pks))
 
-        def check(record: AdjudicationRecord) -> tuple[str, str, _PlannedAdjudication | None]:
+        def check(record: AdjudicationRecord) -> tuple[str, _PlannedAdjudication | None]:
+            self.people.check(record.adjudicator, record.line, "adjudicator")
             item = _adjudication_item(record, claims.pk_of(record.claim_id, record.line))
-            return (record.adjudicator, *_plan_adjudication(self.path, item, stored.get(item.claim_pk),
-                                                            states[item.claim_pk], labelers.get(item.claim_pk, set()),
-                                                            vote_mode=False, update=self.update))
+            planned = _plan_adjudication(self.path, item, stored.get(item.claim_pk), states[item.claim_pk],
+                                         labelers.get(item.claim_pk, set()), vote_mode=False, update=self.update)
+            self.people.add(record.adjudicator, record.line)
+            return planned
 
         planned, names = [], []
-        for adjudicator, outcome, plan in formats.skipping(records, check, self.skips):
+        for outcome, plan in self.checked(records, formats._adjudication_key, "claim_id", check):
             self.tally.add("adjudications", outcome)
-            names.append(adjudicator)
             if plan is not None:
+                names.append(plan.item.adjudicator)
                 planned.append(plan)
         _write_adjudications(self.session, planned, self.people.pks(names), self.now)
 
@@ -1007,7 +1049,7 @@ def _import_vote_adjudications(session: Session, path: str | Path, dataset: str 
             if item is not None:
                 items.append(item)
     planned = _plan_adjudications(session, source.path, items, states, tally, skipped)
-    people = _PeopleSoFar(session, "adjudicator")
+    people = _PeopleSoFar(session, "adjudicator", source.path)
     _write_adjudications(session, planned, people.pks([formats.voter_name(vote)] if planned else []), utcnow())
     refresh_statistics(session)
     return people.people().report(source.path, source.format, source.encoding, name, tally.as_dict(), dict(skipped), ())
@@ -1261,11 +1303,37 @@ class _PeopleSoFar:
     """The people a streamed import names, gathered chunk by chunk: name -> user pk, and the names
     created with `role` or given it (`_ensure_users`), for the report (`people`)."""
 
-    def __init__(self, session: Session, role: str):
-        self.session, self.role = session, role
+    def __init__(self, session: Session, role: str, path: str):
+        self.session, self.role, self.path = session, role, path
         self._pks: dict[str, int] = {}
         self._created: list[str] = []
         self._given: list[str] = []
+        self._first_lines: dict[str, int] = {}  # name -> the line that named it first (`add`)
+        self._checked: set[str] = set()  # names `check` let pass since the last user was created
+
+    def check(self, name: str, line: int, field_name: str) -> None:
+        """Raises ImportRowError naming the line and field when `name` differs only in case from
+        the name of a user (one this import created from an earlier line included): the rule of
+        `annotator users add` (users.taken_name), so that one person never gets two accounts."""
+        if name in self._pks or name in self._checked:
+            return
+        taken = taken_name(self.session, name)
+        if taken is None or taken == name:
+            self._checked.add(name)
+            return
+        earlier = self._first_lines.get(taken)
+        whose = f" (created by this import for line {earlier})" if earlier is not None and taken in self._created else ""
+        raise ImportRowError(self.path, line, field_name,
+                             f"{self.role} '{name}' differs only in case from the existing user '{taken}'{whose}",
+                             f"Use the existing name exactly ('{taken}'): names that differ only in case are one "
+                             "person's, and `annotator users add` refuses them too")
+
+    def add(self, name: str, line: int) -> None:
+        """Know `name` from now on (created or given the role at once, `pks`), so that `check`
+        refuses another spelling of it on a later line; `line` named it first."""
+        if name not in self._pks:
+            self._first_lines[name] = line
+            self.pks([name])
 
     def pks(self, names: Iterable[str]) -> dict[str, int]:
         """name -> user pk for every name seen so far, `names` ensured (created or given the role)."""
@@ -1275,6 +1343,8 @@ class _PeopleSoFar:
             self._pks.update(people.pks)
             self._created += people.created
             self._given += people.given_role
+            if people.created:
+                self._checked.clear()  # a name checked before may now differ only in case from a new one
         return self._pks
 
     def people(self) -> _People:

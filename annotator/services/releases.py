@@ -52,6 +52,7 @@ from annotator.release import (
     finish_staged,
     kill_point,
     read_gold,
+    read_passage_texts,
     metadata_text,
     release_layout,
     sha256_file,
@@ -266,12 +267,15 @@ class ReleaseComparison:
     diff: ReleaseDiff
 
     def to_json(self) -> dict[str, Any]:
-        """{"old", "new", "counts", "changes_by_label", "added", "removed", "changed"}."""
+        """{"old", "new", "counts", "changes_by_label", "added", "removed", "changed", "change_counts",
+        "text_or_passages_changed", "resolution_changed"}."""
         return {"old": self.old.to_json(), "new": self.new.to_json(), **self.diff.to_json()}
 
 
 def compare_releases(session: Session | None, actor: Caller, old: str | Path, new: str | Path) -> ReleaseComparison:
-    """The claims added, removed, and whose gold label changed from release `old` to release `new`
+    """The claims added, removed, whose gold label changed, whose text or passages (ids, or a
+    passage's text: from cases.jsonl, when both releases have one) changed, and whose resolution
+    (agreed, adjudicated) changed from release `old` to release `new`
     (see `annotator.release.diff_releases`), with counts.
 
     old, new: the name of a stored release (a str: what the Releases page passes), or a release
@@ -282,7 +286,8 @@ def compare_releases(session: Session | None, actor: Caller, old: str | Path, ne
     Raises PermissionDeniedError unless `actor` may release, and when a stored release holds a claim
     `actor` is assigned to label and has not labeled yet (its gold labels show the labels: the blind
     rule, as for downloading a release); NotFoundError for an unknown name; ReleaseVerifyError when
-    a release does not match what was released, naming it and every file at fault.
+    a release does not match what was released, naming it and every file at fault, or its
+    cases.jsonl does not hold the claims of its gold.jsonl (naming the line).
     """
     require(actor, Permission.RELEASE)
     stored = {given: get_release(session, actor, given) for given in (old, new) if not isinstance(given, Path)}
@@ -290,7 +295,7 @@ def compare_releases(session: Session | None, actor: Caller, old: str | Path, ne
         pks = [release.id for release in stored.values()]
         released = set(session.exec(select(GoldLabel.claim_pk).where(GoldLabel.release_pk.in_(pks))))
         _refuse_blind(session, actor, released, f"compare releases '{old}' and '{new}'")
-    sides, records = [], []
+    sides, records, passages = [], [], []
     for given in (old, new):
         if isinstance(given, Path):
             result, path, source = check_release(given), given, "folder"
@@ -298,8 +303,9 @@ def compare_releases(session: Session | None, actor: Caller, old: str | Path, ne
             result, path, source = check_stored_release(session, actor, given), Path(stored[given].path), "database"
         gold = read_gold(path)
         records.append(gold)
+        passages.append(read_passage_texts(path, gold))
         sides.append(ComparedRelease(str(given), source, path, len(gold), result.manifest_sha256))
-    return ReleaseComparison(sides[0], sides[1], diff_releases(*records))
+    return ReleaseComparison(sides[0], sides[1], diff_releases(*records, old_passages=passages[0], new_passages=passages[1]))
 
 
 # ------------------------------------------------------------------------ stopped creates

@@ -62,6 +62,15 @@ def get_user(session: Session, name: str) -> User:
     return user
 
 
+def taken_name(session: Session, name: str) -> str | None:
+    """The name of the user who has `name` up to upper and lower case: `name` itself when a user
+    has exactly it, else one that differs from it only in case; None when there is none.
+    The one rule for new names: a name taken up to case is refused (`add_user`; imports,
+    which create the people their files name)."""
+    taken = list(session.exec(select(User.name).where(func.lower(User.name) == name.lower()).order_by(User.name)))
+    return name if name in taken else next(iter(taken), None)
+
+
 def add_user(
     session: Session,
     actor: Caller, name: str, roles: list[str], password: str | None = None
@@ -69,13 +78,13 @@ def add_user(
     """Create a user with `roles` (names from ROLES) and an optional password.
 
     Raises InvalidValueError for an empty name, an unknown role, a password under 8 characters,
-    and when the name is taken.
+    and when the name is taken, also up to case (`taken_name`).
     """
     require(actor, Permission.MANAGE_USERS)
     name = clean_name(name)
     if not name:
         raise InvalidValueError("a user needs a name")
-    taken = session.exec(select(User.name).where(func.lower(User.name) == name.lower())).first()
+    taken = taken_name(session, name)
     if taken is not None:
         raise InvalidValueError(f"a user named '{taken}' exists already" + ("" if taken == name else " (names differ only in case)"))
     if password is not None:
@@ -158,6 +167,22 @@ def set_active(session: Session, actor: Caller, user: User, active: bool) -> Non
     user.active = active
     session.add(user)
     record_event(session, actor_pk=actor.id, entity="user", entity_pk=user.id, action="update", before=before, after=_public(user))
+
+
+LOCALES = ("en", "ja")
+"""The interface languages a user may choose (annotator.ui.i18n holds a catalog for each)."""
+
+
+def set_locale(session: Session, user: User, locale: str | None) -> User:
+    """Store the interface language `user` chose for themselves: "en", "ja", or None to follow
+    the browser's language again. A preference of one's own: no permission is needed, and it is
+    not written to the audit trail (it changes nothing about labels or people).
+    Raises InvalidValueError for any other value."""
+    if locale is not None and locale not in LOCALES:
+        raise InvalidValueError(f"unknown language {locale!r}; use one of {', '.join(LOCALES)} (or none to follow the browser)")
+    user.locale = locale
+    session.add(user)
+    return user
 
 
 def _admin_who_can_log_in(user: User) -> bool:

@@ -1,6 +1,7 @@
 """Releases: freeze the agreed and adjudicated labels into an immutable, hashed gold release;
 list the releases, download their files, verify a release folder against its manifest, compare
-two releases (claims added, removed, and whose gold label changed)."""
+two releases (claims added, removed, whose gold label changed, whose text or passages changed, and
+whose resolution changed)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import streamlit as st
 from annotator.errors import AnnotatorError
 from annotator.services import releases
 from annotator.ui import components as ui
-from annotator.ui.i18n import t
+from annotator.ui.i18n import datetime_text, t
 
 _VERIFIED = "releases.verified"
 _NOTES = "releases.notes"  # what a create did on the way (stopped releases finished, leftovers removed)
@@ -80,9 +81,11 @@ def _show_comparison(older: str, newer: str) -> None:
                       for side, compared in (("old", comparison.old), ("new", comparison.new))]),
         hide_index=True,
     )
-    counts = comparison.diff.counts()
+    more = comparison.diff.change_counts()
+    counts = comparison.diff.counts() | {"unchanged": more["nothing_changed"]}  # unchanged: nothing changed at all
     for column, kind in zip(st.columns(4), ("added", "removed", "changed", "unchanged"), strict=True):
         column.metric(t(f"releases.compare_{kind}"), counts[kind])
+    st.caption(t("releases.compare_more", text=more["text_or_passages_changed"], resolution=more["resolution_changed"]))
     st.markdown(f"**{t('releases.compare_by_label')}**")
     by_label = comparison.diff.changes_by_label()
     if by_label:
@@ -91,12 +94,18 @@ def _show_comparison(older: str, newer: str) -> None:
     else:
         st.caption(t("releases.compare_no_claims"))
     data = comparison.to_json()
+    shown = {**data, "text_or_passages_changed": [  # with what changed, in the words of the Label page
+        {**change, "what": "/".join(t(f"label.changed.{part}") for part, changed in (
+            ("text", change["claim_changed"]), ("passages", change["passage_ids_changed"] or change["passage_text_changed"]))
+            if changed)} for change in data["text_or_passages_changed"]]}
     claim_columns = {"claim_id": t("col.claim"), "case_id": t("col.case"), "dataset": t("releases.compare_dataset")}
     gold_columns = {"added": {"to": t("releases.compare_gold")}, "removed": {"from": t("releases.compare_gold")},
-                    "changed": {"from": t("releases.compare_from"), "to": t("releases.compare_to")}}
+                    "changed": {"from": t("releases.compare_from"), "to": t("releases.compare_to")},
+                    "text_or_passages_changed": {"what": t("releases.compare_what")},
+                    "resolution_changed": {"from": t("releases.compare_from"), "to": t("releases.compare_to")}}
     for kind, labels in gold_columns.items():
         st.markdown(f"**{t(f'releases.compare_{kind}')}**")
-        _claims_table(data[kind], claim_columns | labels)
+        _claims_table(shown[kind], claim_columns | labels)
     st.download_button(t("releases.compare_download"), data=json.dumps(data, ensure_ascii=False, indent=2) + "\n",
                        file_name=f"compare-{older}-{newer}.json", mime="application/json",
                        key="releases.compare_download", on_click="ignore", icon=":material/download:")
@@ -113,7 +122,7 @@ for note in st.session_state.pop(_NOTES, []):
 
 with st.container(border=True):
     st.subheader(t("releases.create"))
-    st.text_input(t("releases.name"), key="releases.name", placeholder="gold-v1")
+    st.text_input(t("releases.name"), key="releases.name", placeholder=t("releases.name_hint"))
     ui.dataset_select("releases.dataset")
     st.checkbox(t("releases.only_final"), key="releases.only_final", help=t("releases.only_final_help"))
     st.button(t("releases.create_button"), key="releases.create_button", type="primary", on_click=_create)
@@ -123,9 +132,9 @@ if not known:
     st.caption(t("releases.none"))
     st.stop()
 st.dataframe(
-    pd.DataFrame([{t("col.name"): r.name, t("col.created"): r.created_at.isoformat(timespec="seconds"),
+    pd.DataFrame([{t("col.name"): r.name, t("col.created_utc"): datetime_text(r.created_at, seconds=True),
                    t("col.creator"): r.creator, t("col.claims"): (r.counts or {}).get("claims"),
-                   t("col.path"): r.path, "SHA-256 (manifest)": r.manifest_sha256} for r in known]),
+                   t("col.path"): r.path, t("col.manifest_sha256"): r.manifest_sha256} for r in known]),
     hide_index=True,
 )
 
