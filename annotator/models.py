@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, DateTime, Index, UniqueConstraint
+from sqlalchemy import JSON, CheckConstraint, Column, DateTime, Index, UniqueConstraint
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
@@ -118,6 +118,7 @@ class User(SQLModel, table=True):
     password_hash: str | None = None  # None: cannot log in until a password is set
     active: bool = True
     created_at: datetime = _time()
+    locale: str | None = None  # the interface language, "en" or "ja"; None: follow the browser
 
 
 class LoginThrottle(SQLModel, table=True):
@@ -225,6 +226,20 @@ class GoldLabel(SQLModel, table=True):
     claim_pk: int = Field(foreign_key="claim.id", index=True)
     gold_label: str
     resolution: str  # agreed | adjudicated
+
+
+class Guideline(SQLModel, table=True):
+    """One published version of the labeling guideline (Markdown). Published versions are never
+    edited: a change is a new version. The current guideline is the one published last (highest
+    id); every label records the version that was current when it was saved."""
+
+    __table_args__ = (CheckConstraint("version <> ''", name="ck_guideline_version_not_empty"),)
+    id: int | None = Field(default=None, primary_key=True)
+    version: str = Field(unique=True, index=True)  # the admin's name for it: "v1", "2026-11"
+    markdown: str
+    sha256: str  # of the Markdown text, UTF-8
+    published_at: datetime = _time()
+    published_by: int = Field(foreign_key="user.id")
 
 
 class JudgeRun(SQLModel, table=True):

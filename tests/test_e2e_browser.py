@@ -91,16 +91,20 @@ def browser():
         launched.close()
 
 
-def log_in(browser, base: str, name: str, password: str):  # noqa: ANN001, ANN201 - Playwright objects
-    """A fresh browser context (no shared session) logged in as `name`."""
+def log_in(browser, base: str, name: str, password: str, to: str | None = None):  # noqa: ANN001, ANN201 - Playwright objects
+    """A fresh browser context (no shared session) logged in as `name`, on the page `to` (its
+    title in the navigation) or on Home, where every login starts."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.goto(base)
-    page.get_by_label("User name", exact=True).fill(name)
-    page.get_by_label("Password", exact=True).fill(password)
-    page.get_by_role("button", name="Log in").click()
-    page.get_by_text(f"Logged in as {name}").wait_for(timeout=20_000)
+    log_in_here(page, name, password, to)
     return context, page
+
+
+def go_to(page, title: str) -> None:  # noqa: ANN001
+    """Open a page by its link in the navigation (a reload or a typed address would log out)."""
+    page.locator("[data-testid=stSidebarNavLink]", has_text=title).first.click()
+    page.get_by_role("heading", name=title).first.wait_for(timeout=20_000)
 
 
 def shot(page, name: str) -> None:  # noqa: ANN001
@@ -123,14 +127,14 @@ def press_label(page, key: str, claim_id: str, next_claim_id: str) -> None:  # n
 
 def test_a_claim_goes_from_unlabeled_to_a_verified_release_in_the_browser(demo_server, browser):
     base, work = demo_server
-    aoi_context, aoi = log_in(browser, base, "aoi", "aoi-demo-pass")
+    aoi_context, aoi = log_in(browser, base, "aoi", "aoi-demo-pass", to="Label")
     shot(aoi, "01-label-aoi")
     aoi.get_by_label("Rationale").fill("MARKER-first-rationale")
     press_label(aoi, "1", "demo-01-c1", "demo-01-c2")
     shot(aoi, "02-label-aoi-saved")
     aoi_context.close()
 
-    ren_context, ren = log_in(browser, base, "ren", "ren-demo-pass")
+    ren_context, ren = log_in(browser, base, "ren", "ren-demo-pass", to="Label")
     ren.get_by_text("Claim demo-01-c1").first.wait_for(timeout=20_000)
     ren.get_by_text("Evidence passages").wait_for(timeout=20_000)
     before = ren.locator("[data-testid=stMain]").inner_text()
@@ -139,7 +143,7 @@ def test_a_claim_goes_from_unlabeled_to_a_verified_release_in_the_browser(demo_s
     press_label(ren, "2", "demo-01-c1", "demo-01-c2")
     ren_context.close()
 
-    mika_context, mika = log_in(browser, base, "mika", "mika-demo-pass")
+    mika_context, mika = log_in(browser, base, "mika", "mika-demo-pass", to="Adjudicate")
     mika.get_by_text("Claims waiting for a decision: 1").wait_for(timeout=20_000)
     mika.get_by_text("MARKER-first-rationale").wait_for(timeout=20_000)
     mika.get_by_text("Keys 1, 2, 3 decide").wait_for(timeout=20_000)  # the last line of the page
@@ -197,8 +201,8 @@ def test_a_page_address_the_roles_do_not_open_says_so_and_links_to_the_users_pag
         body = page.inner_text("body")
         assert "not found" not in body.lower() and "Assign cases" not in body and "Claim history" not in body
         assert page.get_by_role("link", name="Admin").count() == 0  # not in the navigation either
-        page.get_by_role("link", name="Go to Label").click()
-        page.get_by_text("in your queue").first.wait_for(timeout=20_000)  # the label page, the labeler's start
+        page.get_by_role("link", name="Go to Home").click()
+        page.get_by_role("heading", name="Home").first.wait_for(timeout=20_000)  # where every login starts
     finally:
         context.close()
 
@@ -218,12 +222,14 @@ def reload_seeing_dialogs(page) -> list[str]:  # noqa: ANN001
     return shown
 
 
-def log_in_here(page, name: str, password: str) -> None:  # noqa: ANN001
-    """Log in again on the login form a reload left in this page."""
+def log_in_here(page, name: str, password: str, to: str | None = None) -> None:  # noqa: ANN001
+    """Log in on the login form shown in this page (a reload leaves one), then open the page `to`."""
     page.get_by_label("User name", exact=True).fill(name)
     page.get_by_label("Password", exact=True).fill(password)
     page.get_by_role("button", name="Log in").click()
     page.get_by_text(f"Logged in as {name}").wait_for(timeout=20_000)
+    if to is not None:
+        go_to(page, to)
 
 
 def wait_for_draft(work: Path, rationale: str) -> None:
@@ -254,7 +260,7 @@ def discard_draft(page) -> None:  # noqa: ANN001
 
 def test_a_rationale_typed_and_not_yet_sent_makes_the_browser_ask_before_a_reload(demo_server, browser):
     base, _ = demo_server
-    context, page = log_in(browser, base, "aoi", "aoi-demo-pass")
+    context, page = log_in(browser, base, "aoi", "aoi-demo-pass", to="Label")
     try:
         type_rationale(page, "MARKER-not-sent")  # no blur, no Ctrl+Enter, reloaded within the autosave delay
         assert reload_seeing_dialogs(page) == ["beforeunload"]
@@ -264,13 +270,13 @@ def test_a_rationale_typed_and_not_yet_sent_makes_the_browser_ask_before_a_reloa
 
 def test_a_rationale_being_typed_is_sent_unasked_and_is_back_after_a_reload(demo_server, browser):
     base, work = demo_server
-    context, page = log_in(browser, base, "aoi", "aoi-demo-pass")
+    context, page = log_in(browser, base, "aoi", "aoi-demo-pass", to="Label")
     try:
         type_rationale(page, "MARKER-typed-then-paused")
         wait_for_draft(work, "MARKER-typed-then-paused")
         assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Rationale"  # never blurred
         assert reload_seeing_dialogs(page) == []
-        log_in_here(page, "aoi", "aoi-demo-pass")
+        log_in_here(page, "aoi", "aoi-demo-pass", to="Label")
         page.get_by_text(re.compile(r"Restored your unsaved draft from")).wait_for(timeout=20_000)
         expect = pytest.importorskip("playwright.sync_api").expect
         expect(page.get_by_label("Rationale")).to_have_value("MARKER-typed-then-paused", timeout=20_000)
@@ -281,13 +287,13 @@ def test_a_rationale_being_typed_is_sent_unasked_and_is_back_after_a_reload(demo
 
 def test_a_rationale_sent_by_leaving_its_box_reloads_without_asking(demo_server, browser):
     base, work = demo_server
-    context, page = log_in(browser, base, "aoi", "aoi-demo-pass")
+    context, page = log_in(browser, base, "aoi", "aoi-demo-pass", to="Label")
     try:
         type_rationale(page, "MARKER-blurred")
         page.keyboard.press("Tab")
         wait_for_draft(work, "MARKER-blurred")
         assert reload_seeing_dialogs(page) == []
-        log_in_here(page, "aoi", "aoi-demo-pass")
+        log_in_here(page, "aoi", "aoi-demo-pass", to="Label")
         discard_draft(page)
     finally:
         context.close()
@@ -295,7 +301,7 @@ def test_a_rationale_sent_by_leaving_its_box_reloads_without_asking(demo_server,
 
 def test_a_hold_note_no_draft_keeps_makes_the_browser_ask_before_a_reload_even_once_sent(demo_server, browser):
     base, _ = demo_server
-    context, page = log_in(browser, base, "aoi", "aoi-demo-pass")
+    context, page = log_in(browser, base, "aoi", "aoi-demo-pass", to="Label")
     try:
         page.get_by_text("Hold this case").click()
         page.get_by_label("Note (optional)").fill("MARKER-hold-note")
@@ -382,5 +388,112 @@ def test_an_admin_uploads_checks_and_imports_a_case_file_in_the_browser(demo_ser
         with sqlite3.connect(work / "demo.db") as db:
             assert db.execute("SELECT count(*) FROM claim JOIN dataset ON dataset.id = claim.dataset_id "
                               "WHERE dataset.name = 'e2e-upload'").fetchone() == (3,)
+    finally:
+        context.close()
+
+
+# --- keyboard-first labeling -----------------------------------------------------------------------
+
+POSITION = re.compile(r"Claim (\d+) of (\d+) in your queue: (\S+)")
+
+
+def on_label_page(page) -> tuple[int, str]:  # noqa: ANN001
+    """Go to the Label page if the login opened another one; the position and id of the claim shown
+    once its keys are on the page (the last cite button is drawn after the label buttons)."""
+    where = page.get_by_text(POSITION).first
+    try:
+        where.wait_for(timeout=10_000)
+    except pytest.importorskip("playwright.sync_api").TimeoutError:
+        page.get_by_role("link", name="Label", exact=True).first.click()
+        where.wait_for(timeout=20_000)
+    page.get_by_text("Keys 1, 2, 3 save").wait_for(timeout=20_000)
+    page.get_by_role("button", name=re.compile(r"^(Cite|Uncite) passage 1\b")).wait_for(timeout=20_000)
+    settled(page)
+    n, _, claim_id = POSITION.search(where.inner_text()).groups()
+    return int(n), claim_id
+
+
+def wait_for_position(page, n: int) -> str:  # noqa: ANN001
+    """Until the page shows the claim at position `n` of the queue, and has finished drawing it; its id."""
+    where = page.get_by_text(re.compile(rf"Claim {n} of \d+ in your queue: ")).first
+    where.wait_for(timeout=20_000)
+    settled(page)
+    return POSITION.search(where.inner_text()).group(3)
+
+
+def settled(page) -> None:  # noqa: ANN001
+    """Until the app's script run has ended and no element of the previous run is left on screen
+    (Streamlit keeps those, marked stale, until the new run replaces them)."""
+    page.locator("[data-testid=stApp][data-test-script-state=notRunning]").wait_for(timeout=20_000)
+    page.wait_for_function("() => !document.querySelector('[data-stale=true]')", timeout=20_000)
+
+
+def stored_label(work: Path, labeler: str, claim_id: str) -> tuple[str, str] | None:
+    """(value, cited passage ids as stored JSON) of a labeler's label, None when there is none."""
+    with sqlite3.connect(work / "demo.db") as connection:
+        return connection.execute(
+            'SELECT label.value, label.passage_ids FROM label JOIN claim ON claim.id = label.claim_pk '
+            'JOIN "user" ON "user".id = label.labeler_pk WHERE claim.claim_id = ? AND "user".name = ?',
+            (claim_id, labeler)).fetchone()
+
+
+def first_passage_id(page) -> str:  # noqa: ANN001
+    """The passage id in the first card's "id · document · version" line."""
+    line = page.get_by_text(re.compile(r"^\S+ · document ")).first.inner_text()
+    return line.split(" · ")[0]
+
+
+def shift_digit(page, n: int) -> None:  # noqa: ANN001
+    """Shift and a digit key as a US keyboard sends them (key "!" for Digit1, keyCode 49)."""
+    page.keyboard.down("Shift")
+    page.keyboard.press(f"Digit{n}")
+    page.keyboard.up("Shift")
+
+
+def test_a_claim_is_labeled_with_the_keyboard_only_and_the_next_claim_opens_with_a_toast(demo_server, browser):
+    base, work = demo_server
+    context, page = log_in(browser, base, "ren", "ren-demo-pass")
+    expect = pytest.importorskip("playwright.sync_api").expect
+    try:
+        n, claim_id = on_label_page(page)
+        page.evaluate("document.activeElement && document.activeElement.blur()")  # nothing focused: no click
+        page.keyboard.press("j")  # next claim, and back
+        wait_for_position(page, n + 1)
+        page.keyboard.press("k")
+        assert wait_for_position(page, n) == claim_id
+        on_label_page(page)
+        cited = first_passage_id(page)
+        shift_digit(page, 1)  # cite passage 1
+        expect(page.get_by_role("button", name=re.compile(r"^Uncite passage 1\b"))).to_be_visible(timeout=20_000)
+        expect(page.get_by_role("checkbox", name="Cite this passage").first).to_be_checked()
+        shot(page, "07-keyboard-cited")
+        page.keyboard.press("2")  # contradict: saved, and the next claim opens
+        page.locator("[data-testid=stToast]").get_by_text(f"Saved contradict on claim {claim_id}.").wait_for(timeout=20_000)
+        next_id = wait_for_position(page, n + 1)
+        assert next_id != claim_id
+        shot(page, "08-keyboard-saved-next-claim")
+        assert stored_label(work, "ren", claim_id) == ("contradict", f'["{cited}"]')
+    finally:
+        context.close()
+
+
+def test_keys_typed_in_the_rationale_box_stay_text_and_save_nothing(demo_server, browser):
+    base, work = demo_server
+    context, page = log_in(browser, base, "aoi", "aoi-demo-pass")
+    expect = pytest.importorskip("playwright.sync_api").expect
+    try:
+        n, claim_id = on_label_page(page)
+        before = stored_label(work, "aoi", claim_id)
+        type_rationale(page, "1")
+        for key in ("2", "3", "j", "k"):
+            page.keyboard.press(key)
+        shift_digit(page, 1)
+        wait_for_draft(work, "123jk!")  # the autosave sent it (the box kept its focus): the page ran again
+        expect(page.get_by_label("Rationale")).to_have_value("123jk!")
+        assert page.get_by_text(re.compile(r"^Saved \w+ on claim")).count() == 0
+        assert wait_for_position(page, n) == claim_id
+        expect(page.get_by_role("checkbox", name="Cite this passage").first).not_to_be_checked()
+        assert stored_label(work, "aoi", claim_id) == before
+        discard_draft(page)
     finally:
         context.close()

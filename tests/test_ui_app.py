@@ -83,8 +83,12 @@ def _claim_pk(engine, claim_id: str) -> int:  # noqa: ANN001
         return session.exec(select(Claim.id).where(Claim.claim_id == claim_id)).one()
 
 
-def open_app(name: str | None = None, password: str | None = None, query: dict | None = None) -> AppTest:
-    """A new browser session; logged in through the login form when `name` is given."""
+def open_app(name: str | None = None, password: str | None = None, query: dict | None = None, *,
+             home: bool = False) -> AppTest:
+    """A new browser session; logged in through the login form when `name` is given. The login
+    opens the Home page; unless `home`, the session goes on to the user's work page as the Home
+    page's links do: Label for a labeler, else Adjudicate for an adjudicator (a claim link the
+    Home page followed stays on the page it led to)."""
     at = AppTest.from_file(str(APP), default_timeout=30)
     at.query_params.update(query or {})
     at.run()
@@ -92,7 +96,19 @@ def open_app(name: str | None = None, password: str | None = None, query: dict |
         at.text_input(key="login.name").input(name)
         at.text_input(key="login.password").input(password if password is not None else PASSWORDS[name])
         at.form_submit_button[0].click().run()
+        if not home and [t.value for t in at.title] == ["Home"]:
+            go_to_work(at)
     assert not at.exception
+    return at
+
+
+def go_to_work(at: AppTest) -> AppTest:
+    """From the Home page to the first of Label and Adjudicate the user's navigation has."""
+    for page in ("views/label.py", "views/adjudicate.py"):
+        try:
+            return at.switch_page(page).run()
+        except ValueError:  # not in this user's navigation
+            continue
     return at
 
 
@@ -161,11 +177,11 @@ def test_login_with_a_wrong_password_shows_an_error_and_logs_nobody_in(engine):
 
 
 def test_login_keeps_only_the_users_key_and_name_in_session_state(engine):
-    at = open_app("aoi")
+    at = open_app("aoi", home=True)
     assert at.session_state["auth.user_name"] == "aoi"
     with session_scope(engine) as session:
         assert at.session_state["auth.user_pk"] == get_user(session, "aoi").id
-    assert [t.value for t in at.title] == ["Label"]
+    assert [t.value for t in at.title] == ["Home"]  # the login opens the Home page
     assert "Logged in as **aoi** (labeler)" in [c.value for c in at.sidebar.caption]
 
 
@@ -179,7 +195,9 @@ def test_a_labelers_navigation_has_label_but_not_admin_releases_or_adjudicate(en
 
 
 def test_an_adjudicator_sees_adjudicate_only(engine):
-    at = open_app("mika")
+    at = open_app("mika", home=True)
+    assert [t.value for t in at.title] == ["Home"]
+    at.switch_page("views/adjudicate.py").run()
     assert [t.value for t in at.title] == ["Adjudicate"]
     for page in ("views/agreement.py", "views/admin.py", "views/releases.py", "views/label.py"):
         with pytest.raises(ValueError):
@@ -325,10 +343,12 @@ def test_a_label_is_read_only_once_the_second_label_lands(engine):
 def test_a_deep_link_opens_an_own_claim_and_refuses_someone_elses(engine):
     at = open_app("aoi", query={"claim": "case-2-c1"})
     assert shown_claim(at) == "case-2-c1"
-    refused = open_app("aoi", query={"claim": "case-3-c1"})
+    refused = open_app("aoi", query={"claim": "case-3-c1"}, home=True)  # refused on the Home page
+    assert [t.value for t in refused.title] == ["Home"]
     assert [e.value for e in refused.error] == ["claim 'case-3-c1' is not in your queue"]
-    assert shown_claim(refused) == "case-1-c1"
+    assert [link.proto.label for link in refused.get("page_link")] == ["Label the next claim: case-1-c1"]
     assert "Claim text 3.1." not in page_dump(refused)
+    assert "claim" not in refused.query_params
 
 
 def test_a_deep_link_opened_in_a_new_tab_is_followed_after_the_login(engine):

@@ -1,5 +1,5 @@
-"""The demo: the 20-case demo data set, four demo users, and the first 20 cases assigned to the
-two demo labelers."""
+"""The demo: the 20-case demo data set, four demo users, the first 20 cases assigned to the
+two demo labelers, and the demo labeling guideline published as v1."""
 
 from __future__ import annotations
 
@@ -10,12 +10,17 @@ from sqlmodel import Session, select
 
 from annotator.models import Dataset, User
 from annotator.services.access import OPERATOR
+from annotator.services.guidelines import current_guideline, publish_guideline, read_guideline_file
 from annotator.services.imports import import_cases
 from annotator.services.labeling import assign_cases, first_cases
-from annotator.services.users import add_user
+from annotator.services.users import add_user, get_user
 
 DEMO_FILE = Path(__file__).resolve().parents[2] / "data" / "demo.jsonl"
 DEMO_DATASET = "demo"
+DEMO_GUIDELINE = DEMO_FILE.parent / "guideline-v1.md"
+DEMO_GUIDELINE_VERSION = "v1"
+DEMO_PUBLISHER = "admin"
+"""The demo user who publishes the demo guideline."""
 
 
 @dataclass(frozen=True)
@@ -35,10 +40,11 @@ DEMO_USERS: tuple[DemoUser, ...] = (
 """Demo logins, printed by `annotator demo`. For a local demo only: never use them for real work."""
 
 
-def seed_demo(session: Session, demo_file: Path = DEMO_FILE) -> bool:
-    """Import the demo data set, create the demo users and assign the first 20 cases to the two
-    demo labelers. Does nothing when the demo dataset exists already; returns whether it seeded.
-    Raises ImportFileError when the demo file is missing."""
+def seed_demo(session: Session, demo_file: Path = DEMO_FILE, guideline_file: Path = DEMO_GUIDELINE) -> bool:
+    """Import the demo data set, create the demo users, assign the first 20 cases to the two
+    demo labelers and, when no guideline is published yet, publish `guideline_file` as v1 (by
+    the demo admin). Does nothing when the demo dataset exists already; returns whether it seeded.
+    Raises ImportFileError when the demo file or the guideline file is missing."""
     if session.exec(select(Dataset).where(Dataset.name == DEMO_DATASET)).first() is not None:
         return False
     import_cases(session, OPERATOR, demo_file, fmt="jsonl", dataset=DEMO_DATASET)
@@ -48,4 +54,7 @@ def seed_demo(session: Session, demo_file: Path = DEMO_FILE) -> bool:
     dataset = session.exec(select(Dataset).where(Dataset.name == DEMO_DATASET)).one()
     labelers = [u.name for u in DEMO_USERS if "labeler" in u.roles]
     assign_cases(session, OPERATOR, first_cases(session, 20, dataset.id), labelers)
+    if current_guideline(session) is None:  # a team's own guideline is never replaced by the demo's
+        publish_guideline(session, get_user(session, DEMO_PUBLISHER), DEMO_GUIDELINE_VERSION,
+                          read_guideline_file(guideline_file))
     return True

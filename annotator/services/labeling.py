@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import and_, bindparam, insert, or_, update
@@ -33,7 +34,7 @@ from annotator.errors import (
 )
 from annotator.text import check_free_text
 from annotator.models import (
-    Adjudication, Assignment, Case, Claim, ClaimPassage, Draft, Hold, Label, LabelEvent, Passage, User, utcnow,
+    Adjudication, Assignment, Case, Claim, ClaimPassage, Draft, Guideline, Hold, Label, LabelEvent, Passage, User, utcnow,
 )
 from annotator.services.audit import append_event, event_row, record_event
 from annotator.services.users import LOGIN_AGAIN, get_user, has_role, still_logged_in
@@ -85,6 +86,9 @@ class ClaimView:
     # since they wrote it, among "text" and "passages" (both when the audit trail does not say).
     # Empty when their label is not to review.
     changed_since_label: tuple[str, ...] = ()
+    # When the claim's text or passages last changed (Claim.updated_at): the page saves against it
+    # (save_label's seen_content_at), so an `import --update` landing meanwhile refuses the save.
+    content_changed_at: Any = None
 
 
 BULK_ASSIGNMENTS = 100
@@ -292,6 +296,7 @@ def claim_for_labeler(session: Session, user: User, claim_pk: int) -> ClaimView:
         hold_reason=hold.reason if hold is not None and _may_lift(user, hold) else None,
         may_lift_hold=hold is not None and _may_lift(user, hold),
         changed_since_label=_changed_since(session, claim_pk, own.updated_at) if to_review else (),
+        content_changed_at=claim.updated_at,
     )
 
 
@@ -342,8 +347,8 @@ def lock_claim(session: Session, claim_pk: int) -> Claim | None:
 # save_label is the write every labeler makes on every claim, so it runs a few Core statements
 # on the tables instead of the ORM's loads and unit-of-work flush. A first label takes two on
 # PostgreSQL: lock the claim and read, in that statement, what the checks need (the caller's
-# account included); insert the label unless the labeler has one and, in the same statement
-# (a WITH), its audit event. SQLite, which has no INSERT in a WITH, runs the two inserts one
+# account included) and the current guideline's version, which the label records; insert the
+# label unless the labeler has one and, in the same statement (a WITH), its audit event. SQLite, which has no INSERT in a WITH, runs the two inserts one
 # after the other. A revision reads the stored label after the lock, counts the claim's labels,
 # updates and inserts the event. The draft is deleted only when there is one. Each statement is
 # built once, with bind parameters: SQLAlchemy compiles it once per dialect and psycopg
@@ -354,8 +359,8 @@ def lock_claim(session: Session, claim_pk: int) -> Claim | None:
 # _create_label / _update_label (the label row and its one event, whose content _label_dict
 # and audit.event_row make on both databases).
 
-_claim, _label, _assignment, _hold, _draft, _user = (
-    model.__table__ for model in (Claim, Label, Assignment, Hold, Draft, User))
+_claim, _label, _assignment, _hold, _draft, _user, _guideline = (
+    model.__table__ for model in (Claim, Label, Assignment, Hold, Draft, User, Guideline))
 
 
 def _first_pk(table, *conditions):  # noqa: ANN001, ANN202 - a Table, column expressions; a scalar subquery
@@ -374,6 +379,8 @@ _LOCK_CLAIM_FOR_LABELER = (
         _first_pk(_hold, _hold.c.case_pk == _claim.c.case_pk, _hold.c.lifted_at.is_(None)).label("hold_pk"),
         _first_pk(_draft, _draft.c.labeler_pk == bindparam("user_pk"), _draft.c.claim_pk == _claim.c.id).label("draft_pk"),
         *(_user.c[name].label(f"user_{name}") for name in _ACCOUNT_COLUMNS),
+        # the current guideline (guidelines.current_guideline: the last published; a primary-key index scan)
+        sa_select(_guideline.c.version).order_by(_guideline.c.id.desc()).limit(1).scalar_subquery().label("guideline"),
     )
     .select_from(_claim.outerjoin(_user, _user.c.id == bindparam("user_pk")))
     .where(_claim.c.id == bindparam("claim_pk"))
@@ -381,8 +388,9 @@ _LOCK_CLAIM_FOR_LABELER = (
 )
 """The claim's row locked as lock_claim locks it, with its case, the caller's assignment to the
 case, an active hold of the case and the caller's draft of the claim (each a key or None; each
-one lookup in a unique or foreign-key index), when the claim's content last changed, and the caller's account (the user row's
-_ACCOUNT_COLUMNS, all None when there is no such user; a primary-key lookup)."""
+one lookup in a unique or foreign-key index), when the claim's content last changed, the caller's account (the user row's
+_ACCOUNT_COLUMNS, all None when there is no such user; a primary-key lookup), and the version of the
+current guideline (None when none is published): the version a label saved now records."""
 
 _LABEL_COLUMNS = ("id", "value", "passage_ids", "rationale", "severity", "guideline_version", "source", "revision",
                   "created_at", "updated_at")
@@ -436,6 +444,7 @@ class LockedClaim:
     has_draft: bool  # the caller has a draft of the claim
     account: dict[str, Any] | None  # the caller's user row (_ACCOUNT_COLUMNS), None when there is none
     content_changed_at: Any = None  # the claim's updated_at: its text or passages last changed then
+    guideline: str | None = None  # the current guideline's version, None when none is published
 
 
 @dataclass(frozen=True)
@@ -464,7 +473,7 @@ def _lock_claim_for(connection: Connection, user_pk: int, claim_pk: int) -> Lock
         raise NotFoundError(f"no claim with key {claim_pk}")
     account = None if row.user_id is None else {name: row._mapping[f"user_{name}"] for name in _ACCOUNT_COLUMNS}
     return LockedClaim(claim_pk, row.case_pk, row.assignment_pk is not None, row.hold_pk is not None,
-                       row.draft_pk is not None, account, row.updated_at)
+                       row.draft_pk is not None, account, row.updated_at, row.guideline)
 
 
 def _own_label(connection: Connection, user: User, claim_pk: int) -> dict[str, Any] | None:
@@ -545,21 +554,40 @@ def save_label(
     severity: str | None = None,
     guideline_version: str = "",
     expected_revision: int | None = None,
+    seen_content_at: Any = None,
 ) -> Label:
     """Create or revise `user`'s label on a claim, with optimistic locking.
 
+    guideline_version: the version of the guideline the labeler was shown, "" when the caller
+        does not say. The label records the version of the CURRENT guideline (the last one
+        published: guidelines.current_guideline), read by the statement that locks the claim, so
+        in the same transaction and without a round trip of its own; a guideline published later
+        changes no stored label. A version given that is not the current one is refused
+        (StaleWriteError: a guideline was published after the page was shown; read it and save
+        again), so a label never claims a version its labeler did not see. When no guideline is
+        published, the version given is recorded as given ("" for none): a team that keeps its
+        guideline outside the app names it here. (Recording the current version, not refusing,
+        when the caller says nothing: the label page's save does not say what its side panel
+        showed, and a guideline published between the page's render and the click is rare; the
+        label then records the version in force when it was saved, which the panel shows after
+        the save.)
     expected_revision: None when the user saw no label of theirs (a create), else the revision
         they saw. A write whose content equals the stored label is a no-op (a double click
         writes once), except when the label is to review (workflow.label_to_review: the claim
         changed after it was written): then it writes (revision + 1, an event recording the
         review), which ends the review, also after the claim's second label has landed.
+    seen_content_at: the claim's `updated_at` (ClaimView.content_changed_at) when the labeler
+        was shown it, None to skip the check. When the claim's text or passages changed since
+        (an `import --update` meanwhile), the save is refused (StaleWriteError): a label, and
+        above all a review, must be of the text the labeler read (check_content_seen).
     Returns the stored label, a persistent object of `session`.
     Raises NotFoundError (no such claim), PermissionDeniedError (not assigned / not a labeler),
     OnHoldError, InvalidValueError, StaleWriteError (the label changed since it was read:
-    another tab or a double submit with other content), LabelLockedError (the claim's second
+    another tab or a double submit with other content; or `guideline_version` is not the
+    current guideline's), LabelLockedError (the claim's second
     label has landed). Every write is recorded in the audit trail (one event) and removes the
     user's draft of the claim.
-    Statements: a first label, 2 on PostgreSQL (lock and checks; label and event), 3 on SQLite
+    Statements: a first label, 2 on PostgreSQL (lock, checks and guideline; label and event), 3 on SQLite
     (label, event apart); a revision, 5 (lock and checks, stored label, count, update, event);
     plus a DELETE when there is a draft, and a lookup of the claim's passages when some are cited.
     """
@@ -567,7 +595,7 @@ def save_label(
     connection = session.connection()
     claim = _lock_claim_for(connection, user.id, claim_pk)  # two saves on one claim at once: the second waits here
     values, _ = _save_locked(session, connection, user, claim, value, passage_ids, rationale, severity,
-                             guideline_version, expected_revision)
+                             guideline_version, expected_revision, seen_content_at)
     return _attached(session, Label, values)
 
 
@@ -583,6 +611,7 @@ def save_label_as(
     severity: str | None = None,
     guideline_version: str = "",
     expected_revision: int | None = None,
+    seen_content_at: Any = None,
 ) -> SavedLabel:
     """save_label for the user logged in as `name` with key `user_pk` (a page's session state;
     None when nobody is logged in), checking the account as the page's session_user does: the
@@ -605,22 +634,26 @@ def save_label_as(
     if not still_logged_in(name, user_pk, user):
         raise PermissionDeniedError(LOGIN_AGAIN)
     values, written = _save_locked(session, connection, user, claim, value, passage_ids, rationale, severity,
-                                   guideline_version, expected_revision)
+                                   guideline_version, expected_revision, seen_content_at)
     return SavedLabel(values["id"], values["revision"], written, user)
 
 
 def _save_locked(session: Session, connection: Connection, user: User, claim: LockedClaim, value: str,
                  passage_ids: list[str] | tuple[str, ...], rationale: str, severity: str | None,
-                 guideline_version: str, expected_revision: int | None) -> tuple[dict[str, Any], bool]:
+                 guideline_version: str, expected_revision: int | None,
+                 seen_content_at: Any = None) -> tuple[dict[str, Any], bool]:
     """save_label's checks and writes once the claim is locked: (the stored label's columns by
     name, whether this call wrote)."""
     if not has_role(user, "labeler") or not claim.assigned:
         raise PermissionDeniedError("this claim is not in your queue")
     if claim.on_hold:
         raise OnHoldError("this case is on hold; it cannot be labeled until the hold is lifted")
+    if seen_content_at is not None:
+        check_content_seen(seen_content_at, claim.content_changed_at)
     claim_pk = claim.claim_pk
     cited = [str(pid) for pid in passage_ids]
     _check_label_input(session, claim_pk, value, cited, severity)
+    guideline_version = _guideline_version(claim, guideline_version)
     wanted = {"value": value, "passage_ids": cited, "rationale": check_free_text("rationale", rationale).strip(), "severity": severity}
     if expected_revision is None:
         created = _create_label(session, connection, user, claim, wanted, guideline_version)
@@ -644,6 +677,39 @@ def _save_locked(session: Session, connection: Connection, user: User, claim: Lo
     _forget_draft(session, user, claim)
     reviewed = claim.content_changed_at if to_review else None
     return _update_label(session, connection, user, own, wanted, guideline_version, reviewed), True
+
+
+def check_content_seen(seen: Any, current: Any) -> None:
+    """The one rule for a write about a claim's content (a label, a review, a decision): the
+    claim's text and passages are still those its writer was shown. `seen` and `current` are
+    the claim's `updated_at` (a datetime; naive ones are UTC, as SQLite returns them) as shown
+    and as read under the claim's lock. Raises StaleWriteError when they differ (an
+    `import --update` changed the claim meanwhile)."""
+    if _utc(seen) != _utc(current):
+        raise StaleWriteError(
+            "this claim's text or passages changed after you opened it (an import with --update); your input "
+            "is kept: read the claim again, then save"
+        )
+
+
+def _utc(moment: Any) -> Any:
+    if isinstance(moment, datetime) and moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment
+
+
+def _guideline_version(claim: LockedClaim, shown: str) -> str:
+    """The guideline version a label saved now records (save_label's `guideline_version`): the
+    current guideline's, read with the claim's lock; `shown` when none is published. Raises
+    StaleWriteError when `shown` names another version than the current one."""
+    if claim.guideline is None:
+        return shown
+    if shown and shown != claim.guideline:
+        raise StaleWriteError(
+            f"the labeling guideline is now version '{claim.guideline}', published after you were shown "
+            f"version '{shown}'; your input is kept: read the new version in the side panel, then save again"
+        )
+    return claim.guideline
 
 
 def _to_review(session: Session, claim: LockedClaim, own: Mapping[str, Any]) -> bool:

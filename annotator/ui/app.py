@@ -17,9 +17,11 @@ from annotator.errors import DatabaseUnavailableError, LoginError
 from annotator.services.users import authenticate, roles_of
 from annotator.ui import auth
 from annotator.ui import components as ui
+from annotator.ui import language
 from annotator.ui.i18n import t
 
 PAGES = (  # (key in components.PAGE_ROLES, file, icon)
+    ("home", "views/home.py", ":material/home:"),
     ("label", "views/label.py", ":material/label:"),
     ("adjudicate", "views/adjudicate.py", ":material/gavel:"),
     ("agreement", "views/agreement.py", ":material/handshake:"),
@@ -46,6 +48,7 @@ def login_page() -> None:
     """The login form: name and password."""
     st.title(t("app.title"))
     ui.show_flash()
+    language.login_switch()
     with st.form("login"):
         st.text_input(t("login.name"), key="login.name")
         st.text_input(t("login.password"), type="password", key="login.password")
@@ -56,6 +59,7 @@ def sso_login_page() -> None:
     """The login page when an OIDC provider is configured: one button per provider."""
     st.title(t("app.title"))
     ui.show_flash()
+    language.login_switch()
     if sso.missing:  # sso: this run's auth.sso_config(), set below
         st.error(t("sso.misconfigured", settings=", ".join(sso.missing)))
         return
@@ -99,6 +103,7 @@ try:
 except DatabaseUnavailableError as error:
     st.error(str(error))
     st.stop()
+language.apply(me)  # the user's language (else the login page's, else the browser's) before any page text
 if me is None:
     auth.finish_log_out()  # one more run after Log out: Streamlit then deletes the user's downloads
     if st.query_params.get("claim"):  # a deep link opened in a new tab: keep it for after the login
@@ -126,7 +131,8 @@ else:
     closed = [st.Page(not_for_your_roles, title=t(f"page.{key}"), url_path=key, visibility="hidden")
               for key, _, _ in PAGES if not ui.may_open(me, key)]
     with st.sidebar:
-        st.caption(t("app.logged_in_as", name=me.name, roles=", ".join(sorted(roles_of(me)))))
+        st.caption(t("app.logged_in_as", name=me.name, roles=", ".join(t(f"role.{r}") for r in sorted(roles_of(me)))))
         st.button(t("app.logout"), key="app.logout", on_click=auth.log_out, icon=":material/logout:")
+        language.sidebar_switch(me)
     navigation = st.navigation((pages or [st.Page(no_pages, title=t("app.title"), url_path="home", default=True)]) + closed)
 navigation.run()

@@ -1,4 +1,4 @@
-"""Altair charts for the Agreement page: pure functions from plain data to a chart.
+"""Altair charts for the Agreement and Home pages: pure functions from plain data to a chart.
 
 No Streamlit and no catalog lookups here: the page passes every text (titles, axis titles,
 legend entries, "undefined") already translated. Every chart has a title, and every value it
@@ -168,3 +168,55 @@ def pair_matrix_chart(raters: Sequence[str], cells: Sequence[PairCell], *, title
         text="text:N", color=alt.condition(strong, alt.value("white"), alt.value("black")))
     return (background + colored + text).properties(
         title=_title(title), description=description or title, width=alt.Step(90), height=alt.Step(44))
+
+
+@dataclass(frozen=True)
+class StateBar:
+    """One bar of a state chart: `claims` claims of `group` (a slice) in `state` (its display
+    name); text: printed at the bar's end (the state and the count, so that the bar reads
+    without its colour)."""
+
+    group: str
+    state: str
+    claims: int
+    text: str
+
+
+STATE_COLOURS = ("#9e9e9e", "#90caf9", "#2e7d32", "#ef6c00", "#1565c0", "#8e24aa", "#795548")
+"""Bar colours for the claim states in workflow.State order (unlabeled grey, single light blue,
+agreed green, disputed orange, adjudicated blue, stale purple, on hold brown); every bar also
+carries its state in words, so the colour is never the only sign."""
+
+
+def state_chart(bars: Sequence[StateBar], *, states: Sequence[str], title: str, x_title: str, y_title: str,
+                legend_title: str, description: str = "") -> alt.LayerChart:
+    """Horizontal bars of claims by group and state: one band per group on the y axis (in the
+    order the bars come), one bar per state with claims inside it (in `states` order), coloured
+    by state with a legend titled `legend_title`, and each bar's `text` printed at its end.
+
+    states: every state's display name, in the order of the legend and of the bars in a band.
+    Bars with no claims are left out. Raises ValueError when no bar has claims.
+    """
+    shown = [bar for bar in bars if bar.claims > 0]
+    if not shown:
+        raise ValueError("a state chart needs at least one bar with claims")
+    frame = pd.DataFrame([asdict(bar) for bar in shown])
+    groups = list(dict.fromkeys(frame["group"]))
+    present = [state for state in states if state in set(frame["state"])]
+    base = alt.Chart(frame).encode(
+        y=alt.Y("group:N", sort=groups, title=y_title, axis=alt.Axis(labelLimit=240)),
+        yOffset=alt.YOffset("state:N", sort=present),
+        x=alt.X("claims:Q", title=x_title, axis=alt.Axis(tickMinStep=1),
+                scale=alt.Scale(domain=[0, int(frame["claims"].max() * 1.25) + 1])),  # room for the texts
+        tooltip=[alt.Tooltip("group:N", title=y_title), alt.Tooltip("state:N", title=legend_title),
+                 alt.Tooltip("claims:Q", title=x_title)],
+    )
+    palette = STATE_COLOURS if len(states) == len(STATE_COLOURS) else None
+    colour = alt.Color("state:N", title=legend_title, sort=list(states),
+                       scale=alt.Scale(domain=list(states), range=palette) if palette else
+                       alt.Scale(domain=list(states), scheme="tableau10"),
+                       legend=alt.Legend(orient="bottom", labelLimit=0, columns=4))
+    bar = base.mark_bar(height={"band": 0.9}).encode(color=colour)
+    label = base.mark_text(align="left", dx=4, fontSize=11).encode(text="text:N")
+    chart = alt.layer(bar, label).properties(width=520, height=alt.Step(16, **{"for": "offset"}))  # 16 px a bar
+    return chart.properties(title=_title(title), description=description or title)

@@ -10,15 +10,17 @@ from __future__ import annotations
 import re
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from annotator.db import make_engine, read_scope, resolve_url, session_scope
 from annotator.errors import AnnotatorError, NotFoundError, PermissionDeniedError
+from annotator.highlight import Highlight, highlight, old_versions, to_html
 from annotator.models import User
 from annotator.services.labeling import PassageView
 from annotator.services.lookup import list_datasets
@@ -38,6 +40,7 @@ DOUBLE_CLICK_SECONDS = 0.6
 second click of a double click (or a key pressed twice), aimed at a claim nobody has read yet."""
 
 PAGE_ROLES: dict[str, frozenset[str]] = {
+    "home": frozenset({"labeler", "adjudicator", "admin"}),  # every role: where each stands
     "label": frozenset({"labeler"}),
     "adjudicate": frozenset({"adjudicator"}),
     "agreement": frozenset({"admin"}),
@@ -194,17 +197,61 @@ def label_badge(value: str | None) -> None:
     st.badge(t(f"value.{value}"), color=LABEL_COLORS.get(value, "blue"))
 
 
-def passage_card(passage: PassageView, *, cite_key: str | None = None, cited: bool = False, disabled: bool = False) -> None:
-    """One evidence passage in a bordered box: doc id, version, title, text, and optionally a
-    checkbox (session key `cite_key`) to cite it; `cited` marks it as cited when read-only."""
-    with st.container(border=True):
-        st.markdown(f"**{passage.title or passage.passage_id}**")
-        st.caption(t("passage.meta", passage_id=passage.passage_id, doc_id=passage.doc_id, version=passage.version or "-"))
-        st.text(passage.text)
-        if cite_key is not None:
-            st.checkbox(t("passage.cite"), key=cite_key, disabled=disabled)
-        elif cited:
-            st.caption(t("passage.cited"))
+PASSAGE_HEIGHT = 260
+"""Pixels of passage text shown at once; a longer passage scrolls inside its card, below its
+title, document id and version, which stay in view."""
+LONG_PASSAGE_CHARS = 500
+LONG_PASSAGE_LINES = 10
+"""A passage longer than this (characters or lines) is shown in the scrolling box."""
+
+
+def old_passages(passages: Sequence[PassageView], metadata: Mapping | None) -> dict[str, str | None]:
+    """The passages shown together that are an old version of their document (highlight.old_versions):
+    another of `passages` has the same doc_id and a newer version, or the case's metadata names it
+    in `outdated_passage_ids`. {passage_id: the newer version shown, None when only the metadata
+    says so}. Only the passages shown count: the pages get no other passage of the document."""
+    outdated = (metadata or {}).get("outdated_passage_ids")
+    return old_versions(passages, [str(pid) for pid in outdated] if isinstance(outdated, list | tuple) else ())
+
+
+def passage_card(passage: PassageView, *, number: int | None = None, claim_text: str | None = None,
+                 shown_with: Sequence[PassageView] = (), metadata: Mapping | None = None,
+                 cited: bool = False) -> DeltaGenerator:
+    """One evidence passage in a bordered box; returns the box, so a page can add its controls.
+
+    On top, always in view: "Passage `number`: title", then passage id, document id and version,
+    and "Old version" (icon and words) when `old_passages(shown_with, metadata)` names it. Below,
+    the text, in a box of PASSAGE_HEIGHT that scrolls when the passage is long; the words it
+    shares with `claim_text` are marked (highlight.py: bold, underlined and coloured) and listed
+    under it. The text is escaped: a passage's own Markdown or HTML is shown as written. `cited`
+    says in words that the user's (read-only) label cites it.
+    """
+    card = st.container(border=True)
+    with card:
+        title = plain_markdown(passage.title or passage.passage_id)
+        st.markdown(f"**{t('passage.heading', n=number, title=title)}**" if number is not None else f"**{title}**")
+        st.caption(t("passage.meta", passage_id=plain_markdown(passage.passage_id),
+                     doc_id=plain_markdown(passage.doc_id or "-"), version=plain_markdown(passage.version or "-")))
+        old = old_passages(shown_with or (passage,), metadata)
+        if passage.passage_id in old:
+            newer = old[passage.passage_id]
+            st.markdown(f":material/history: **{t('passage.old_version')}**: "
+                        + (t("passage.old_version_newer", doc_id=plain_markdown(passage.doc_id), newer=plain_markdown(newer))
+                           if newer is not None else t("passage.old_version_marked")))
+        marked = highlight(claim_text, passage.text) if claim_text else Highlight((), ())
+        body = to_html(passage.text, marked.spans)
+        lines = passage.text.count("\n") + 1
+        if len(passage.text) > LONG_PASSAGE_CHARS or lines > LONG_PASSAGE_LINES:
+            with st.container(height=PASSAGE_HEIGHT, border=True):
+                st.html(body)
+        else:
+            st.html(body)
+        if claim_text:
+            st.caption(t("passage.shared", words=plain_markdown(", ".join(marked.words))) if marked.words
+                       else t("passage.shared_none"))
+        if cited:
+            st.caption(f":material/bookmark: {t('passage.cited')}")
+    return card
 
 
 def case_header(case_id: str, slice_: str, split: str, question: str, answer: str) -> None:

@@ -1,8 +1,9 @@
 """Text and table rows for the Agreement page, from the plain dict of `AgreementReport.to_json()`.
 
 Every figure reads "value [low, high]"; every n reads "used / in scope"; an undefined
-coefficient reads "undefined: <reason>", never NaN or a blank. No Streamlit here: plain data in,
-strings, DataFrames and chart points out, so the page only lays them out.
+coefficient reads "undefined: <reason>", never NaN or a blank. Numbers are written as the current
+language writes them (i18n.number_text). No Streamlit here: plain data in, strings, DataFrames and
+chart points out, so the page only lays them out.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import pandas as pd
 from annotator.agreement import METRICS
 from annotator.services.reports import MIXED_VERSIONS
 from annotator.ui.charts import IntervalPoint, PairCell
-from annotator.ui.i18n import ENGLISH, t
+from annotator.ui.i18n import ENGLISH, number_text, t
 from annotator.vocabulary import INDICATIVE_BELOW
 
 MAIN_METRICS: tuple[str, ...] = ("percent_agreement", "cohen_kappa", "krippendorff_alpha")
@@ -56,12 +57,12 @@ def group_metrics(report: Report) -> tuple[str, ...]:
 
 def number(value: float | None) -> str:
     """A coefficient with three decimals, or "undefined"."""
-    return t("agreement.undefined_short") if value is None else f"{value:.3f}"
+    return t("agreement.undefined_short") if value is None else number_text(value, ".3f")
 
 
 def interval(ci: Sequence[float] | None, digits: int = 3) -> str:
     """ "[0.534, 0.861]", or "no interval"."""
-    return t("agreement.no_interval") if not ci else f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
+    return t("agreement.no_interval") if not ci else f"[{number_text(ci[0], f'.{digits}f')}, {number_text(ci[1], f'.{digits}f')}]"
 
 
 def reason(report: Report, metric: str) -> str:
@@ -76,7 +77,7 @@ def figure(report: Report, metric: str, digits: int = 3) -> str:
     if value is None:
         return t("agreement.undefined", reason=reason(report, metric))
     ci = (report.get("ci95") or {}).get(metric)
-    shown = f"{value:.{digits}f}"
+    shown = number_text(value, f".{digits}f")
     return f"{shown} {interval(ci, digits)}" if ci else t("agreement.value_only", value=shown)
 
 
@@ -137,7 +138,7 @@ def sample_size_text(report: Report, target: float) -> str:
 def more_items(report: Report) -> str:
     """A group's extra claims needed for the target, as text ("no interval" when none)."""
     guide = report.get("sample_size")
-    return t("agreement.no_interval") if not guide else f"{guide['more_items']:,}"
+    return t("agreement.no_interval") if not guide else number_text(guide["more_items"], ",")
 
 
 # --- tables ----------------------------------------------------------------------------------
@@ -161,7 +162,7 @@ def label_count_table(report: Report) -> pd.DataFrame:
     for rater, counts in (report.get("label_counts") or {}).items():
         total = sum(counts.get(c, 0) for c in categories)
         columns[str(rater)] = [t("agreement.count_share", n=counts.get(c, 0), share=counts.get(c, 0) / max(total, 1))
-                               for c in categories] + [f"{total:,}"]
+                               for c in categories] + [number_text(total, ",")]
     index = pd.Index([*(category_name(c) for c in categories), t("col.total")], name=t("col.category"))
     return pd.DataFrame(columns, index=index)
 
@@ -221,7 +222,7 @@ def overall_points(report: Report) -> list[IntervalPoint]:
 
 def _point(row: str, panel: str, value: float | None, ci: Sequence[float] | None, note: str = "") -> IntervalPoint:
     low, high = (ci[0], ci[1]) if ci else (None, None)
-    text = t("agreement.undefined_short") if value is None else f"{value:.2f}"
+    text = t("agreement.undefined_short") if value is None else number_text(value, ".2f")
     return IntervalPoint(row=row, panel=panel, value=value, low=low, high=high, note=note, text=text)
 
 
@@ -233,7 +234,7 @@ def category_table(report: Report) -> pd.DataFrame:
         if value is None:
             shown = t("agreement.undefined", reason=part.get("undefined") or t("agreement.no_data"))
         else:
-            shown = f"{value:.3f} {interval(part.get('ci95'))}"
+            shown = f"{number(value)} {interval(part.get('ci95'))}"
         rows.append([category_name(category), shown, part.get("n_ratings", 0)])
     return pd.DataFrame(rows, columns=[t("col.category"), t("col.specific"), t("col.ratings")])
 
@@ -268,7 +269,7 @@ def pair_cells(report: Report) -> tuple[list[str], list[PairCell]]:
                 cells.append(PairCell(a, b, None, t("agreement.cell_none")))
             else:
                 kappa = pair.get("cohen_kappa")
-                cells.append(PairCell(a, b, kappa, number(kappa) if kappa is None else f"{kappa:.2f}"))
+                cells.append(PairCell(a, b, kappa, number(kappa) if kappa is None else number_text(kappa, ".2f")))
     return raters, cells
 
 

@@ -1,11 +1,35 @@
-"""The UI's strings: `t(key, **fields)` looks a key up and fills in its fields.
+"""The UI's strings in English and Japanese, and the numbers and dates shown in them.
 
-English only for now; a Japanese catalog can be added beside ENGLISH and chosen by a setting.
-An unknown key is shown as the key itself, so a missing string is visible, never a crash.
+`t(key, **fields)` looks `key` up in the catalog of the current language (ENGLISH below, JAPANESE
+in catalog_ja.py) and fills in its fields; a number among the fields is written as that language
+writes numbers (its grouping, decimal and minus signs) under the field's format spec (`{n:,}`,
+`{x:.3f}`, `{share:.0%}`; a bare `{n}` groups an integer's digits). A key the Japanese catalog lacks
+falls back to English, and an unknown key is shown as the key itself: a missing string is
+visible, never a crash. `number_text`, `datetime_text`, `date_text` and `time_text` write numbers
+and times outside a catalog string the same way (Babel's locale data: CLDR).
+
+The current language is, first found: the one `use_language` sets (tests, code outside Streamlit);
+the one this browser session runs in (session state LANGUAGE_KEY, which ui/language.py sets at the
+top of every run: the user's stored choice, else the login page's, else the browser's); the
+browser's (`st.context.locale`: ja* is Japanese); English.
 """
 
 from __future__ import annotations
 
+import functools
+import numbers
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import date, datetime
+
+import streamlit as st
+from babel import Locale
+from babel.dates import format_datetime, format_skeleton, format_time
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from annotator.ui.catalog_ja import JAPANESE
 from annotator.vocabulary import HOLD_REASONS, LABELS, ROLES, SEVERITIES
 
 ENGLISH: dict[str, str] = {
@@ -22,6 +46,14 @@ ENGLISH: dict[str, str] = {
     "login.name": "User name",
     "login.password": "Password",
     "login.submit": "Log in",
+    # the language switch (sidebar, login page): each language named in itself
+    "language.label": "Language",
+    "language.en": "English",
+    "language.ja": "日本語",
+    "language.browser": "Browser ({language})",
+    "language.help": "Kept for your account, on every device; \"Browser\" follows the language your browser "
+                     "asks for.",
+    "language.login_help": "For this visit; after you log in, the language saved for your account wins.",
     "sso.log_in_with": "Log in with {provider}",
     "sso.unknown": "You are logged in as {email}, but annotator has no active account of that name. "
                    "Ask an admin to add you as {email} (`annotator users add {email} --role labeler "
@@ -44,6 +76,14 @@ ENGLISH: dict[str, str] = {
     "passage.meta": "{passage_id} · document {doc_id} · version {version}",
     "passage.cite": "Cite this passage",
     "passage.cited": "Cited in your label",
+    "passage.heading": "Passage {n}: {title}",
+    "passage.cite_key": "Cite passage {n}",
+    "passage.uncite_key": "Uncite passage {n}",
+    "passage.old_version": "Old version",
+    "passage.old_version_newer": "a newer version of document {doc_id} ({newer}) is among these passages.",
+    "passage.old_version_marked": "the case's data marks this passage as outdated.",
+    "passage.shared": "Shared with the claim (marked bold and underlined): {words}",
+    "passage.shared_none": "No content word of the claim occurs in this passage.",
     # label page
     "label.progress": "{done} of {total} claims labeled",
     "label.no_assignments": "No claims are assigned to you yet.",
@@ -68,6 +108,9 @@ ENGLISH: dict[str, str] = {
     "label.severity_help": "Used for contradict and insufficient; ignored when you choose support. "
                            "A single leak blocks a release.",
     "label.shortcuts": "Keys 1, 2, 3 save support, contradict, insufficient.",
+    "label.shortcuts_cite": "{keys}: cite or uncite passage {passages}.",
+    "label.shortcuts_move": "{next}: next claim. {previous}: previous claim. A save opens the next claim at once.",
+    "label.shortcuts_typing": "The keys do nothing while you type in a text box: press Tab to leave it first.",
     "label.saved": "Saved {value} on claim {claim_id}.",
     "label.hold": "Hold this case",
     "label.hold_reason": "Reason",
@@ -90,6 +133,8 @@ ENGLISH: dict[str, str] = {
                         "next to the claim now shows the label saved elsewhere; press a label button to replace "
                         "it with yours.",
     # --- labels to review after `import --update`, and the case's RAG fields (Label, Adjudicate)
+    "label.citation_gone": "Your saved label cites {ids}, which this claim no longer shows: saving drops that "
+                           "citation. Cite the passages shown that justify your label.",
     "label.review": "This claim changed after you labeled it ({changed}); review your label: your saved label is "
                     "filled in below, save it again (changed or not).",
     "label.changed.text": "text",
@@ -251,6 +296,7 @@ ENGLISH: dict[str, str] = {
     # releases page
     "releases.create": "Create a gold release",
     "releases.name": "Release name",
+    "releases.name_hint": "gold-v1",
     "releases.only_final": "Only final claims (agreed and adjudicated)",
     "releases.only_final_help": "Without it, the release is refused while any claim in scope is disputed, "
                                 "stale, on hold or unlabeled.",
@@ -281,6 +327,12 @@ ENGLISH: dict[str, str] = {
     "releases.compare_dataset": "Dataset",
     "releases.compare_no_claims": "None.",
     "releases.compare_download": "Download the comparison (JSON)",
+    "releases.compare_more": "Of the claims in both: {text} with another text or other passages, {resolution} with "
+                             "another resolution (agreed or adjudicated). Unchanged: the same gold label, resolution, "
+                             "text and passages.",
+    "releases.compare_text_or_passages_changed": "Text or passages changed",
+    "releases.compare_resolution_changed": "Resolution changed (agreed or adjudicated)",
+    "releases.compare_what": "What changed",
     # admin page
     "admin.tab_assign": "Assign cases",
     "admin.tab_users": "Users",
@@ -373,6 +425,8 @@ ENGLISH: dict[str, str] = {
     "col.indicative": "Note",
     "col.reason": "Reason",
     "col.created": "Created",
+    "col.created_utc": "Created (UTC)",
+    "col.manifest_sha256": "SHA-256 (manifest)",
     "col.creator": "Creator",
     "col.path": "Folder",
     "col.guideline_version": "Guideline version",
@@ -401,6 +455,7 @@ ENGLISH: dict[str, str] = {
     "imports.update": "Accept changed content for ids already stored (--update; recorded, labels and decisions made on the old content are marked for review)",
     "imports.partial": "Import the good lines and list every bad line (--partial)",
     "imports.slices": "New slice names this file may use, comma-separated (--slices)",
+    "imports.slices_hint": "faq, long_answer",
     "imports.check": "Check",
     "imports.check_result": "Check of {file}: nothing was written",
     "imports.refused": "This file would be refused as a whole; nothing was written. Fix it and check again.",
@@ -428,12 +483,229 @@ ENGLISH: dict[str, str] = {
     "state.adjudicated": "adjudicated",
     "state.stale": "stale (changed after labeling or adjudication)",
     "state.on_hold": "on hold",
+    # guideline
+    "guideline.panel": "Guideline {version} · published {date}",
+    "guideline.none": "No labeling guideline is published yet.",
+    "guideline.col_version": "Version",
+    "guideline.col_published": "Published",
+    "guideline.col_by": "By",
+    "guideline.col_chars": "Characters",
+    "guideline.col_sha256": "SHA-256",
+    "guideline.col_current": "Current",
+    "admin.tab_guideline": "Guideline",
+    "admin.guideline_help": "Upload or paste the labeling guideline (Markdown), give it a new version name, check the "
+                            "preview and publish it. Labels saved from then on record its version; labels already "
+                            "saved keep theirs.",
+    "admin.guideline_file": "Upload a Markdown file (it fills the text box)",
+    "admin.guideline_text": "Guideline (Markdown)",
+    "admin.guideline_version": "New version name",
+    "admin.guideline_version_hint": "e.g. v2 or 2026-11",
+    "admin.guideline_publish": "Publish",
+    "admin.guideline_preview": "Preview",
+    "admin.guideline_preview_empty": "The preview shows here once the text box holds the guideline.",
+    "admin.guideline_loaded": "Loaded {file} into the text box: check the preview, then publish.",
+    "admin.guideline_published": "Published guideline {version}: labels saved from now on record it.",
+    "admin.guideline_versions": "Published versions",
+    "admin.guideline_no_versions": "No version published yet.",
+    # home
+    "page.home": "Home",
+    "home.labeler": "Your queue",
+    "home.queue.to_label": "To label",
+    "home.queue.to_review": "To review",
+    "home.queue.on_hold": "On hold",
+    "home.queue.done": "Done",
+    "home.queue_help.to_label": "Claims of your cases you have not labeled yet.",
+    "home.queue_help.to_review": "Claims whose text or passages changed after you labeled them: review your label "
+                                 "and save it again.",
+    "home.queue_help.on_hold": "Claims to label or review whose case is on hold: they wait until the hold is lifted.",
+    "home.queue_help.done": "Claims you have labeled, with nothing to review.",
+    "home.next_claim": "Label the next claim: {claim_id}",
+    "home.col_dataset": "Dataset",
+    "home.adjudicator": "Disputes waiting for you",
+    "home.disputes_waiting": "Waiting",
+    "home.disputes_stale": "Of them stale",
+    "home.disputes_stale_help": "Claims decided or agreed once whose text, passages or labels changed since.",
+    "home.oldest_since": "Oldest waiting since",
+    "home.oldest_since_help": "The day the longest-waiting claim became disputed or stale (UTC).",
+    "home.open_disputes": "Open the Adjudicate page ({n} waiting)",
+    "home.open_oldest": "Decide the oldest first: {claim_id}",
+    "home.admin": "Project",
+    "home.left_out": "{n} claims you are assigned to label and have not labeled yet are left out of every figure "
+                     "below (you would see the other labels on them).",
+    "home.no_claims": "No claims yet: import cases on the Import page.",
+    "home.final": "Final (agreed or adjudicated)",
+    "home.final_help": "The claims a release with only the final claims (--only-final) would hold.",
+    "home.chart_title": "Claims by slice and state",
+    "home.chart_alt": "Bar chart: for each slice, how many claims are in each state; each bar is labeled with its "
+                      "state and count.",
+    "home.bar_text": "{state}: {n}",
+    "home.agreement": "Agreement at a glance",
+    "home.indicative": "Fewer than {n} claims with two labels: indicative only.",
+    "home.open_agreement": "Open the Agreement page (intervals, slices, pairs)",
+    "home.release": "The next release",
+    "home.release_ready": "Nothing blocks a release: all {n} claims are agreed or adjudicated.",
+    "home.release_refused": "A release of every claim (release create without --only-final) is refused now:",
+    "home.blocked_by": "**{reason}**: {n}",
+    "home.reason.unlabeled": "unlabeled",
+    "home.reason.single": "one label only",
+    "home.reason.disputed": "disputed",
+    "home.reason.stale": "stale (changed after labeling or adjudication)",
+    "home.reason.on_hold": "on hold",
+    "home.reason.still_to_label": "yours to label first",
+    "home.fix.unlabeled": "Assign cases or wait for labels (Admin)",
+    "home.fix.single": "Assign a second labeler or wait for the label (Admin)",
+    "home.fix.disputed": "Decide the disputes",
+    "home.fix.stale": "Decide them again",
+    "home.fix.on_hold": "See the holds (Admin, Project status)",
+    "home.fix.still_to_label": "Label them",
+    "home.refusal": "release create says: {message}",
+    "home.leaks": "{n} final claims have severity leak: each is a release blocker, noted in the release's manifest.",
+    "home.open_releases": "Open the Releases page",
 }
 
 
+LANGUAGES: tuple[str, ...] = ("en", "ja")
+"""The interface languages, each with a catalog (the same codes as users.LOCALES)."""
+
+CATALOGS: dict[str, dict[str, str]] = {"en": ENGLISH, "ja": JAPANESE}
+
+LANGUAGE_KEY = "ui.language"
+"""Session state: the language this browser session runs in (set by ui/language.py every run)."""
+
+_forced: ContextVar[str | None] = ContextVar("annotator_ui_language", default=None)
+
+
+def language_for(tag: str | None) -> str:
+    """The language for a browser's language tag: "ja" for Japanese ("ja", "ja-JP", "ja_JP"),
+    "en" for anything else and for no tag."""
+    return "ja" if tag and tag.strip().replace("_", "-").split("-")[0].lower() == "ja" else "en"
+
+
+@contextmanager
+def use_language(language: str) -> Iterator[None]:
+    """Within the block, t() and the number and date helpers write `language` (one of LANGUAGES),
+    whatever the browser session says. Raises ValueError for another language."""
+    if language not in LANGUAGES:
+        raise ValueError(f"unknown language {language!r}; use one of {', '.join(LANGUAGES)}")
+    token = _forced.set(language)
+    try:
+        yield
+    finally:
+        _forced.reset(token)
+
+
+def current_language() -> str:
+    """The language to write now (see the module's docstring for the order)."""
+    forced = _forced.get()
+    if forced is not None:
+        return forced
+    if get_script_run_ctx(suppress_warning=True) is None:  # not in a Streamlit run: a test, the CLI
+        return "en"
+    chosen = st.session_state.get(LANGUAGE_KEY)
+    return chosen if chosen in LANGUAGES else language_for(st.context.locale)
+
+
 def t(key: str, **fields: object) -> str:
-    """The English string for `key` with `fields` filled in; the key itself when unknown."""
-    text = ENGLISH.get(key)
+    """The string for `key` in the current language (English when that catalog lacks it) with
+    `fields` filled in, numbers written for the language; the key itself when unknown."""
+    language = current_language()
+    text = CATALOGS[language].get(key)
+    if text is None:
+        text = ENGLISH.get(key)
     if text is None:
         return key
-    return text.format(**fields) if fields else text
+    if not fields:
+        return text
+    return text.format(**{name: _Number(value, language) if _is_number(value) else value
+                          for name, value in fields.items()})
+
+
+# --- numbers and dates -------------------------------------------------------------------------
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+@functools.cache
+def _number_signs(language: str) -> dict[int, str]:
+    """Python's number signs (",", ".", "-", "%") -> the language's, from CLDR."""
+    signs = Locale.parse(language).number_symbols["latn"]
+    return str.maketrans({",": signs["group"], ".": signs["decimal"], "-": signs["minusSign"], "%": signs["percentSign"]})
+
+
+_PERCENT_SPEC = re.compile(r"(,?)(?:\.(\d+))?%")
+
+
+def number_text(value: float, spec: str = "", language: str | None = None) -> str:
+    """`value` under a Python format spec (".3f", ",", ".0%", ...) written as `language` (default:
+    the current one) writes numbers: its grouping, decimal, minus and percent signs, and where its
+    percent sign goes ("25%", German "25 %"). Rounding is Python's. An integer with no spec has
+    its digits grouped: 1234567 -> "1,234,567"."""
+    language = language or current_language()
+    if spec == "" and isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        spec = ","
+    percent = _PERCENT_SPEC.fullmatch(spec)
+    if percent is None:
+        return format(value, spec).translate(_number_signs(language))
+    digits = format(value * 100, f"{percent[1]}.{percent[2] or 6}f").translate(_number_signs(language))
+    pattern = Locale.parse(language).percent_formats[None].pattern.split(";")[0]  # "#,##0%", "#,##0\xa0%"
+    return re.sub(r"[#0,.]+", lambda _: digits, pattern, count=1).replace("%", _percent_sign(language))
+
+
+@functools.cache
+def _percent_sign(language: str) -> str:
+    return Locale.parse(language).number_symbols["latn"]["percentSign"]
+
+
+class _Number:
+    """A number field of t(): formats itself with number_text in the language of the string."""
+
+    __slots__ = ("value", "language")
+
+    def __init__(self, value: float, language: str) -> None:
+        self.value, self.language = value, language
+
+    def __format__(self, spec: str) -> str:
+        return number_text(self.value, spec, self.language)
+
+    def __str__(self) -> str:
+        return number_text(self.value, "", self.language)
+
+
+_DATE_PATTERNS: dict[str, tuple[str, str, str, str]] = {
+    "en": ("yyyy-MM-dd", "HH:mm", "HH:mm:ss", "{1} {0}"),
+}
+"""(date, time, time with seconds, date-time join) of a language that departs from its CLDR
+defaults. English is not one region's: ISO 8601 dates and a 24-hour clock ("2026-11-29 14:05")
+read the same in every English-speaking country (CLDR's "en" is American: "Nov 29, 2026, 2:05 PM")."""
+
+
+def date_text(moment: date | datetime, language: str | None = None) -> str:
+    """A date (or a datetime's date, in the zone it carries) as `language` (default: the current
+    one) writes it: "2026-11-29", "2026年11月29日"."""
+    language = language or current_language()
+    if not isinstance(moment, datetime):
+        moment = datetime(moment.year, moment.month, moment.day)
+    if language in _DATE_PATTERNS:
+        return format_datetime(moment, _DATE_PATTERNS[language][0], tzinfo=moment.tzinfo, locale=language)
+    return format_skeleton("yMMMd", moment, tzinfo=moment.tzinfo, locale=language)
+
+
+def time_text(moment: datetime, language: str | None = None, *, seconds: bool = False) -> str:
+    """A time of day to the minute (or the second) as `language` writes it: "14:05" ("14:05:33");
+    in the time zone `moment` carries (converting is the caller's)."""
+    language = language or current_language()
+    if language in _DATE_PATTERNS:
+        return format_datetime(moment, _DATE_PATTERNS[language][2 if seconds else 1], tzinfo=moment.tzinfo,
+                               locale=language)
+    return format_time(moment, "medium" if seconds else "short", tzinfo=moment.tzinfo, locale=language)
+
+
+def datetime_text(moment: datetime, language: str | None = None, *, seconds: bool = False) -> str:
+    """A date and time to the minute (or the second) as `language` (default: the current one)
+    writes it: "2026-11-29 14:05", "2026年11月29日 14:05"; in the time zone `moment` carries."""
+    language = language or current_language()
+    join = (_DATE_PATTERNS[language][3] if language in _DATE_PATTERNS
+            else Locale.parse(language).datetime_formats["medium"])  # "{1} {0}": date, time
+    return join.format(time_text(moment, language, seconds=seconds), date_text(moment, language))

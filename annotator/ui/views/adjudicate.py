@@ -13,6 +13,7 @@ from annotator.errors import AnnotatorError
 from annotator.services import adjudication
 from annotator.ui import case_fields
 from annotator.ui import components as ui
+from annotator.ui.guideline import guideline_panel
 from annotator.ui import unsaved
 from annotator.ui.i18n import t
 from annotator.vocabulary import LABELS, SEVERITIES
@@ -28,7 +29,7 @@ def _severity_key(claim_pk: int) -> str:
     return f"adjudicate.severity.{claim_pk}"
 
 
-def _decide(claim_pk: int, claim_id: str, value: str, expected_revision: int | None) -> None:
+def _decide(claim_pk: int, claim_id: str, value: str, expected_revision: int | None, seen_content_at: object = None) -> None:
     if ui.too_soon_after_move():
         ui.flash("warning", t("label.too_fast"))
         return
@@ -38,7 +39,7 @@ def _decide(claim_pk: int, claim_id: str, value: str, expected_revision: int | N
             adjudication.adjudicate(
                 session, ui.session_user(session), claim_pk, value,
                 rationale=st.session_state.get(_rationale_key(claim_pk)) or "",
-                severity=severity, expected_revision=expected_revision,
+                severity=severity, expected_revision=expected_revision, seen_content_at=seen_content_at,
             )
     except AnnotatorError as error:
         ui.flash_error(error)
@@ -62,6 +63,7 @@ with ui.db() as session:
             ui.flash_error(error)
 
 st.title(t("page.adjudicate"))
+guideline_panel()  # the current labeling guideline, in the sidebar
 unsaved.guard(held=("adjudicate.rationale.",))
 ui.show_flash()
 st.caption(t("adjudicate.waiting", n=len(queue)))
@@ -100,7 +102,7 @@ with evidence_col:
     st.subheader(t("label.evidence"))
     for passage in view.passages:
         case_fields.evidence_role(view.metadata, passage.passage_id)
-        ui.passage_card(passage)
+        ui.passage_card(passage, claim_text=view.text, shown_with=view.passages, metadata=view.metadata)
 
 st.subheader(t("adjudicate.decision"))
 if view.decision is not None:
@@ -113,5 +115,5 @@ st.selectbox(t("label.severity"), SEVERITIES, index=None, key=_severity_key(view
 expected = None if view.decision is None else view.decision.revision
 for column, (number, value) in zip(st.columns(len(LABELS)), enumerate(LABELS, start=1), strict=True):
     column.button(t(f"value.{value}"), key=f"adjudicate.button.{value}", shortcut=str(number), width="stretch",
-                  on_click=_decide, args=(view.claim_pk, view.claim_id, value, expected))
+                  on_click=_decide, args=(view.claim_pk, view.claim_id, value, expected, view.content_changed_at))
 st.caption(t("adjudicate.shortcuts"))

@@ -1,17 +1,20 @@
 """Admin: assign cases to two labelers, manage users, see the project's counts and a claim's
-history (`?history=<claim_id>` opens it on that claim), and correct a labeler's label there."""
+history (`?history=<claim_id>` opens it on that claim), correct a labeler's label there, and
+publish a new version of the labeling guideline (uploaded or pasted Markdown, previewed first)."""
 
 from __future__ import annotations
+
+from datetime import datetime
 
 import pandas as pd
 import streamlit as st
 
 from annotator.errors import AnnotatorError, InvalidValueError, StaleWriteError
-from annotator.services import corrections, history, labeling, users
+from annotator.services import corrections, guidelines, history, labeling, users
 from annotator.services.lookup import dataset_pk, find_case
 from annotator.services.status import project_status
 from annotator.ui import components as ui
-from annotator.ui.i18n import t
+from annotator.ui.i18n import datetime_text, t
 from annotator.vocabulary import HOLD_REASONS, LABELS, ROLES, SEVERITIES
 
 
@@ -137,7 +140,7 @@ def _claim_history() -> None:
     else:
         columns = [t("col.when"), t("col.who"), t("col.what"), t("col.change")]
         st.table(  # a static table: every change is shown whole, wrapped, not cut at the column's edge
-            pd.DataFrame([[ui.plain_markdown(cell) for cell in (row.when, row.who, row.what, row.change)] for row in found.rows],
+            pd.DataFrame([[ui.plain_markdown(cell) for cell in (datetime_text(datetime.fromisoformat(row.when), seconds=True), row.who, row.what, row.change)] for row in found.rows],
                          columns=columns),
             hide_index=True,
         )
@@ -259,6 +262,76 @@ def _correct_section(view: corrections.CorrectionView) -> None:
     _show_message()
 
 
+# --- the labeling guideline ------------------------------------------------------------------------
+# An uploaded file fills the text box (its on_change); the admin may edit it there, sees the
+# preview of exactly what the box holds, and publishes that under a new version name.
+GUIDELINE_TEXT = "admin.guideline_text"
+GUIDELINE_VERSION = "admin.guideline_version"
+GUIDELINE_FILE = "admin.guideline_file"
+
+
+def _load_guideline_file() -> None:
+    st.session_state[LAST_TAB] = "admin.tab_guideline"
+    upload = st.session_state.get(GUIDELINE_FILE)
+    if upload is None:
+        return
+    try:
+        st.session_state[GUIDELINE_TEXT] = guidelines.guideline_text(upload.getvalue(), upload.name)
+    except AnnotatorError as error:
+        ui.flash_error(error)
+        return
+    ui.flash("toast", t("admin.guideline_loaded", file=upload.name))
+
+
+def _publish_guideline() -> None:
+    st.session_state[LAST_TAB] = "admin.tab_guideline"
+    try:
+        with ui.db() as session:
+            published = guidelines.publish_guideline(session, ui.session_user(session),
+                                                     st.session_state.get(GUIDELINE_VERSION) or "",
+                                                     st.session_state.get(GUIDELINE_TEXT) or "")
+    except AnnotatorError as error:
+        ui.flash_error(error)
+        return
+    st.session_state[GUIDELINE_VERSION] = ""
+    ui.flash("success", t("admin.guideline_published", version=published.version))
+
+
+def _guideline_section(versions: list[guidelines.GuidelineView]) -> None:
+    """The Guideline tab: upload or paste, name the version, preview, publish; the versions."""
+    st.caption(t("admin.guideline_help"))
+    if versions:  # start from the current text: a new version is usually an edit of it
+        st.session_state.setdefault(GUIDELINE_TEXT, versions[0].markdown)
+    st.file_uploader(t("admin.guideline_file"), type=["md", "markdown", "txt"], key=GUIDELINE_FILE,
+                     on_change=_load_guideline_file)
+    edit_col, preview_col = st.columns(2)
+    with edit_col:
+        st.text_area(t("admin.guideline_text"), key=GUIDELINE_TEXT, height=400)
+        st.text_input(t("admin.guideline_version"), key=GUIDELINE_VERSION,
+                      placeholder=t("admin.guideline_version_hint"))
+        st.button(t("admin.guideline_publish"), key="admin.guideline_publish", type="primary",
+                  on_click=_publish_guideline)
+    with preview_col:
+        st.markdown(f"**{t('admin.guideline_preview')}**")
+        text = st.session_state.get(GUIDELINE_TEXT) or ""
+        with st.container(border=True, height=460):
+            if text.strip():
+                st.markdown(text)
+            else:
+                st.caption(t("admin.guideline_preview_empty"))
+    st.subheader(t("admin.guideline_versions"))
+    if not versions:
+        st.caption(t("admin.guideline_no_versions"))
+        return
+    columns = [t("guideline.col_version"), t("guideline.col_published"), t("guideline.col_by"),
+               t("guideline.col_chars"), t("guideline.col_sha256"), t("guideline.col_current")]
+    st.dataframe(
+        pd.DataFrame([[g.version, datetime_text(g.published_at), g.published_by, g.chars, g.sha256[:12], n == 0]
+                      for n, g in enumerate(versions)], columns=columns),
+        hide_index=True,
+    )
+
+
 me = ui.require_page("admin")
 _linked = st.session_state.pop(PENDING_HISTORY, None) or st.query_params.get(HISTORY_PARAM)
 if _linked:  # a link to a claim's history: open the tab on it
@@ -268,14 +341,16 @@ if "admin.history_linked" not in st.session_state:  # decided once per session: 
 with ui.db() as session:
     people = users.list_users(session, me)
     status = project_status(session, me)
+    guideline_versions = guidelines.list_guidelines(session)
 everyone = [person.name for person in people]
 labelers = [person.name for person in people if person.active and users.has_role(person, "labeler")]
 
 st.title(t("page.admin"))
 ui.show_flash()
-tab_names = [t("admin.tab_assign"), t("admin.tab_users"), t("admin.tab_status"), t("admin.tab_history")]
+tab_names = [t("admin.tab_assign"), t("admin.tab_users"), t("admin.tab_status"), t("admin.tab_history"),
+             t("admin.tab_guideline")]
 _last_tab = st.session_state.get(LAST_TAB)  # after an action, its tab stays open (a message would reset it)
-assign_tab, users_tab, status_tab, history_tab = st.tabs(
+assign_tab, users_tab, status_tab, history_tab, guideline_tab = st.tabs(
     tab_names, default=t(_last_tab) if _last_tab else (tab_names[3] if st.session_state["admin.history_linked"] else None))
 
 with assign_tab:
@@ -333,3 +408,6 @@ with status_tab:
 
 with history_tab:
     _claim_history()
+
+with guideline_tab:
+    _guideline_section(guideline_versions)

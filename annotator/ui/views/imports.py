@@ -72,7 +72,7 @@ with right:
     st.checkbox(t("imports.update"), key="imports.update")
     st.checkbox(t("imports.partial"), key="imports.partial")
     if kind == "cases":
-        st.text_input(t("imports.slices"), key="imports.slices", placeholder="faq, long_answer")
+        st.text_input(t("imports.slices"), key="imports.slices", placeholder=t("imports.slices_hint"))
 options = _options(kind)
 upload = (uploaded.file_id, uploaded.name, uploaded.size, options) if uploaded is not None else None
 

@@ -13,6 +13,12 @@ its inputs from that draft when it is newer than the user's saved label, and say
 the label deletes the draft. Streamlit sends a text area's value on blur or Ctrl+Enter only, so
 the rationale is also sent a second after the user stops typing (ui/unsaved.py); until it is, and
 while the hold note holds text (no draft keeps it), the browser asks before leaving the page.
+
+Everything works from the keyboard, and the keys are listed under the label buttons: 1/2/3 are
+the label buttons', J/K the Next/Previous buttons', Shift+1..9 the cite buttons' of passages 1..9.
+A cite button flips the passage's checkbox through its own session key (`_cite_key`), so drafts,
+restored drafts and saves see one citation whichever was used. Streamlit fires no key without
+Ctrl/Alt/Cmd while a text box has the focus, so typing a rationale never triggers one.
 """
 
 from __future__ import annotations
@@ -26,8 +32,9 @@ from annotator.errors import AnnotatorError, OnHoldError, StaleWriteError
 from annotator.services import drafts, labeling
 from annotator.ui import case_fields
 from annotator.ui import components as ui
+from annotator.ui.guideline import guideline_panel
 from annotator.ui import unsaved
-from annotator.ui.i18n import t
+from annotator.ui.i18n import datetime_text, t, time_text
 from annotator.vocabulary import HOLD_REASONS, LABELS, SEVERITIES
 
 CURRENT = "label.claim_pk"
@@ -35,6 +42,16 @@ CURRENT = "label.claim_pk"
 # after it in the same run must not write a new draft of it. (Comments, not docstrings, here:
 # Streamlit's magic writes a page's bare strings onto the page.)
 SAVED_NOW = "label.saved_now"
+# The next claim of the queue as the save in this run's callback found it, right after writing:
+# the page's render uses it instead of asking again (one query less per label).
+NEXT_NOW = "label.next_now"
+
+
+NEXT_KEY = "J"
+PREVIOUS_KEY = "K"
+# The keys that cite passages 1..9 (Shift+digit: the digits alone save a label). Streamlit fires
+# no shortcut without Ctrl/Alt/Cmd while a text box has the focus, so typing never triggers one.
+CITE_KEYS = tuple(f"Shift+{n}" for n in range(1, 10))
 
 
 def _cite_key(claim_pk: int, passage_id: str) -> str:
@@ -80,7 +97,7 @@ def _when(moment: datetime) -> str:
     except (ZoneInfoNotFoundError, ValueError):
         zone, zone_name = UTC, None
     local = moment.astimezone(zone)
-    shown = local.strftime("%H:%M") if local.date() == datetime.now(zone).date() else local.strftime("%Y-%m-%d %H:%M")
+    shown = time_text(local) if local.date() == datetime.now(zone).date() else datetime_text(local)  # as the language writes it
     return shown if zone_name else f"{shown} UTC"
 
 
@@ -177,11 +194,43 @@ def _draft_note(claim_pk: int, draft: drafts.DraftView | None, read_only: bool, 
               on_click=_discard, args=(claim_pk, passage_ids))
 
 
+def _toggle_cite(claim_pk: int, passage_id: str, passage_ids: tuple[str, ...]) -> None:
+    """The cite button (and its key): flip the citation in the checkbox's own session key, then
+    keep the draft as the checkbox's on_change does."""
+    key = _cite_key(claim_pk, passage_id)
+    st.session_state[key] = not st.session_state.get(key, False)
+    _keep_draft(claim_pk, passage_ids)
+
+
+def _cite_controls(claim_pk: int, number: int, passage_id: str, passage_ids: tuple[str, ...]) -> None:
+    """Under a passage: the cite checkbox (ticked or not says the state) and a button that flips
+    it, whose label says what it will do and which carries the passage's key (CITE_KEYS)."""
+    cited = bool(st.session_state.get(_cite_key(claim_pk, passage_id)))
+    row = st.container(horizontal=True, vertical_alignment="center")
+    row.checkbox(t("passage.cite"), key=_cite_key(claim_pk, passage_id), on_change=_keep_draft, args=(claim_pk, passage_ids))
+    row.button(t("passage.uncite_key" if cited else "passage.cite_key", n=number), key=f"label.cite_button.{number}",
+               icon=":material/bookmark_remove:" if cited else ":material/bookmark_add:",
+               shortcut=CITE_KEYS[number - 1] if number <= len(CITE_KEYS) else None,
+               on_click=_toggle_cite, args=(claim_pk, passage_id, passage_ids))
+
+
+def _shortcut_list(n_passages: int) -> None:
+    """The page's keys, in words, under the label buttons."""
+    st.caption(t("label.shortcuts"))
+    numbers = range(1, min(n_passages, len(CITE_KEYS)) + 1)
+    if numbers:
+        st.caption(t("label.shortcuts_cite", keys=", ".join(CITE_KEYS[n - 1] for n in numbers),
+                     passages=", ".join(str(n) for n in numbers)))
+    st.caption(t("label.shortcuts_move", next=NEXT_KEY, previous=PREVIOUS_KEY))
+    st.caption(t("label.shortcuts_typing"))
+
+
 def _go(claim_pk: int) -> None:
     st.session_state[CURRENT] = claim_pk
 
 
-def _save(claim_pk: int, claim_id: str, value: str, passage_ids: tuple[str, ...], expected_revision: int | None) -> None:
+def _save(claim_pk: int, claim_id: str, value: str, passage_ids: tuple[str, ...], expected_revision: int | None,
+          seen_content_at: datetime | None = None) -> None:
     if ui.too_soon_after_move():
         ui.flash("warning", t("label.too_fast"))
         return
@@ -191,12 +240,14 @@ def _save(claim_pk: int, claim_id: str, value: str, passage_ids: tuple[str, ...]
         with ui.db() as session:
             # save_label_as checks the logged-in account as ui.session_user does, in the statement
             # that locks the claim (no user query of its own: the write's CPU nearly halves).
-            me = labeling.save_label_as(
+            saved = labeling.save_label_as(
                 session, st.session_state.get(ui.USER_NAME), st.session_state.get(ui.USER_PK), claim_pk, value,
                 passage_ids=cited, rationale=st.session_state.get(_rationale_key(claim_pk)) or "",
-                severity=severity, expected_revision=expected_revision,
-            ).labeler
-            drafts.discard_draft(session, me, claim_pk)  # also after a repeat that wrote nothing
+                severity=severity, expected_revision=expected_revision, seen_content_at=seen_content_at,
+            )
+            me = saved.labeler
+            if not saved.written:  # a write deleted the draft already; a repeat that wrote nothing did not
+                drafts.discard_draft(session, me, claim_pk)
             next_pk = labeling.next_claim_for(session, me)
     except (StaleWriteError, OnHoldError) as error:  # the input stays on screen and in the draft
         ui.flash_error(error)
@@ -210,6 +261,7 @@ def _save(claim_pk: int, claim_id: str, value: str, passage_ids: tuple[str, ...]
         ui.flash_error(error)
         return
     st.session_state[SAVED_NOW] = claim_pk
+    st.session_state[NEXT_NOW] = next_pk
     _forget_tab_draft(claim_pk)
     ui.flash("toast", t("label.saved", value=t(f"value.{value}"), claim_id=claim_id))
     if next_pk is not None and next_pk != claim_pk:
@@ -255,13 +307,14 @@ def _open_deep_link(session, me) -> None:  # noqa: ANN001 - Session, User
 
 me = ui.require_page("label")
 st.session_state.pop(SAVED_NOW, None)
+found_next = st.session_state.pop(NEXT_NOW, False)  # False: no save in this run
 with ui.db() as session:
     try:
         _open_deep_link(session, me)
     except AnnotatorError as error:
         ui.flash_error(error)
     queue = labeling.assigned_claims(session, me)
-    next_pk = labeling.next_claim_for(session, me)
+    next_pk = labeling.next_claim_for(session, me) if found_next is False else found_next
     current = st.session_state.get(CURRENT)
     if current not in queue:
         current = next_pk if next_pk is not None else (queue[0] if queue else None)
@@ -271,6 +324,7 @@ with ui.db() as session:
     draft = None if view is None else drafts.get_draft(session, me, view.claim_pk)
 
 st.title(t("page.label"))
+guideline_panel()  # the current labeling guideline, in the sidebar
 unsaved.guard(drafted=("label.rationale.",), held=("label.hold_note.",))
 ui.show_flash()
 st.progress(done / total if total else 0.0, text=t("label.progress", done=done, total=total))
@@ -282,10 +336,10 @@ if next_pk is None:
 
 position = queue.index(view.claim_pk)
 previous_col, where_col, next_col = st.columns([1, 4, 1], vertical_alignment="center")
-previous_col.button(t("label.previous"), key="label.previous", icon=":material/arrow_back:",
+previous_col.button(t("label.previous"), key="label.previous", icon=":material/arrow_back:", shortcut=PREVIOUS_KEY,
                     on_click=_go, args=(queue[max(position - 1, 0)],), disabled=position == 0)
 where_col.caption(t("label.position", n=position + 1, total=len(queue), claim_id=view.claim_id))
-next_col.button(t("label.next"), key="label.next", icon=":material/arrow_forward:",
+next_col.button(t("label.next"), key="label.next", icon=":material/arrow_forward:", shortcut=NEXT_KEY,
                 on_click=_go, args=(queue[min(position + 1, len(queue) - 1)],), disabled=position == len(queue) - 1)
 
 ui.case_header(view.case_id, view.slice, view.split, view.question, view.answer)
@@ -311,6 +365,9 @@ with claim_col:
     if view.changed_since_label:
         changed = "/".join(t(f"label.changed.{part}") for part in view.changed_since_label)
         st.warning(t("label.review", changed=changed), icon=":material/change_circle:")
+    gone = [pid for pid in (own.passage_ids if own is not None else ()) if pid not in passage_ids]
+    if gone:  # the claim's passages changed: those citations cannot be kept on a save
+        st.warning(t("label.citation_gone", ids=", ".join(gone)), icon=":material/link_off:")
     if view.on_hold:
         if view.hold_reason is None:  # someone else's hold: its reason is theirs
             st.warning(t("label.on_hold_by_other"))
@@ -337,21 +394,21 @@ with claim_col:
             column.button(
                 t(f"value.{value}"), key=f"label.button.{value}", shortcut=str(number), width="stretch",
                 type="primary" if own is not None and own.value == value else "secondary",
-                on_click=_save, args=(view.claim_pk, view.claim_id, value, passage_ids, expected),
+                icon=":material/check:" if own is not None and own.value == value else None,  # not colour alone
+                on_click=_save, args=(view.claim_pk, view.claim_id, value, passage_ids, expected, view.content_changed_at),
             )
-        st.caption(t("label.shortcuts"))
+        _shortcut_list(len(view.passages))
 
 with evidence_col:
     st.subheader(t("label.evidence"))
     cited = set(own.passage_ids) if own is not None else set()
-    for passage in view.passages:
+    for number, passage in enumerate(view.passages, start=1):
         case_fields.evidence_role(view.metadata, passage.passage_id)
-        if read_only:
-            ui.passage_card(passage, cited=passage.passage_id in cited)
-        else:  # the checkbox under the card: passage_card's own checkbox takes no on_change
-            ui.passage_card(passage)
-            st.checkbox(t("passage.cite"), key=_cite_key(view.claim_pk, passage.passage_id),
-                        on_change=_keep_draft, args=(view.claim_pk, passage_ids))
+        card = ui.passage_card(passage, number=number, claim_text=view.text, shown_with=view.passages,
+                               metadata=view.metadata, cited=read_only and passage.passage_id in cited)
+        if not read_only:
+            with card:
+                _cite_controls(view.claim_pk, number, passage.passage_id, passage_ids)
 
 if not view.on_hold:
     with st.expander(t("label.hold")):

@@ -1,0 +1,35 @@
+"""The labeling guideline beside the work: the current version's Markdown in the sidebar, in an
+expander whose header names the version and its publish date, so the labeler (and the
+adjudicator) can read the rules while deciding and knows which version their labels record
+(labeling.save_label records the current one).
+
+The text is an admin's Markdown, rendered as Markdown (headings, lists, emphasis), never as HTML.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from annotator.services.guidelines import GuidelineView, current_guideline
+from annotator.ui import components as ui
+from annotator.ui.i18n import date_text, t
+
+PANEL_KEY = "guideline.panel"
+
+
+def panel_title(guideline: GuidelineView) -> str:
+    """The expander's header: the version (as typed, not as Markdown) and its publish date."""
+    return t("guideline.panel", version=ui.plain_markdown(guideline.version), date=date_text(guideline.published_at))
+
+
+def guideline_panel() -> None:
+    """Render the current guideline in the sidebar (one read; no write lock), or a note that none
+    is published yet."""
+    with ui.read_db() as session:
+        current = current_guideline(session)
+    with st.sidebar:
+        if current is None:
+            st.caption(t("guideline.none"))
+            return
+        with st.expander(panel_title(current), icon=":material/menu_book:"):
+            st.markdown(current.markdown)

@@ -1,0 +1,152 @@
+"""Take the README's screenshots of the real app (headless Chromium through Playwright).
+
+Seeds the demo into a new SQLite database in a temporary folder, imports labels for the first
+five cases (aoi and ren, disagreeing on a few claims) so that every page has something to show,
+serves the app with `annotator serve`, and saves one PNG per page into docs/screenshots/:
+the login, each role's Home, the Label page (English and Japanese), Adjudicate, Agreement,
+Releases, Admin and Import. Run: `python docs/screenshots.py` (needs Debian's chromium).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from playwright.sync_api import Page, sync_playwright
+
+REPO = Path(__file__).resolve().parents[1]
+OUT = REPO / "docs" / "screenshots"
+VIEWPORT = {"width": 1400, "height": 1000}
+
+
+def main() -> None:
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        raise SystemExit("no chromium on PATH (Debian: apt-get install chromium)")
+    work = Path(tempfile.mkdtemp(prefix="annotator-shots-"))
+    db = ["--db", str(work / "demo.db")]
+    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
+    run = [sys.executable, "-m", "annotator"]
+    subprocess.run([*run, "demo", "--no-serve", *db], cwd=work, env=env, check=True, capture_output=True)
+    (work / "labels.csv").write_text(_labels(), encoding="utf-8")
+    subprocess.run([*run, "labels", "import", "labels.csv", *db], cwd=work, env=env, check=True, capture_output=True)
+    port = _free_port()
+    with (work / "serve.log").open("w") as log:
+        server = subprocess.Popen([*run, "serve", *db, "--port", str(port)], cwd=work, env=env, stdout=log,
+                                  stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        _wait_for(base)
+        OUT.mkdir(parents=True, exist_ok=True)
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
+            _take(browser, base)
+            browser.close()
+    finally:
+        os.killpg(server.pid, 15)
+        server.wait(timeout=20)
+    print(f"saved {len(list(OUT.glob('*.png')))} screenshots in {OUT.relative_to(REPO)}")
+
+
+def _labels() -> str:
+    """aoi's and ren's labels on the claims of demo-01 to demo-05; they disagree on every fourth."""
+    rng = random.Random(7)
+    rows = ["claim_id,labeler,label"]
+    claims = [f"demo-0{case}-c{claim}" for case in range(1, 6) for claim in (1, 2)]
+    for n, claim_id in enumerate(claims):
+        first = rng.choice(("support", "support", "contradict", "insufficient"))
+        second = first if n % 4 else ("contradict" if first != "contradict" else "support")
+        rows += [f"{claim_id},aoi,{first}", f"{claim_id},ren,{second}"]
+    return "\n".join(rows) + "\n"
+
+
+def _take(browser, base: str) -> None:  # noqa: ANN001 - a Playwright Browser
+    page = _new_page(browser, base)
+    _shot(page, "01-login")
+    _log_in(page, "ren", "ren-demo-pass")
+    _shot(page, "02-home-labeler")
+    _go(page, "Label")
+    _shot(page, "03-label")
+    page.context.close()
+
+    page = _new_page(browser, base, locale="ja-JP")
+    _log_in(page, "ren", "ren-demo-pass", home="ホーム")
+    _go(page, "ラベル付け")
+    _shot(page, "04-label-japanese")
+    page.context.close()
+
+    page = _new_page(browser, base)
+    _log_in(page, "mika", "mika-demo-pass")
+    _go(page, "Adjudicate")
+    _shot(page, "05-adjudicate")
+    page.context.close()
+
+    page = _new_page(browser, base)
+    _log_in(page, "admin", "admin-demo-pass")
+    _shot(page, "06-home-admin")
+    for number, title in ((7, "Agreement"), (8, "Releases"), (9, "Admin"), (10, "Import")):
+        _go(page, title)
+        _shot(page, f"{number:02d}-{title.lower()}")
+    page.context.close()
+
+
+def _new_page(browser, base: str, locale: str = "en-US") -> Page:  # noqa: ANN001
+    page = browser.new_context(viewport=VIEWPORT, locale=locale).new_page()
+    page.goto(base)
+    page.locator("input[type=password]").wait_for(timeout=60_000)
+    return page
+
+
+def _log_in(page: Page, name: str, password: str, home: str = "Home") -> None:
+    page.locator("[data-testid=stTextInput] input").first.fill(name)
+    page.locator("input[type=password]").fill(password)
+    page.keyboard.press("Enter")
+    page.get_by_role("heading", name=home).first.wait_for(timeout=60_000)
+    _settled(page)
+
+
+def _go(page: Page, title: str) -> None:
+    """Open a page by its navigation link (a typed address would log out)."""
+    page.locator("[data-testid=stSidebarNavLink]", has_text=title).first.click()
+    page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
+    _settled(page)
+
+
+def _settled(page: Page) -> None:
+    page.locator("[data-testid=stApp][data-test-script-state=notRunning]").wait_for(timeout=60_000)
+    page.wait_for_function("() => !document.querySelector('[data-stale=true]')", timeout=60_000)
+    time.sleep(1.0)  # charts and fonts finish drawing
+
+
+def _shot(page: Page, name: str) -> None:
+    page.screenshot(path=str(OUT / f"{name}.png"), full_page=True)
+    print(f"  {name}.png")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_for(base: str) -> None:
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            if urllib.request.urlopen(f"{base}/_stcore/health", timeout=2).read() == b"ok":
+                return
+        except OSError:
+            time.sleep(0.5)
+    raise SystemExit(f"annotator serve did not answer at {base}")
+
+
+if __name__ == "__main__":
+    main()
