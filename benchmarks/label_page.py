@@ -49,7 +49,8 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import annotator.ui.components as ui  # noqa: E402
 from annotator.db import init_db, session_scope  # noqa: E402
-from annotator.services import drafts, labeling  # noqa: E402
+from annotator.services import drafts, guidelines, labeling  # noqa: E402
+import annotator.ui.guideline  # noqa: E402,F401 - loaded before the recorder patches its imported names
 from annotator.services.access import OPERATOR  # noqa: E402
 from annotator.services.imports import import_cases, import_labels  # noqa: E402
 from annotator.services.labeling import assign_cases, first_cases  # noqa: E402
@@ -62,7 +63,7 @@ OWN = 2_500  # the claims of bench-c and bench-d, at the end
 PASSWORD = "bench-c-password"
 APP = Path(__file__).resolve().parents[1] / "annotator" / "ui" / "app.py"
 CURRENT = "label.claim_pk"  # the Label page's session key of the claim it shows
-RECORDED_MODULES = (labeling, drafts)  # the services the Label page calls; replayed for the floor
+RECORDED_MODULES = (labeling, drafts, guidelines)  # the services the Label page calls; replayed for the floor
 
 
 def build(work: Path) -> str:
@@ -121,11 +122,17 @@ class Recorder:
         self._undo: list[tuple[Any, str, Any]] = []
 
     def install(self) -> None:
+        wrapped = {}
         for module in RECORDED_MODULES:
             for name, function in list(vars(module).items()):
                 code = getattr(function, "__code__", None)
                 if code is not None and function.__module__ == module.__name__ and code.co_varnames[:1] == ("session",):
-                    self._patch(module, name, self._wrap(name, function))
+                    wrapped[function] = self._wrap(name, function)
+                    self._patch(module, name, wrapped[function])
+        for module in [m for name, m in sys.modules.items() if name.startswith("annotator.ui.")]:
+            for name, value in list(vars(module).items()):  # names the pages' helpers imported
+                if callable(value) and value in wrapped:
+                    self._patch(module, name, wrapped[value])
         for name in ("db", "read_db"):
             self._patch(ui, name, self._no_db(getattr(ui, name)))
         for name in ("current_user", "require_page", "session_user"):
