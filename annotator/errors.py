@@ -42,6 +42,11 @@ class StaleWriteError(AnnotatorError):
     """Someone changed the record after it was read; the write was refused, nothing changed."""
 
 
+class ContentChangedError(StaleWriteError):
+    """The claim's text or passages changed after the writer was shown them (an import with
+    --update); the label or decision was refused, nothing changed."""
+
+
 class LabelLockedError(AnnotatorError):
     """A label can no longer be revised: the claim's second label has landed."""
 

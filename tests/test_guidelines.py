@@ -28,7 +28,7 @@ from annotator.services.guidelines import (
 )
 from annotator.services.imports import import_labels
 from annotator.services.labeling import assigned_claims, save_label, save_label_as
-from annotator.services.users import get_user
+from annotator.services.users import add_user, get_user
 from tests.factories import PASSWORD, pilot
 
 REPO = Path(__file__).resolve().parents[1]
@@ -422,3 +422,15 @@ def test_an_admin_previews_and_publishes_a_guideline_on_the_admin_page(app_db):
     with session_scope(app_db) as s:
         assert [g.version for g in list_guidelines(s)] == ["v1"]
 
+
+
+def test_a_version_name_differing_only_in_case_and_a_text_differing_only_in_its_ending_are_refused(any_engine):
+    with session_scope(any_engine) as session:
+        admin = add_user(session, OPERATOR, "boss", ["admin"], "boss-pass-1234")
+        publish_guideline(session, admin, "v2", "# Guideline\n\nSupport needs a passage.\n")
+    with session_scope(any_engine) as session, pytest.raises(InvalidValueError, match="differs only in case from the published version 'v2'"):
+        publish_guideline(session, get_user(session, "boss"), "V2", "# Guideline\n\nAnother text.\n")
+    with session_scope(any_engine) as session, pytest.raises(InvalidValueError, match="this text is the current guideline"):
+        publish_guideline(session, get_user(session, "boss"), "v3", "# Guideline\n\nSupport needs a passage.\n\n\n  ")
+    with session_scope(any_engine) as session:
+        assert [g.version for g in list_guidelines(session)] == ["v2"]

@@ -112,6 +112,7 @@ def test_a_label_pressed_on_a_claim_that_changed_after_the_page_showed_it_is_ref
     assert [e.value for e in at.error] == [
         "this claim's text or passages changed after you opened it (an import with --update); your input is kept: "
         "read the claim again, then save"]
+    assert not any("saved elsewhere" in w.value for w in at.warning)  # not the other-tab notice: nothing was
     with session_scope(engine) as session:
         assert session.exec(select(Label).where(Label.claim_pk == pk)).all() == []
     assert shown_claim(at) == "case-1-c1"  # the new text is on screen now

@@ -27,7 +27,7 @@ from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session, func, select
 
 from annotator.errors import ImportFileError, InvalidValueError, NotFoundError, PermissionDeniedError
 from annotator.models import Guideline, User, utcnow
@@ -77,8 +77,10 @@ def publish_guideline(session: Session, admin: Caller, version: str, markdown: s
     text = _normalized(check_free_text("guideline", markdown))
     if not text.strip():
         raise InvalidValueError("the guideline text is empty; write or upload the guideline's Markdown")
-    if session.exec(select(Guideline.id).where(Guideline.version == name)).first() is not None:
-        raise InvalidValueError(f"guideline version '{name}' exists already; published versions are never "
+    taken = session.exec(select(Guideline.version).where(func.lower(Guideline.version) == name.lower())).first()
+    if taken is not None:  # v2 and V2 would be two groups of one version in the agreement report
+        same = "exists already" if taken == name else f"differs only in case from the published version '{taken}'"
+        raise InvalidValueError(f"guideline version '{name}' {same}; published versions are never "
                                 "changed: give the new text a new version name")
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     current = _current_row(session)
@@ -167,7 +169,10 @@ def _check_version(version: str) -> str:
 
 
 def _normalized(markdown: str) -> str:
-    return unicodedata.normalize("NFC", markdown.replace("\r\n", "\n").replace("\r", "\n"))
+    """NFC, \n line ends and one final line break (trailing blank lines and spaces at the end
+    dropped): a text that differs from another only there is the same guideline. Spaces at the
+    end of inner lines are kept: two of them are a line break in Markdown."""
+    return unicodedata.normalize("NFC", markdown.replace("\r\n", "\n").replace("\r", "\n")).rstrip() + "\n"
 
 
 def _current_row(session: Session) -> Guideline | None:

@@ -25,6 +25,7 @@ from annotator.db import refresh_statistics
 from annotator.services.access import Caller, require
 from annotator.workflow import Permission
 from annotator.errors import (
+    ContentChangedError,
     InvalidValueError,
     LabelLockedError,
     NotFoundError,
@@ -683,10 +684,10 @@ def check_content_seen(seen: Any, current: Any) -> None:
     """The one rule for a write about a claim's content (a label, a review, a decision): the
     claim's text and passages are still those its writer was shown. `seen` and `current` are
     the claim's `updated_at` (a datetime; naive ones are UTC, as SQLite returns them) as shown
-    and as read under the claim's lock. Raises StaleWriteError when they differ (an
+    and as read under the claim's lock. Raises ContentChangedError (a StaleWriteError) when they differ (an
     `import --update` changed the claim meanwhile)."""
     if _utc(seen) != _utc(current):
-        raise StaleWriteError(
+        raise ContentChangedError(
             "this claim's text or passages changed after you opened it (an import with --update); your input "
             "is kept: read the claim again, then save"
         )

@@ -28,7 +28,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import streamlit as st
 
-from annotator.errors import AnnotatorError, OnHoldError, StaleWriteError
+from annotator.errors import AnnotatorError, ContentChangedError, OnHoldError, StaleWriteError
 from annotator.services import drafts, labeling
 from annotator.ui import case_fields
 from annotator.ui import components as ui
@@ -253,7 +253,7 @@ def _save(claim_pk: int, claim_id: str, value: str, passage_ids: tuple[str, ...]
         ui.flash_error(error)
         st.session_state[_choice_key(claim_pk)] = value
         _keep_draft(claim_pk, passage_ids)
-        if isinstance(error, StaleWriteError):
+        if isinstance(error, StaleWriteError) and not isinstance(error, ContentChangedError):
             st.session_state.pop(_base_key(claim_pk), None)  # the next press saves against the label now shown
             ui.flash("warning", t("label.stale_kept"))
         return
