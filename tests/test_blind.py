@@ -456,6 +456,7 @@ INTERNAL: dict[str, str] = {
     "states.claim_facts": "no caller: every claim's label values, for services that checked their caller",
     "states.claim_states": "no caller: every claim's state, for services that checked their caller",
     "states.count_by_state": "pure: counts a states mapping it is given",
+    "releases.choose_claims": "no caller, no database: a rule over claim states that release create and the Home page apply",
     "labeling.check_content_seen": "no caller: compares two timestamps for save_label and adjudicate, which checked their caller",
     "users.ensure_user": "no caller: creates people for imports, which checked their caller",
     "users.taken_name": "no caller: the user name equal to a name up to case, for add_user and imports, which checked their caller",

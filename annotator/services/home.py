@@ -285,7 +285,7 @@ def _release_check(session: Session, states: dict[int, State], blind: set[int], 
     if blind:
         refused_by[STILL_TO_LABEL] = len(blind)
     try:
-        releases._choose_claims(states, dataset, only_final=False)  # release create's own check and message
+        releases.choose_claims(states, dataset, only_final=False)  # release create's own check and message
         refusal = None
     except ReleaseBlockedError as error:
         refusal = str(error)

@@ -152,7 +152,7 @@ def create_release(
     with collector_paused():
         scope_pk = lookup_dataset_pk(session, dataset)
         states = {pk: facts.state for pk, facts in claim_facts(session, scope_pk).items()}
-        final_pks, excluded = _choose_claims(states, dataset, only_final)
+        final_pks, excluded = choose_claims(states, dataset, only_final)
         _refuse_blind(session, actor, final_pks, "create this release")
         gathered = _gather(session, scope_pk, final_pks)
         records = [_record(row, gathered) for row in gathered.claims]
@@ -406,10 +406,14 @@ def _refuse_taken(session: Session, name: str, out_dir: Path, notes: list[str] =
     check_release_target(out_dir, name)
 
 
-def _choose_claims(
+def choose_claims(
     states: dict[int, State], dataset: str | None, only_final: bool
 ) -> tuple[set[int], dict[str, list[int]]]:
-    """(claim pks to release, state name -> claim pks left out)."""
+    """The one rule of which claims a release takes, for `release create` and the Home page's
+    "what blocks the next release": (claim pks to release, state name -> claim pks left out, in
+    workflow.State order). `states`: claim pk -> State of every claim in scope.
+    Raises ReleaseBlockedError when there is no claim, when claims are not final and not
+    `only_final` (the message counts them by state), or when no claim is final."""
     where = f"dataset '{dataset}'" if dataset else "any dataset"
     if not states:
         raise ReleaseBlockedError(f"there is no claim in {where} to release; import cases first")
