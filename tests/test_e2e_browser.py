@@ -102,9 +102,13 @@ def log_in(browser, base: str, name: str, password: str, to: str | None = None):
 
 
 def go_to(page, title: str) -> None:  # noqa: ANN001
-    """Open a page by its link in the navigation (a reload or a typed address would log out)."""
-    page.locator("[data-testid=stSidebarNavLink]", has_text=title).first.click()
+    """Open a page by its link in the navigation (a reload or a typed address would log out);
+    nothing when the login already opened it (the address named it)."""
+    settled(page)
+    if page.get_by_role("heading", name=title, exact=True).count() == 0:
+        page.locator("[data-testid=stSidebarNavLink]", has_text=title).first.click()
     page.get_by_role("heading", name=title).first.wait_for(timeout=20_000)
+    settled(page)
 
 
 def shot(page, name: str) -> None:  # noqa: ANN001
