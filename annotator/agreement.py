@@ -39,6 +39,7 @@ import pandas as pd
 
 from annotator.formats import MAX_TEXT_CHARS, check_quotes_closed, decode_csv_bytes, nfc
 from annotator.errors import AgreementInputError, ImportFileError, ImportRowError, UndefinedCategoryError
+from annotator.messages import english
 from annotator.vocabulary import INDICATIVE_BELOW, LABELS
 
 METRICS: tuple[str, ...] = (
@@ -721,23 +722,21 @@ def _reason(metric: str, s: _Sums, categories: tuple[Any, ...], n_raters: int) -
     only = lambda counts: repr(categories[int(np.argmax(counts))])  # noqa: E731
     if metric == "cohen_kappa":
         if n_raters == 0:
-            return "there are no ratings"
+            return english("msg.agreement.no_ratings")
         if n_raters != 2:
-            return (f"Cohen's kappa is for exactly two raters; there are {n_raters} "
-                    "(each labeler pair has its own kappa)")
+            return english("msg.agreement.cohen_two_raters", n=n_raters)
         if s.conf.sum() == 0:
-            return "no item was rated by both raters"
-        return (f"both raters put every item in {only(s.conf[0].sum(axis=1))}: "
-                "expected agreement is 1 (0/0)")
+            return english("msg.agreement.none_rated_by_both")
+        return english("msg.agreement.both_put_every_item", category=only(s.conf[0].sum(axis=1)))
     if s.n2[0] == 0:
-        return "no item has two or more ratings (0/0)"
+        return english("msg.agreement.no_pairable_item")
     if metric == "fleiss_kappa":
-        return f"every rating is {only(s.pi_sum[0])}: expected agreement is 1 (0/0)"
+        return english("msg.agreement.every_rating", category=only(s.pi_sum[0]))
     if metric == "scott_pi":
-        return f"every rating is {only(s.nc[0])}: expected agreement is 1 (0/0)"
+        return english("msg.agreement.every_rating", category=only(s.nc[0]))
     if metric == "krippendorff_alpha":
-        return f"every pairable rating is {only(s.nc[0])}: expected disagreement is 0 (0/0)"
-    return "undefined (0/0)"
+        return english("msg.agreement.every_pairable_rating", category=only(s.nc[0]))
+    return english("msg.agreement.undefined")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -780,12 +779,11 @@ def _report(ratings: _Ratings, categories: tuple[Any, ...], n_bootstrap: int, se
 def _missing_interval_reason(metric: str, reasons: dict[str, str], samples: dict[str, np.ndarray]) -> str:
     """Why `metric` has no bootstrap interval."""
     if metric in reasons:
-        return "the coefficient is undefined"
+        return english("msg.agreement.coefficient_undefined")
     if metric not in samples:
-        return "no bootstrap resamples were drawn"
+        return english("msg.agreement.no_resamples")
     share = float(np.isnan(samples[metric]).mean())
-    return (f"the coefficient is undefined (0/0) in {share:.0%} of the bootstrap resamples, so an interval "
-            "would hold only for data like the others; label more items")
+    return english("msg.agreement.undefined_in_resamples", share=f"{share:.0%}")
 
 
 def _categories(point: _Sums, samples: np.ndarray | None, categories: tuple[Any, ...]) -> dict[Any, CategoryAgreement]:
@@ -795,7 +793,7 @@ def _categories(point: _Sums, samples: np.ndarray | None, categories: tuple[Any,
     for k, category in enumerate(categories):
         n_k = int(point.nc[0, k])
         if np.isnan(values[k]):
-            reason = f"no rating on an item with two or more ratings is {category!r} (0/0)"
+            reason = english("msg.agreement.no_category_rating", category=repr(category))
             out[category] = CategoryAgreement(category, Coefficient(None, n_k, reason), None)
         else:
             interval = _percentile_ci(None if samples is None else samples[:, k])
@@ -888,8 +886,8 @@ def _pair_result(rater_a: Any, rater_b: Any, conf: np.ndarray, categories: tuple
     kappa = float(_cohen_kappa(conf[None].astype(float))[0])
     reason = None
     if np.isnan(kappa):
-        reason = (f"both raters put every item in {categories[int(np.argmax(conf.sum(axis=1)))]!r}: "
-                  "expected agreement is 1 (0/0)")
+        reason = english("msg.agreement.both_put_every_item",
+                         category=repr(categories[int(np.argmax(conf.sum(axis=1)))]))
     coefs = {"cohen_kappa": Coefficient(None if reason else kappa, n, reason),
              "percent_agreement": Coefficient(float(np.trace(conf)) / n, n)}
     intervals: dict[str, Interval | None] = {}

@@ -3,9 +3,38 @@ exits non-zero; pages show them with `st.error`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Self
+
+from annotator.messages import Message, msg
+
 
 class AnnotatorError(Exception):
-    """Base class: a failure the user can act on, with a message that says what to do."""
+    """Base class: a failure the user can act on, with a message that says what to do.
+
+    Raised with a Message (`SomeError.of(key, **fields)`, annotator/messages.py), the error keeps
+    its `key` and `fields`, so the app can say it in the user's language; str(error) is the
+    message's English text either way. Raised with a plain text, `key` is None."""
+
+    key: str | None = None
+    fields: Mapping[str, object] = MappingProxyType({})
+
+    def __init__(self, *args: object) -> None:
+        if len(args) == 1 and isinstance(args[0], Message):
+            self.key, self.fields = args[0].key, args[0].fields
+            args = (str(args[0]),)
+        super().__init__(*args)
+
+    @classmethod
+    def of(cls, key: str, **fields: object) -> Self:
+        """The error saying the message `key` (of annotator.messages.MESSAGES) with `fields`."""
+        return cls(msg(key, **fields))
+
+    @property
+    def message(self) -> Message | None:
+        """The error's message, None when it was raised with a plain text."""
+        return None if self.key is None else Message(self.key, self.fields)
 
 
 class DatabaseUnavailableError(AnnotatorError):
@@ -45,6 +74,11 @@ class StaleWriteError(AnnotatorError):
 class ContentChangedError(StaleWriteError):
     """The claim's text or passages changed after the writer was shown them (an import with
     --update); the label or decision was refused, nothing changed."""
+
+
+class GuidelineChangedError(StaleWriteError):
+    """A guideline version was published after the writer was shown the guideline; the label
+    was refused, nothing changed."""
 
 
 class LabelLockedError(AnnotatorError):

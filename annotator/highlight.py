@@ -26,7 +26,7 @@ import html
 import re
 import threading
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
@@ -239,24 +239,28 @@ def newer_version(version: str, other: str) -> bool:
     return bool(numbers) and shape == other_shape and other_numbers > numbers
 
 
-def old_versions(passages: Iterable[Versioned], outdated_ids: Iterable[str] = ()) -> dict[str, str | None]:
+def old_versions(passages: Iterable[Versioned], outdated_ids: Iterable[str] = (),
+                 known_versions: Mapping[str, Iterable[str]] | None = None) -> dict[str, str | None]:
     """Which passages are an old version of their document.
 
-    passages: the passages known together, e.g. those a claim is shown with (the rule sees no
-        other passage: a document's newer version that is not among them does not count).
+    passages: the passages known together, e.g. those a claim is shown with.
     outdated_ids: passage ids the case's own data names as outdated (the import's metadata key
         `outdated_passage_ids`), old whatever the versions say.
-    Returns {passage_id: the newest version of its document among `passages`} for each old
-    passage; the value is None for a passage that is old only because `outdated_ids` names it.
-    A passage is old when another passage of the same non-empty doc_id has a newer version
-    (`newer_version`).
+    known_versions: {doc_id: versions of that document found elsewhere}, e.g. among every
+        passage of the dataset (labeling.versions_in_dataset); without it only `passages` count.
+    Returns {passage_id: the newest version of its document among `passages` and
+    `known_versions`} for each old passage; the value is None for a passage that is old only
+    because `outdated_ids` names it. A passage is old when a passage of the same non-empty
+    doc_id has a newer version (`newer_version`).
     """
     passages = list(passages)
     outdated = set(outdated_ids)
+    known = known_versions or {}
     old: dict[str, str | None] = {}
     for passage in passages:
-        newer = [other.version for other in passages
-                 if passage.doc_id and other.doc_id == passage.doc_id and newer_version(passage.version, other.version)]
+        versions = [other.version for other in passages if other.doc_id == passage.doc_id]
+        versions += list(known.get(passage.doc_id, ()))
+        newer = [version for version in versions if passage.doc_id and newer_version(passage.version, version)]
         newest = None
         for version in newer:
             if newest is None or newer_version(newest, version):

@@ -77,7 +77,10 @@ class Case(SQLModel, table=True):
 class Passage(SQLModel, table=True):
     """A piece of evidence text; the same passage can be shown with many claims."""
 
-    __table_args__ = (UniqueConstraint("dataset_id", "passage_id"),)
+    __table_args__ = (
+        UniqueConstraint("dataset_id", "passage_id"),
+        Index("ix_passage_document", "dataset_id", "doc_id"),  # a document's versions (labeling.versions_in_dataset)
+    )
     id: int | None = Field(default=None, primary_key=True)
     dataset_id: int = Field(foreign_key="dataset.id", index=True)
     passage_id: str
@@ -90,7 +93,10 @@ class Passage(SQLModel, table=True):
 class Claim(SQLModel, table=True):
     """One atomic statement to verify: the unit that is labeled, adjudicated and released."""
 
-    __table_args__ = (UniqueConstraint("dataset_id", "claim_id"),)
+    __table_args__ = (
+        UniqueConstraint("dataset_id", "claim_id"),
+        Index("ix_claim_case_order", "case_pk", "position", "id"),  # a case's claims in queue order
+    )
     id: int | None = Field(default=None, primary_key=True)
     dataset_id: int = Field(foreign_key="dataset.id", index=True)
     case_pk: int = Field(foreign_key="case.id", index=True)
@@ -134,12 +140,22 @@ class LoginThrottle(SQLModel, table=True):
 
 
 class Assignment(SQLModel, table=True):
-    """A case given to a labeler to label (two labelers per case for double labeling)."""
+    """A case given to a labeler to label (two labelers per case for double labeling).
 
-    __table_args__ = (UniqueConstraint("case_pk", "labeler_pk"),)
+    `dataset_id` and `case_position` are the case's own, copied when the assignment is made
+    (neither ever changes for a case): with the index ix_assignment_queue a labeler's queue is
+    read in its order from the index, without sorting their cases (services/labeling.py).
+    """
+
+    __table_args__ = (
+        UniqueConstraint("case_pk", "labeler_pk"),
+        Index("ix_assignment_queue", "labeler_pk", "dataset_id", "case_position", "case_pk", unique=True),
+    )
     id: int | None = Field(default=None, primary_key=True)
     case_pk: int = Field(foreign_key="case.id", index=True)
     labeler_pk: int = Field(foreign_key="user.id", index=True)
+    dataset_id: int = 0  # Case.dataset_id
+    case_position: int = 0  # Case.position
     created_at: datetime = _time()
 
 

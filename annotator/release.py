@@ -213,11 +213,7 @@ def check_release_name(name: str) -> str:
     """
     if (not isinstance(name, str) or not _NAME_PATTERN.fullmatch(name) or name[0] in ".-" or name.endswith(".")
             or len(name) > _MAX_NAME_LENGTH or name.split(".")[0].lower() in _RESERVED_NAMES):
-        raise InvalidValueError(
-            f"invalid release name {name!r}: use letters, digits, '.', '_' and '-' "
-            f"(not starting with '.' or '-', not ending with '.', not a reserved device name such as 'con', "
-            f"at most {_MAX_NAME_LENGTH} characters), e.g. gold-v1"
-        )
+        raise InvalidValueError.of("msg.release.bad_name", name=repr(name), most=_MAX_NAME_LENGTH)
     return name
 
 
@@ -235,18 +231,15 @@ def check_release_target(out_dir: str | os.PathLike[str], name: str) -> Path:
         if not out_dir.exists():
             return final
         if not out_dir.is_dir():
-            raise ReleaseWriteError(f"cannot write the release folder {final}: {out_dir} is a file, not a folder; nothing was written")
+            raise ReleaseWriteError.of("msg.release.out_dir_is_file", folder=str(final), out_dir=str(out_dir))
         wanted = name.casefold()
         existing = sorted(entry.name for entry in os.scandir(out_dir) if entry.name.casefold() == wanted)
     except OSError as error:
         raise _write_error(final, error) from error
     if name in existing:
-        raise ReleaseExistsError(f"release folder {final} exists already; releases are immutable: choose a new name")
+        raise ReleaseExistsError.of("msg.release.folder_exists", folder=str(final))
     if existing:
-        raise ReleaseExistsError(
-            f"release folder {out_dir / existing[0]} exists already and its name differs from '{name}' only in "
-            "case (the same folder on case-insensitive file systems): choose a new name"
-        )
+        raise ReleaseExistsError.of("msg.release.folder_exists_case", folder=str(out_dir / existing[0]), name=name)
     return final
 
 

@@ -7,6 +7,7 @@ import re
 import unicodedata
 
 from annotator.errors import InvalidValueError
+from annotator.messages import field_name
 
 _UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
 """NUL, which PostgreSQL refuses in text, and lone surrogates, which UTF-8 cannot encode."""
@@ -24,8 +25,8 @@ def check_free_text(field: str, value: str) -> str:
     """
     found = _UNSTORABLE.search(value)
     if found:
-        raise InvalidValueError(f"the {field} holds the character U+{ord(found.group()):04X} at position {found.start() + 1}, "
-                                "which cannot be stored; remove it")
+        raise InvalidValueError.of("msg.unstorable_character", field=field_name(field),
+                                   character=f"U+{ord(found.group()):04X}", position=found.start() + 1)
     return value
 
 
@@ -35,6 +36,6 @@ def clean_name(value: str) -> str:
     name = unicodedata.normalize("NFC", value).strip()
     found = _NOT_IN_A_NAME.search(name)
     if found:
-        raise InvalidValueError(f"the name holds the invisible character U+{ord(found.group()):04X} at position "
-                                f"{found.start() + 1}; type the name again without it")
+        raise InvalidValueError.of("msg.invisible_in_name", character=f"U+{ord(found.group()):04X}",
+                                   position=found.start() + 1)
     return name

@@ -386,12 +386,15 @@ PROBES: dict[str, dict[str, Probe]] = {
     "labeling.claim_passages": {"X": lambda s, c: labeling.claim_passages(s, c.k.x)},
     "labeling.find_assigned_claim": {"X": lambda s, c: labeling.find_assigned_claim(s, c.me, "case-1-c1")},
     "labeling.first_cases": {"": lambda s, c: labeling.first_cases(s, 20)},
+    "labeling.first_queued_claim": {"": lambda s, c: labeling.first_queued_claim(s, c.me)},
     "labeling.first_unassigned_cases": {"": lambda s, c: labeling.first_unassigned_cases(s, 20)},
     "labeling.is_assigned_to_claim": {"X": lambda s, c: labeling.is_assigned_to_claim(s, c.me, c.k.x)},
     "labeling.lift_hold": {"case-1": lambda s, c: labeling.lift_hold(s, c.me, c.k.case1)},
     "labeling.lock_claim": {"X": lambda s, c: labeling.lock_claim(s, c.k.x)},
     "labeling.next_claim_for": {"": lambda s, c: labeling.next_claim_for(s, c.me)},
     "labeling.progress_for": {"": lambda s, c: labeling.progress_for(s, c.me)},
+    "labeling.queue_place": {"X": lambda s, c: labeling.queue_place(s, c.me, c.k.x),
+                             "Z": lambda s, c: labeling.queue_place(s, c.me, c.k.z)},
     "labeling.put_on_hold": {"case-1": lambda s, c: labeling.put_on_hold(s, c.me, c.k.case1, "missing_logs", "probe")},
     "labeling.save_label": {
         # B submits: the returned label is B's own (what B may see afterwards is test_after_b_submits_*)
@@ -457,6 +460,8 @@ INTERNAL: dict[str, str] = {
     "states.claim_states": "no caller: every claim's state, for services that checked their caller",
     "states.count_by_state": "pure: counts a states mapping it is given",
     "releases.choose_claims": "no caller, no database: a rule over claim states that release create and the Home page apply",
+    "labeling.versions_in_dataset": "no caller: the versions of documents the caller's view already shows, read by "
+                                  "claim_for_labeler and view_for_adjudicator after their checks",
     "labeling.check_content_seen": "no caller: compares two timestamps for save_label and adjudicate, which checked their caller",
     "users.ensure_user": "no caller: creates people for imports, which checked their caller",
     "users.taken_name": "no caller: the user name equal to a name up to case, for add_user and imports, which checked their caller",
@@ -1191,7 +1196,7 @@ def test_the_adjudicator_sees_labeler_1_and_2_without_names_ids_or_times(dispute
                                                                   f"{OPINION[second]}-says-{claim_id}"}
             assert {label.passage_ids for label in view.labels} == {(f"{claim_id}-p1",), (f"{claim_id}-p2",)}
             assert {f.name for f in dataclasses.fields(adjudication.BlindLabel)} == {
-                "display_name", "value", "passage_ids", "rationale", "severity"}
+                "display_name", "value", "passage_ids", "rationale", "severity", "number"}
             assert traces_of_labelers(as_text(view)) == [], claim_id
             assert not re.search(r"\b(kai|chief)\b", as_text(view)), claim_id
 

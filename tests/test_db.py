@@ -3,6 +3,7 @@
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from sqlalchemy import text
 from sqlmodel import SQLModel
 
 import annotator.models  # noqa: F401 - registers the tables
@@ -67,6 +68,42 @@ def test_a_database_of_the_first_schema_is_upgraded_keeping_its_users(any_db_url
         row = connection.exec_driver_sql("SELECT name, failed_logins, locked_until FROM login_throttle").one()
         assert tuple(row) == ("old", 2, None)  # the login delay moved from the user to the typed name
         assert connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == _head()
+
+
+def test_assignments_made_before_the_queue_order_columns_get_their_case_s_dataset_and_position(any_db_url):
+    from alembic import command
+
+    from annotator.db import alembic_config, session_scope
+    from annotator.services.labeling import assigned_claims
+    from annotator.services.users import get_user
+    command.upgrade(alembic_config(any_db_url), "0006")
+    engine = make_engine(any_db_url)
+    with engine.begin() as connection:  # three cases made out of their queue order, each with one claim
+        connection.exec_driver_sql(
+            "INSERT INTO \"user\" (name, roles, active, created_at) VALUES ('alice', 'labeler', true, '2026-01-01')")
+        connection.exec_driver_sql(
+            "INSERT INTO dataset (name, source_format, created_at) VALUES ('old', 'jsonl', '2026-01-01')")
+        for case_id, position in (("late", 7), ("early", 2), ("middle", 5)):
+            connection.exec_driver_sql(
+                "INSERT INTO \"case\" (dataset_id, case_id, position, question, answer, slice, split, created_at, "
+                f"updated_at) VALUES (1, '{case_id}', {position}, '', '', '', '', '2026-01-01', '2026-01-01')")
+            connection.exec_driver_sql(
+                "INSERT INTO claim (dataset_id, case_pk, claim_id, position, text, created_at, updated_at) SELECT 1, id, "
+                f"'{case_id}-c1', 0, '', '2026-01-01', '2026-01-01' FROM \"case\" WHERE case_id = '{case_id}'")
+            connection.exec_driver_sql(
+                "INSERT INTO assignment (case_pk, labeler_pk, created_at) SELECT id, 1, '2026-01-01' "
+                f"FROM \"case\" WHERE case_id = '{case_id}'")
+    engine.dispose()
+    engine = init_db(any_db_url)
+    with engine.connect() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT c.case_id, a.dataset_id, a.case_position FROM assignment a JOIN \"case\" c ON c.id = a.case_pk "
+            "ORDER BY c.case_id").all()
+        assert [tuple(row) for row in rows] == [("early", 1, 2), ("late", 1, 7), ("middle", 1, 5)]
+    with session_scope(engine) as session:
+        queue = assigned_claims(session, get_user(session, "alice"))
+        claim_ids = {pk: claim_id for pk, claim_id in session.exec(text("SELECT id, claim_id FROM claim")).all()}
+        assert [claim_ids[pk] for pk in queue] == ["early-c1", "middle-c1", "late-c1"]
 
 
 @pytest.mark.parametrize("url, words", [

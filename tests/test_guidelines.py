@@ -385,13 +385,24 @@ def test_the_label_page_shows_the_current_guideline_in_the_side_panel(app_db):
     assert V2.strip() in shown and V1.strip() not in shown
 
 
-def test_a_label_saved_on_the_label_page_records_the_current_version(app_db):
+def test_a_label_page_showing_an_older_guideline_refuses_the_save_then_records_the_one_it_shows(app_db):
     _publish(app_db, "v1", V1)
     at = open_app("alice", "views/label.py")
     claim = at.session_state["label.claim_pk"]
-    _publish(app_db, "v2", V2)  # published after the page was shown: the save records what is current then
+    at.text_area(key=f"label.rationale.{claim}").input("kept through the refusal").run()
+    _publish(app_db, "v2", V2)  # published after the page showed v1: the label must not claim v2 unread
     at.button(key="label.button.support").click().run()
-    assert not at.exception and [e.value for e in at.error] == []
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "the labeling guideline is now version 'v2', published after you were shown version 'v1'; your input is "
+        "kept: read the new version in the side panel, then save again"]
+    with session_scope(app_db) as s:
+        assert s.exec(select(Label).where(Label.claim_pk == claim)).all() == []
+    assert at.session_state["label.claim_pk"] == claim
+    assert at.text_area(key=f"label.rationale.{claim}").value == "kept through the refusal"
+    assert panel(at)[0][0].startswith("Guideline v2 · published ")  # the page now shows v2
+    at.button(key="label.button.support").click().run()
+    assert [e.value for e in at.error] == []
     assert _label(app_db, claim, "alice").guideline_version == "v2"
 
 

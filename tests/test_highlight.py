@@ -173,6 +173,12 @@ def test_a_passage_is_old_when_its_document_has_a_newer_version_among_the_passag
     assert old_versions(passages) == {"a-2025": "2026-04", "a-2024": "2026-04"}  # an empty doc id groups nothing
 
 
+def test_a_newer_version_known_elsewhere_makes_a_passage_old_and_others_do_not():
+    passages = [P("a-v1", "rule", "v1"), P("b-2025", "memo", "2025-04"), P("c-v3", "note", "v3")]
+    known = {"rule": ("v1", "v2", "v10"), "memo": ("2024-04", "draft"), "note": ("v3",), "other": ("v9",)}
+    assert old_versions(passages, known_versions=known) == {"a-v1": "v10"}  # older, unordered or same: not newer
+
+
 def test_a_passage_the_case_names_as_outdated_is_old_whatever_the_versions():
     passages = [P("m-1", "memo", ""), P("n-1", "note", "v1")]
     assert old_versions(passages, ["m-1", "unknown"]) == {"m-1": None}

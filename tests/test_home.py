@@ -249,6 +249,64 @@ def test_an_admin_who_labels_sees_no_figure_move_when_another_labels_a_claim_the
         assert (root.by_state["disputed"], root.claims_left_out) == (2, 0)
 
 
+def _count_agreement_reports(monkeypatch) -> list[int]:  # noqa: ANN001
+    """Count the agreement reports services/home.py computes (one item per report)."""
+    calls: list[int] = []
+    computed = home.agreement_report
+
+    def counted(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        calls.append(1)
+        return computed(*args, **kwargs)
+
+    monkeypatch.setattr(home, "agreement_report", counted)  # each test's database is new: nothing cached
+    return calls
+
+
+def test_the_admins_agreement_is_computed_once_while_labels_stay_and_again_at_any_label_change(any_engine, monkeypatch, tmp_path):
+    """_disputes: case-1-c1 support/contradict, case-1-c2 support/support, case-2-c1 insufficient/support."""
+    from annotator.services.corrections import correct_label
+    from annotator.services.imports import import_labels
+
+    calls = _count_agreement_reports(monkeypatch)
+    with session_scope(any_engine) as session:
+        _disputes(session)
+
+    def figures() -> dict:
+        with session_scope(any_engine) as session:
+            root = get_user(session, "root")
+            shown = home.admin_overview(session, root).agreement
+            report = agreement_report(session, root, n_bootstrap=0).to_json()
+            assert shown == {key: report[key] for key in home.AGREEMENT_KEYS}  # never a stale figure
+            return shown
+
+    first = figures()
+    assert (first["n_items"], first["percent_agreement"], len(calls)) == (3, pytest.approx(1 / 3), 1)
+    assert figures() == first and figures() == first
+    assert len(calls) == 1  # reruns with the labels as they were reuse the figures
+
+    with session_scope(any_engine) as session:  # a new label
+        save_label(session, get_user(session, "alice"), _pk(session, "case-2-c2"), "support")
+    assert (figures()["n_items"], len(calls)) == (3, 2)
+    with session_scope(any_engine) as session:  # its labeler revises it (the second label is not in yet)
+        save_label(session, get_user(session, "alice"), _pk(session, "case-2-c2"), "contradict", expected_revision=1)
+    assert (figures()["n_items"], len(calls)) == (3, 3)
+    with session_scope(any_engine) as session:
+        save_label(session, get_user(session, "bob"), _pk(session, "case-2-c2"), "contradict")
+    assert (figures()["n_items"], figures()["percent_agreement"], len(calls)) == (4, pytest.approx(2 / 4), 4)
+
+    with session_scope(any_engine) as session:  # an admin corrects a label
+        correct_label(session, get_user(session, "root"), _pk(session, "case-1-c1"), "bob", "support",
+                      reason="typo", expected_revision=1)
+    assert (figures()["percent_agreement"], len(calls)) == (pytest.approx(3 / 4), 5)
+
+    labels = tmp_path / "labels.csv"  # one stored label replaced (revision 2), two new ones
+    labels.write_text("claim_id,labeler,label\ncase-2-c1,bob,insufficient\ncase-3-c1,alice,support\n"
+                      "case-3-c1,bob,contradict\n", encoding="utf-8")
+    with session_scope(any_engine) as session:
+        import_labels(session, OPERATOR, labels, update=True)
+    assert (figures()["n_items"], figures()["percent_agreement"], len(calls)) == (5, pytest.approx(4 / 5), 6)
+
+
 # --- claim links ---------------------------------------------------------------------------------
 
 
@@ -409,3 +467,28 @@ def test_an_admins_home_charts_states_by_slice_shows_agreement_and_what_blocks_t
     assert ("Open the Releases page", "releases", "") in links
     dump = page_dump(at)
     assert not has_word("aoi", dump) and not has_word("ren", dump) and MARKER not in dump
+
+
+def test_an_admins_home_reruns_without_computing_agreement_again_and_shows_a_corrected_label_at_once(engine, monkeypatch):
+    from annotator.services.corrections import correct_label
+
+    _label_both(engine)  # case-1-c2 is the one disagreement: ren's contradict
+    calls = _count_agreement_reports(monkeypatch)
+    at = open_app("admin", home=True)
+
+    def percent() -> str:
+        return next(m.value for m in at.metric if m.label == "Percent agreement")
+
+    assert (percent(), len(calls)) == ("0.667", 1)
+    at.run()
+    at.run()
+    assert not at.exception
+    assert (percent(), len(calls)) == ("0.667", 1)  # the reruns reused it
+
+    with session_scope(engine) as session:  # in another browser session, say
+        correct_label(session, get_user(session, "admin"), _pk(session, "case-1-c2"), "ren", "support",
+                      reason="misclick", expected_revision=1)
+    at.run()
+    assert (percent(), len(calls)) == ("1.000", 2)  # the correction shows on the next run
+    at.run()
+    assert (percent(), len(calls)) == ("1.000", 2)

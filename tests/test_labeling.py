@@ -200,3 +200,88 @@ def test_a_disabled_labeler_cannot_be_assigned(any_engine):
             assign_cases(s, OPERATOR, first_unassigned_cases(s, 2, dataset.id), ["alice", "bob"])
         with pytest.raises(InvalidValueError, match="different labelers"):
             assign_cases(s, OPERATOR, first_unassigned_cases(s, 2, dataset.id), ["alice", "alice"])
+
+
+def _shuffled_queue(session):
+    """Two datasets whose cases and claims were created out of their queue order (case positions
+    3, 1, 2; claim positions falling while their keys rise), all assigned to alice; returns the
+    queue order by its definition (dataset, case position, claim position, claim key)."""
+    from annotator.models import Case, Claim, Dataset
+    from annotator.services.labeling import assign_cases
+    from tests.factories import make_team
+
+    make_team(session)
+    rows = []
+    for name in ("first", "second"):
+        dataset = Dataset(name=name, source_format="test")
+        session.add(dataset)
+        session.flush()
+        for position in (3, 1, 2):
+            case = Case(dataset_id=dataset.id, case_id=f"{name}-{position}", position=position)
+            session.add(case)
+            session.flush()
+            for claim_position in (2, 1, 1):
+                claim = Claim(dataset_id=dataset.id, case_pk=case.id, claim_id=f"{case.case_id}-{len(rows)}",
+                              position=claim_position)
+                session.add(claim)
+                session.flush()
+                rows.append(((dataset.id, position, claim_position, claim.id), claim.id, case.id))
+    assign_cases(session, OPERATOR, sorted({case_pk for _, _, case_pk in rows}), ["alice"])
+    return [claim_pk for _, claim_pk, _ in sorted(rows)]
+
+
+def test_the_queue_is_in_case_order_then_claim_order_whatever_order_rows_were_made_in(any_engine):
+    from annotator.services.labeling import first_queued_claim
+
+    with session_scope(any_engine) as s:
+        expected = _shuffled_queue(s)
+        alice = _user(s, "alice")
+        assert assigned_claims(s, alice) == expected
+        assert first_queued_claim(s, alice) == expected[0]
+        assert next_claim_for(s, alice) == expected[0]
+        assert first_queued_claim(s, _user(s, "bob")) is None
+
+
+def test_queue_place_gives_each_claims_position_and_neighbours_in_queue_order(any_engine):
+    from annotator.services.labeling import queue_place
+
+    with session_scope(any_engine) as s:
+        expected = _shuffled_queue(s)
+        alice = _user(s, "alice")
+        for i, claim_pk in enumerate(expected):
+            place = queue_place(s, alice, claim_pk)
+            assert place.position == i + 1
+            assert place.previous_pk == (expected[i - 1] if i > 0 else None)
+            assert place.next_pk == (expected[i + 1] if i + 1 < len(expected) else None)
+        assert queue_place(s, _user(s, "bob"), expected[0]) is None  # not in bob's queue
+
+
+def test_assigning_an_unknown_case_key_is_refused_and_assigns_nothing(team_db):
+    from annotator.errors import NotFoundError
+    from annotator.models import Assignment
+    from annotator.services.labeling import assign_cases, first_cases
+
+    with session_scope(team_db) as s:
+        before = len(s.exec(select(Assignment)).all())
+        with pytest.raises(NotFoundError, match="no case with key 999999"):
+            assign_cases(s, OPERATOR, [*first_cases(s, 1), 999999], ["alice", "bob"])
+        assert len(s.exec(select(Assignment)).all()) == before
+
+
+def test_a_claim_s_view_has_every_version_of_its_passages_documents_in_its_dataset_only(team_db):
+    from annotator.models import Passage
+    from annotator.services.labeling import claim_passages, versions_in_dataset
+    from tests.factories import make_dataset
+
+    with session_scope(team_db) as s:
+        alice = _user(s, "alice")
+        claim_pk = assigned_claims(s, alice)[0]  # case-1-c1: passages of doc-1, v1
+        make_dataset(s, name="other", n_cases=1)  # doc-1 v1 in another dataset: not counted
+        pilot_pk = s.exec(select(Passage.dataset_id).where(Passage.passage_id == "pilot-p1-1")).one()
+        s.add(Passage(dataset_id=pilot_pk, passage_id="elsewhere", doc_id="doc-1", version="v2", title="", text="x"))
+        other = s.exec(select(Passage.dataset_id).where(Passage.passage_id == "other-p1-1")).one()
+        s.add(Passage(dataset_id=other, passage_id="other-v9", doc_id="doc-1", version="v9", title="", text="x"))
+        s.flush()
+        assert claim_for_labeler(s, alice, claim_pk).document_versions == {"doc-1": ("v1", "v2")}
+        assert versions_in_dataset(s, pilot_pk, claim_passages(s, claim_pk)) == {"doc-1": ("v1", "v2")}
+        assert versions_in_dataset(s, pilot_pk, ()) == {}

@@ -49,6 +49,9 @@ CASES = {  # case_id -> (slice, metadata, passages (id, doc, version, title, tex
     "case-3": ("normal", {"outdated_passage_ids": ["m-1"]}, [
         ("m-1", "remote", "", "Remote work", "Remote work is allowed two days a week."),
     ], [("case-3-c1", "Remote work is allowed three days a week.")]),
+    "case-4": ("normal", {}, [  # the document's newer versions are shown with case-2's claim only
+        ("e-v1", "expenses", "v1", "Expense policy", "Expense claims must be filed by the 20th of the following month."),
+    ], [("case-4-c1", "Expenses are filed by the 20th of the next month.")]),
 }
 
 
@@ -270,6 +273,10 @@ def test_an_old_version_is_marked_in_words_and_with_an_icon(engine):
     go_to(at, "case-3-c1")
     assert [m.value for m in at.markdown if "Old version" in m.value] == [
         ":material/history: **Old version**: the case's data marks this passage as outdated."]
+    go_to(at, "case-4-c1")  # v2 and v10 of the document are passages of another case
+    assert [m.value for m in at.markdown if "Old version" in m.value] == [
+        ":material/history: **Old version**: a newer version of document expenses (v10) is in this dataset, not "
+        "among these passages."]
 
 
 def test_the_adjudicate_page_marks_the_claim_s_words_too(engine):

@@ -32,18 +32,8 @@ OPERATOR = Operator()
 Caller = User | Operator
 """Whoever calls a service."""
 
-_DENIED = {
-    Permission.LABEL: "only a labeler assigned to the case may label it",
-    Permission.ADJUDICATE: "only an adjudicator may decide disputed claims",
-    Permission.SEE_AGREEMENT: "only admins may see agreement reports (they name labelers)",
-    Permission.SEE_STATUS: "only admins and adjudicators may see the project status",
-    Permission.IMPORT: "only an admin may import data",
-    Permission.ASSIGN: "only an admin may assign cases",
-    Permission.RELEASE: "only an admin may create, download or verify gold releases",
-    Permission.MANAGE_USERS: "only an admin may manage users",
-    Permission.SEE_HISTORY: "only an admin may see a claim's history",
-    Permission.CORRECT_LABELS: "only an admin may correct a labeler's label",
-}
+_DENIED = {permission: f"msg.denied.{permission.value}" for permission in Permission}
+"""The refusal of each permission, saying who may (a key of annotator.messages.MESSAGES)."""
 
 
 def caller_roles(caller: Caller) -> frozenset[str]:
@@ -57,7 +47,7 @@ def require(caller: Caller | None, permission: Permission) -> None:
     """Return when `caller` may do `permission`; raise PermissionDeniedError (saying who may)
     otherwise, also when there is no caller."""
     if caller is None or not allowed(caller_roles(caller), permission):
-        raise PermissionDeniedError(_DENIED[permission])
+        raise PermissionDeniedError.of(_DENIED[permission])
 
 
 def is_operator(caller: Caller) -> bool:

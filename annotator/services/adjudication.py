@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from sqlmodel import Session, select
 
 from annotator.errors import InvalidValueError, NotDisputedError, NotFoundError, PermissionDeniedError, StaleWriteError
+from annotator.messages import Term, english
 from annotator.text import check_free_text
 from annotator.models import Adjudication, Assignment, Case, Claim, Label, User, utcnow
 from annotator.services.access import Caller, is_operator, require
 from annotator.services.audit import record_event
-from annotator.services.labeling import PassageView, check_content_seen, claim_passages, is_assigned_to_claim, lock_claim
+from annotator.services.labeling import (
+    PassageView, check_content_seen, claim_passages, is_assigned_to_claim, lock_claim, versions_in_dataset,
+)
 from annotator.services.states import claim_facts
 from annotator.services.users import has_role
 from annotator.vocabulary import LABELS, SEVERITIES
@@ -39,13 +43,16 @@ class QueueItem:
 
 @dataclass(frozen=True)
 class BlindLabel:
-    """A label as the adjudicator sees it: "Labeler 1" / "Labeler 2", no name, id or time."""
+    """A label as the adjudicator sees it: "Labeler 1" / "Labeler 2", no name, id or time.
+    `number` is the N of "Labeler N" (the app writes the name in the user's language:
+    message msg.labeler_n); `display_name` is the name in English."""
 
     display_name: str
     value: str
     passage_ids: tuple[str, ...]
     rationale: str
     severity: str | None
+    number: int
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,7 @@ class AdjudicationView:
     state: str
     decision: Adjudication | None
     content_changed_at: object = None  # the claim's updated_at: adjudicate's seen_content_at
+    document_versions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # labeling.versions_in_dataset
 
 
 def adjudication_queue(session: Session, user: Caller | None = None, dataset_pk: int | None = None) -> list[QueueItem]:
@@ -110,7 +118,7 @@ def blind_labels(session: Session, claim_pk: int) -> tuple[BlindLabel, ...]:
     """The claim's labels as "Labeler 1", "Labeler 2", ... in a stable random order per claim."""
     labels = sorted(session.exec(select(Label).where(Label.claim_pk == claim_pk)).all(), key=lambda l: _stable_order(claim_pk, l))
     return tuple(
-        BlindLabel(f"Labeler {i}", l.value, tuple(l.passage_ids or ()), l.rationale, l.severity)
+        BlindLabel(english("msg.labeler_n", n=i), l.value, tuple(l.passage_ids or ()), l.rationale, l.severity, i)
         for i, l in enumerate(labels, start=1)
     )
 
@@ -118,15 +126,15 @@ def blind_labels(session: Session, claim_pk: int) -> tuple[BlindLabel, ...]:
 def _check_may_adjudicate(session: Session, user: User, claim_pk: int) -> State:
     facts = claim_facts(session, claim_pks=[claim_pk]).get(claim_pk)
     if facts is None:
-        raise NotFoundError(f"no claim with key {claim_pk}")
+        raise NotFoundError.of("msg.no_claim_key", claim_pk=claim_pk)
     labeled_it = session.exec(select(Label.id).where(Label.claim_pk == claim_pk, Label.labeler_pk == user.id)).first() is not None
     labeled_it = labeled_it or is_assigned_to_claim(session, user, claim_pk)
     if not has_role(user, "adjudicator"):
-        raise PermissionDeniedError("only an adjudicator may decide disputed claims")
+        raise PermissionDeniedError.of("msg.denied.adjudicate")
     if labeled_it:
-        raise PermissionDeniedError("you label this claim, so another adjudicator must decide it")
+        raise PermissionDeniedError.of("msg.adjudicator_labels_it")
     if not may_adjudicate(is_adjudicator=True, labeled_it=False, state=facts.state):
-        raise NotDisputedError(f"this claim is {facts.state.value}, not disputed: there is nothing to decide")
+        raise NotDisputedError.of("msg.not_disputed", state=Term("state", facts.state.value))
     return facts.state
 
 
@@ -137,12 +145,13 @@ def view_for_adjudicator(session: Session, user: User, claim_pk: int) -> Adjudic
     claim = session.get(Claim, claim_pk)
     case = session.get(Case, claim.case_pk)
     decision = session.exec(select(Adjudication).where(Adjudication.claim_pk == claim_pk)).first()
+    passages = claim_passages(session, claim_pk)
     return AdjudicationView(
         claim_pk=claim.id, claim_id=claim.claim_id, text=claim.text, case_id=case.case_id,
         question=case.question, answer=case.answer, slice=case.slice, split=case.split,
-        metadata=dict(case.meta or {}), passages=claim_passages(session, claim_pk),
+        metadata=dict(case.meta or {}), passages=passages,
         labels=blind_labels(session, claim_pk), state=state.value, decision=decision,
-        content_changed_at=claim.updated_at,
+        content_changed_at=claim.updated_at, document_versions=versions_in_dataset(session, claim.dataset_id, passages),
     )
 
 
@@ -172,9 +181,9 @@ def adjudicate(
     labels stay as they are: the pre-adjudication disagreement is never overwritten.
     """
     if value not in LABELS:
-        raise InvalidValueError(f"unknown label '{value}'; use one of {', '.join(LABELS)}")
+        raise InvalidValueError.of("msg.unknown_label", value=value, choices=", ".join(LABELS))
     if severity is not None and severity not in SEVERITIES:
-        raise InvalidValueError(f"unknown severity '{severity}'; use one of {', '.join(SEVERITIES)}")
+        raise InvalidValueError.of("msg.unknown_severity", severity=severity, choices=", ".join(SEVERITIES))
     check_free_text("rationale", rationale)
     lock_claim(session, claim_pk)  # a second adjudicator deciding at once waits here, then is told it is stale
     _check_may_adjudicate(session, user, claim_pk)
@@ -185,7 +194,7 @@ def adjudicate(
     decision = session.exec(query.execution_options(populate_existing=True)).first()
     current_revision = None if decision is None else decision.revision
     if expected_revision != current_revision:
-        raise StaleWriteError("this claim was decided by someone else meanwhile; your input is kept: reload to see it")
+        raise StaleWriteError.of("msg.decided_meanwhile")
     if decision is None:
         decision = Adjudication(claim_pk=claim_pk, adjudicator_pk=user.id, value=value, rationale=rationale.strip(),
                                 severity=severity, revision=1, decided_at=utcnow())

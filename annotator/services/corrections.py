@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from sqlmodel import Session, select
 
 from annotator.errors import InvalidValueError, NotFoundError, PermissionDeniedError, StaleWriteError
+from annotator.messages import Message, english, msg
 from annotator.text import check_free_text
 from annotator.models import Dataset, Label, User, utcnow
 from annotator.services import labeling
@@ -110,12 +111,12 @@ class Correction:
         return self.changed and self.state_after is State.STALE
 
 
-OWN_CLAIM = "you label this claim yourself, so another admin must correct its labels (revise your own label on the Label page)"
+OWN_CLAIM = english("msg.correct.own_claim")
 
 
-def _no_label(labeler: str, claim_id: str, labelers: list[str]) -> str:
-    who = ", ".join(sorted(labelers)) or "nobody"
-    return f"'{labeler}' has no label on claim '{claim_id}' (labeled by: {who})"
+def _no_label(labeler: str, claim_id: str, labelers: list[str]) -> Message:
+    who = ", ".join(sorted(labelers)) or msg("msg.correct.nobody")
+    return msg("msg.correct.no_label", labeler=labeler, claim_id=claim_id, who=who)
 
 
 def _labels(session: Session, claim_pk: int) -> list[tuple[Label, str]]:
@@ -217,10 +218,10 @@ def correct_label(
     require(actor, Permission.CORRECT_LABELS)
     claim = labeling.lock_claim(session, claim_pk)  # writes about one claim run one after the other
     if claim is None:
-        raise NotFoundError(f"no claim with key {claim_pk}")
+        raise NotFoundError.of("msg.no_claim_key", claim_pk=claim_pk)
     labels = _labels(session, claim_pk)
     if _labels_it(session, actor, claim_pk, labels):
-        raise PermissionDeniedError(OWN_CLAIM)
+        raise PermissionDeniedError.of("msg.correct.own_claim")
     found = next(((label, name) for label, name in labels if name == labeler_name), None)
     if found is None:
         raise NotFoundError(_no_label(labeler_name, claim.claim_id, [name for _, name in labels]))
@@ -229,7 +230,7 @@ def correct_label(
     labeling._check_label_input(session, claim_pk, value, cited, severity)
     why = _text("reason", reason or "")
     if not why:
-        raise InvalidValueError("give a reason for the correction: it is recorded in the claim's history")
+        raise InvalidValueError.of("msg.correct.reason_needed")
     wanted = {"value": value, "passage_ids": cited, "rationale": _text("rationale", rationale or ""), "severity": severity}
     before = _shown(label, name)
     state_before = _state(session, claim_pk)
@@ -238,10 +239,8 @@ def correct_label(
     if stored == wanted:
         return Correction(False, before, before, state_before, state_before)  # a repeated submit writes nothing
     if expected_revision != label.revision:
-        raise StaleWriteError(
-            f"{name}'s label on claim '{claim.claim_id}' changed since you read it (revision {expected_revision}, "
-            f"now {label.revision}); nothing was corrected: look at the stored label, then correct it again"
-        )
+        raise StaleWriteError.of("msg.correct.stale", name=name, claim_id=claim.claim_id,
+                                 expected=str(expected_revision), revision=label.revision)
     old = _event_dict(label, name)
     for key, new in wanted.items():
         setattr(label, key, new)

@@ -58,9 +58,9 @@ def _check_labeler(session: Session, user: User, claim_pk: int) -> None:
     """Raises NotFoundError for an unknown claim, PermissionDeniedError unless `user` is a
     labeler the claim's case is assigned to."""
     if session.get(Claim, claim_pk) is None:
-        raise NotFoundError(f"no claim with key {claim_pk}")
+        raise NotFoundError.of("msg.no_claim_key", claim_pk=claim_pk)
     if not has_role(user, "labeler") or not is_assigned_to_claim(session, user, claim_pk):
-        raise PermissionDeniedError("this claim is not in your queue")
+        raise PermissionDeniedError.of("msg.not_in_queue")
 
 
 def _stored(session: Session, user: User, claim_pk: int, *, lock: bool = False) -> Draft | None:

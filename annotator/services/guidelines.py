@@ -30,6 +30,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, func, select
 
 from annotator.errors import ImportFileError, InvalidValueError, NotFoundError, PermissionDeniedError
+from annotator.messages import msg
 from annotator.models import Guideline, User, utcnow
 from annotator.services.access import Caller, caller_roles, is_operator
 from annotator.services.audit import record_event
@@ -70,30 +71,28 @@ def publish_guideline(session: Session, admin: Caller, version: str, markdown: s
     version. Nothing is written then. One audit event records the publish.
     """
     if is_operator(admin):
-        raise InvalidValueError("a guideline is published by a named admin: give the admin's user name (--by NAME)")
+        raise InvalidValueError.of("msg.guideline.no_admin")
     if "admin" not in caller_roles(admin):
-        raise PermissionDeniedError("only an admin may publish a labeling guideline")
+        raise PermissionDeniedError.of("msg.guideline.admin_only")
     name = _check_version(version)
     text = _normalized(check_free_text("guideline", markdown))
     if not text.strip():
-        raise InvalidValueError("the guideline text is empty; write or upload the guideline's Markdown")
+        raise InvalidValueError.of("msg.guideline.empty")
     taken = session.exec(select(Guideline.version).where(func.lower(Guideline.version) == name.lower())).first()
     if taken is not None:  # v2 and V2 would be two groups of one version in the agreement report
-        same = "exists already" if taken == name else f"differs only in case from the published version '{taken}'"
-        raise InvalidValueError(f"guideline version '{name}' {same}; published versions are never "
-                                "changed: give the new text a new version name")
+        if taken == name:
+            raise InvalidValueError.of("msg.guideline.version_exists", version=name)
+        raise InvalidValueError.of("msg.guideline.version_case", version=name, taken=taken)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     current = _current_row(session)
     if current is not None and current.sha256 == digest:
-        raise InvalidValueError(f"this text is the current guideline, version '{current.version}', unchanged; "
-                                "edit it before publishing a new version")
+        raise InvalidValueError.of("msg.guideline.unchanged", version=current.version)
     row = Guideline(version=name, markdown=text, sha256=digest, published_at=utcnow(), published_by=admin.id)
     try:
         with session.begin_nested():  # another admin may publish the same version name at once
             session.add(row)
     except IntegrityError:
-        raise InvalidValueError(f"guideline version '{name}' was published meanwhile by someone else; "
-                                "give your text another version name") from None
+        raise InvalidValueError.of("msg.guideline.published_meanwhile", version=name) from None
     record_event(session, actor_pk=admin.id, entity="guideline", entity_pk=row.id, action="create",
                  after={"version": name, "sha256": digest, "chars": len(text)})
     return _view(row, admin.name)
@@ -118,7 +117,8 @@ def get_guideline(session: Session, version: str) -> GuidelineView:
     row = session.exec(select(Guideline).where(Guideline.version == name)).first()
     if row is None:
         known = [g.version for g in list_guidelines(session)]
-        raise NotFoundError(f"no guideline version '{name}'; published: {', '.join(known) or 'none yet'}")
+        raise NotFoundError.of("msg.guideline.unknown", version=name,
+                               known=", ".join(known) or msg("msg.guideline.none_yet"))
     return _view(row, _publisher(session, row))
 
 
@@ -131,15 +131,14 @@ def guideline_text(data: bytes, source: str) -> str:
     no text (empty or only blanks).
     """
     if data.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in data:
-        raise ImportFileError(f"{source}: UTF-16 (or a file with NUL bytes) is not supported: save the guideline "
-                              "as UTF-8 text and try again")
+        raise ImportFileError.of("msg.guideline.utf16", source=source)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise ImportFileError(f"{source}: not UTF-8 text (byte 0x{data[error.start]:02X} at byte {error.start + 1}): "
-                              "save the guideline as UTF-8 and try again") from None
+        raise ImportFileError.of("msg.guideline.not_utf8", source=source, byte=f"0x{data[error.start]:02X}",
+                                 position=error.start + 1) from None
     if not text.strip():
-        raise ImportFileError(f"{source} is empty: write the guideline's Markdown in it, or name another file")
+        raise ImportFileError.of("msg.guideline.empty_file", source=source)
     return text
 
 
@@ -162,9 +161,9 @@ def read_guideline_file(path: Path) -> str:
 def _check_version(version: str) -> str:
     name = clean_name(version)
     if not name:
-        raise InvalidValueError("the guideline version is empty; give it a name such as v1 or 2026-11")
+        raise InvalidValueError.of("msg.guideline.version_empty")
     if len(name) > MAX_VERSION_LENGTH:
-        raise InvalidValueError(f"the guideline version has {len(name)} characters; use at most {MAX_VERSION_LENGTH}")
+        raise InvalidValueError.of("msg.guideline.version_long", n=len(name), most=MAX_VERSION_LENGTH)
     return name
 
 

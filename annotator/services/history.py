@@ -22,33 +22,35 @@ from sqlmodel import Session, select
 from annotator.errors import PermissionDeniedError
 from annotator.models import Assignment, Case, Claim, Dataset, GoldLabel, GoldRelease, Hold, Label, LabelEvent, User
 from annotator.services.lookup import find_claim
+from annotator.messages import Message, Term, english, msg
 from annotator.services.access import Caller, require
 from annotator.services.blind import is_still_to_label
 from annotator.workflow import Permission
 
-NO_ACTOR = "command line / import"
+NO_ACTOR = english("msg.history.no_actor")
 """`who` of an event written without a logged-in user (imports, the command line, the demo)."""
 
-_WHAT: dict[tuple[str, str], str] = {
-    ("label", "create"): "label created",
-    ("label", "update"): "label revised",
-    ("adjudication", "create"): "adjudication decided",
-    ("adjudication", "update"): "adjudication revised",
-    ("hold", "create"): "case put on hold",
-    ("hold", "update"): "case hold lifted",
-    ("assignment", "create"): "case assigned",
-    ("claim", "update"): "claim changed by import --update",
-    ("case", "update"): "case changed by import --update",
-    ("release", "create"): "released in a gold release",
+_WHAT: dict[tuple[str, str], str] = {  # (entity, action) -> its message key
+    ("label", "create"): "msg.history.label_created",
+    ("label", "update"): "msg.history.label_revised",
+    ("adjudication", "create"): "msg.history.adjudication_decided",
+    ("adjudication", "update"): "msg.history.adjudication_revised",
+    ("hold", "create"): "msg.history.hold_placed",
+    ("hold", "update"): "msg.history.hold_lifted",
+    ("assignment", "create"): "msg.history.case_assigned",
+    ("claim", "update"): "msg.history.claim_changed",
+    ("case", "update"): "msg.history.case_changed",
+    ("release", "create"): "msg.history.released",
 }
 
-_FIELDS: dict[str, str] = {  # stored key -> shown name, in the order they are shown
-    "labeler": "labeler", "adjudicator": "adjudicator", "passage_id": "passage", "case_id": "case",
-    "value": "value", "passage_ids": "passage ids", "rationale": "rationale", "severity": "severity",
-    "guideline_version": "guideline version", "text": "text", "question": "question", "answer": "answer",
-    "slice": "slice", "split": "split", "metadata": "metadata", "doc_id": "document", "version": "version",
-    "title": "title", "reason": "reason", "note": "note", "source": "source", "revision": "revision",
-}
+_FIELDS = ("labeler", "adjudicator", "passage_id", "case_id", "value", "passage_ids", "rationale", "severity",
+           "guideline_version", "text", "question", "answer", "slice", "split", "metadata", "doc_id", "version",
+           "title", "reason", "note", "source", "revision")
+"""The stored keys shown under a name of their own (message msg.history.field.<key>), in the order
+they are shown; any other key is shown as stored, after them."""
+_TERMS = {"value": "value", "severity": "severity"}
+"""Stored keys whose values are words of a vocabulary (messages.Term: the app writes them in the
+user's language): key -> the vocabulary. A hold's `reason` is one too (_row)."""
 _IDENTITY = ("labeler", "passage_id")
 """Keys that name what changed rather than how: shown plainly even when unchanged."""
 _NOTES = ("reason",)
@@ -66,6 +68,9 @@ class HistoryRow:
     or NO_ACTOR. what: e.g. "label revised". change: "labeler: aoi; value: support -> contradict;
     revision: 1 -> 2" (an update shows the changed fields only; a create shows what was set).
     entity, action: the event's raw `entity` and `action`.
+    who_message, what_message, change_messages: `who` (None for a user's name), `what` and the
+    parts of `change` (joined by "; ") as messages (annotator/messages.py), for the app to write
+    in the user's language; who, what and change are their English texts.
     """
 
     when: str
@@ -74,6 +79,9 @@ class HistoryRow:
     change: str
     entity: str
     action: str
+    who_message: Message | None = None
+    what_message: Message | None = None
+    change_messages: tuple[Message, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -112,8 +120,7 @@ def claim_history_view(session: Session, actor: Caller, claim_id: str, dataset: 
     _check_admin(actor)
     claim = find_claim(session, claim_id.strip(), dataset)
     if is_still_to_label(session, actor, claim.id):
-        raise PermissionDeniedError(f"you label claim '{claim.claim_id}' and have not labeled it yet: its history "
-                                    "would show the other labels; label it first, or ask another admin")
+        raise PermissionDeniedError.of("msg.history_still_to_label", claim_id=claim.claim_id)
     case = session.get(Case, claim.case_pk)
     dataset_name = session.get(Dataset, claim.dataset_id).name
     holds = select(Hold.id).where(Hold.case_pk == case.id)
@@ -155,26 +162,34 @@ def _names(session: Session, pks: set[int]) -> dict[int, str]:
 
 
 def _row(event: LabelEvent, context: _Context) -> HistoryRow:
-    who = NO_ACTOR if event.actor_pk is None else context.actors.get(event.actor_pk, f"user #{event.actor_pk}")
-    what = _WHAT.get((event.entity, event.action), f"{event.entity} {event.action}")
+    who_message = None
+    if event.actor_pk is None:
+        who_message = msg("msg.history.no_actor")
+    elif event.actor_pk not in context.actors:
+        who_message = msg("msg.history.user_key", key=str(event.actor_pk))
+    who = str(who_message) if who_message is not None else context.actors[event.actor_pk]
+    key = _WHAT.get((event.entity, event.action))
+    what_message = msg(key) if key else msg("msg.history.other", entity=event.entity, action=event.action)
+    terms = {**_TERMS, "reason": "hold"} if event.entity == "hold" else _TERMS
     before, after = dict(event.before or {}), dict(event.after or {})
     if event.entity == "label" and "labeler" not in after and event.entity_pk in context.labelers:
         after = {"labeler": context.labelers[event.entity_pk], **after}  # app labels: the labeler is the row's
         if before:
             before = {"labeler": after["labeler"], **before}
     if event.entity == "label" and after.get("source") == "correction" and "reason" in after:
-        what = "label corrected by an admin"
+        what_message = msg("msg.history.label_corrected")
     if event.entity == "claim" and "passage_id" in after:
-        what = "passage changed by import --update"
+        what_message = msg("msg.history.passage_changed")
     if event.entity == "hold" and event.action == "update":
         reason, note = context.holds.get(event.entity_pk, ("?", ""))
         before, after = {}, {"reason": reason, "note": note}
     if event.entity == "release":
         name, gold, resolution = context.releases.get(event.entity_pk, (after.get("name", "?"), "?", "?"))
-        return HistoryRow(_when(event), who, what, f"release: {name}; gold label: {gold} ({resolution})",
-                          event.entity, event.action)
-    change = _changes(before, after) if before else _settings(after)
-    return HistoryRow(_when(event), who, what, change, event.entity, event.action)
+        parts = (msg("msg.history.release", name=name, gold=Term("value", gold), resolution=Term("state", resolution)),)
+    else:
+        parts = _changes(before, after, terms) if before else _settings(after, terms)
+    return HistoryRow(_when(event), who, str(what_message), "; ".join(str(part) for part in parts),
+                      event.entity, event.action, who_message, what_message, parts)
 
 
 def _when(event: LabelEvent) -> str:
@@ -186,23 +201,34 @@ def _ordered(keys: set[str]) -> list[str]:
     return known + sorted(key for key in keys - set(_FIELDS) if key not in _NEVER_SHOWN)
 
 
-def _settings(after: dict[str, Any]) -> str:
+def _name(key: str) -> Message | str:
+    """The shown name of a stored key: its message (msg.history.field.<key>), else the key."""
+    return msg(f"msg.history.field.{key}") if key in _FIELDS else key
+
+
+def _value(key: str, value: Any, terms: dict[str, str]) -> Term | str:
+    """A stored value as shown (_shown); a vocabulary word (`terms`) as a Term."""
+    shown = _shown(key, value)
+    return Term(terms[key], shown) if key in terms and isinstance(value, str) and not _empty(value) else shown
+
+
+def _settings(after: dict[str, Any], terms: dict[str, str]) -> tuple[Message, ...]:
     """What a create set: every non-empty field, e.g. "labeler: aoi; value: support; revision: 1"."""
-    shown = [f"{_FIELDS.get(key, key)}: {_shown(key, after[key])}" for key in _ordered(set(after))
-             if key in ("value", "revision") or not _empty(after[key])]
-    return "; ".join(shown)
+    return tuple(msg("msg.history.set", field=_name(key), value=_value(key, after[key], terms))
+                 for key in _ordered(set(after)) if key in ("value", "revision") or not _empty(after[key]))
 
 
-def _changes(before: dict[str, Any], after: dict[str, Any]) -> str:
+def _changes(before: dict[str, Any], after: dict[str, Any], terms: dict[str, str]) -> tuple[Message, ...]:
     """What an update changed, e.g. "labeler: aoi; value: support -> contradict; revision: 1 -> 2"."""
     parts = []
     for key in _ordered(set(before) | set(after)):
         old, new = before.get(key), after.get(key)
         if (key in _IDENTITY and old == new) or (key in _NOTES and not _empty(new)):
-            parts.append(f"{_FIELDS[key]}: {_shown(key, new)}")
+            parts.append(msg("msg.history.set", field=_name(key), value=_value(key, new, terms)))
         elif old != new and not (_empty(old) and _empty(new)):
-            parts.append(f"{_FIELDS.get(key, key)}: {_shown(key, old)} -> {_shown(key, new)}")
-    return "; ".join(parts) or "no visible change"
+            parts.append(msg("msg.history.changed", field=_name(key), before=_value(key, old, terms),
+                             after=_value(key, new, terms)))
+    return tuple(parts) or (msg("msg.history.no_change"),)
 
 
 def _empty(value: Any) -> bool:

@@ -6,12 +6,13 @@ holds anything of another labeler's label.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, insert, or_, update
+from sqlalchemy import and_, bindparam, insert, or_, tuple_, update
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy import select as sa_select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -26,6 +27,7 @@ from annotator.services.access import Caller, require
 from annotator.workflow import Permission
 from annotator.errors import (
     ContentChangedError,
+    GuidelineChangedError,
     InvalidValueError,
     LabelLockedError,
     NotFoundError,
@@ -38,7 +40,8 @@ from annotator.models import (
     Adjudication, Assignment, Case, Claim, ClaimPassage, Draft, Guideline, Hold, Label, LabelEvent, Passage, User, utcnow,
 )
 from annotator.services.audit import append_event, event_row, record_event
-from annotator.services.users import LOGIN_AGAIN, get_user, has_role, still_logged_in
+from annotator.messages import msg
+from annotator.services.users import get_user, has_role, still_logged_in
 from annotator.vocabulary import HOLD_REASONS, LABELS, SEVERITIES
 from annotator.workflow import label_to_review, may_revise
 
@@ -90,6 +93,12 @@ class ClaimView:
     # When the claim's text or passages last changed (Claim.updated_at): the page saves against it
     # (save_label's seen_content_at), so an `import --update` landing meanwhile refuses the save.
     content_changed_at: Any = None
+    # When the viewer's own stored draft of the claim was last written, None when they have none:
+    # the page asks drafts.get_draft (which decides whether it still counts) only then.
+    draft_at: Any = None
+    # {doc_id: every version of the document in the dataset} for the shown passages' documents
+    # (versions_in_dataset): a passage whose document has a newer version anywhere is marked old.
+    document_versions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 BULK_ASSIGNMENTS = 100
@@ -103,29 +112,36 @@ def assign_cases(session: Session, actor: Caller, case_pks: list[int], labeler_n
     """Assign each case in `case_pks` to each named labeler (two, normally).
 
     Existing assignments are kept (not duplicated). Returns how many assignments were created.
-    Raises PermissionDeniedError unless `actor` may assign, NotFoundError for an unknown user,
-    InvalidValueError for a user without the labeler role or a name given twice.
+    Raises PermissionDeniedError unless `actor` may assign, NotFoundError for an unknown user or
+    case key, InvalidValueError for a user without the labeler role or a name given twice.
     """
     require(actor, Permission.ASSIGN)
     if len(set(labeler_names)) != len(labeler_names) or not labeler_names:
-        raise InvalidValueError(f"name different labelers, got {', '.join(labeler_names) or 'none'}")
+        raise InvalidValueError.of("msg.assign_different_labelers",
+                                   names=", ".join(labeler_names) or msg("msg.assign_none"))
     labelers = [get_user(session, name) for name in labeler_names]
     for user in labelers:
         if not has_role(user, "labeler"):
-            raise InvalidValueError(f"user '{user.name}' is not a labeler; give them the role first")
+            raise InvalidValueError.of("msg.assign_not_labeler", name=user.name)
         if not user.active:
-            raise InvalidValueError(f"user '{user.name}' is disabled; enable them first or choose another labeler")
+            raise InvalidValueError.of("msg.assign_disabled", name=user.name)
     existing = set(
         session.exec(
             select(Assignment.case_pk, Assignment.labeler_pk).where(Assignment.case_pk.in_(case_pks))
         ).all()
     )
+    places = {pk: (dataset_pk, position) for pk, dataset_pk, position in session.exec(
+        select(Case.id, Case.dataset_id, Case.position).where(Case.id.in_(case_pks)))}
+    unknown = [pk for pk in case_pks if pk not in places]
+    if unknown:
+        raise NotFoundError.of("msg.no_case_key", case_pk=unknown[0])
     created = 0
     for case_pk in case_pks:
+        dataset_pk, position = places[case_pk]
         for user in labelers:
             if (case_pk, user.id) in existing:
                 continue
-            assignment = Assignment(case_pk=case_pk, labeler_pk=user.id)
+            assignment = Assignment(case_pk=case_pk, labeler_pk=user.id, dataset_id=dataset_pk, case_position=position)
             session.add(assignment)
             session.flush()
             record_event(
@@ -166,18 +182,97 @@ def is_assigned_to_claim(session: Session, user: User, claim_pk: int) -> bool:
 # --- the labeler's queue -----------------------------------------------------------------------
 
 
+QUEUE_ORDER = (Assignment.dataset_id, Assignment.case_position, Assignment.case_pk, Claim.position, Claim.id)
+"""A labeler's queue order: their cases in import order (dataset, then the case's position),
+each case's claims in their order. Read in this order from the indexes ix_assignment_queue and
+ix_claim_case_order: a query that stops at its first rows reads only those."""
+
+
 def _assigned_claims(user_pk: int):  # noqa: ANN202 - a select
     return (
         select(Claim.id)
-        .join(Assignment, and_(Assignment.case_pk == Claim.case_pk, Assignment.labeler_pk == user_pk))
-        .join(Case, Case.id == Claim.case_pk)
-        .order_by(Case.dataset_id, Case.position, Claim.position, Claim.id)
+        .select_from(Assignment)
+        .join(Claim, Claim.case_pk == Assignment.case_pk)
+        .where(Assignment.labeler_pk == user_pk)
+        .order_by(*QUEUE_ORDER)
     )
 
 
 def assigned_claims(session: Session, user: User) -> list[int]:
     """All claims of the cases assigned to `user`, in queue order (case order, then claim order)."""
     return list(session.exec(_assigned_claims(user.id)))
+
+
+def first_queued_claim(session: Session, user: User) -> int | None:
+    """The first claim of `user`'s queue (QUEUE_ORDER), None when nothing is assigned to them."""
+    return session.exec(_assigned_claims(user.id).limit(1)).first()
+
+
+@dataclass(frozen=True)
+class QueuePlace:
+    """Where a claim stands in its labeler's queue (QUEUE_ORDER): its 1-based position, and the
+    claims before and after it (None at either end)."""
+
+    position: int
+    previous_pk: int | None
+    next_pk: int | None
+
+
+def _claims_of_case():  # noqa: ANN202 - a scalar subquery
+    """SQL, correlated with Assignment: how many claims its case has (an index-only count in
+    ix_claim_case_order). Summed over a labeler's assignments it counts their queue by index
+    lookups; a join's count let PostgreSQL hash-join the whole claim table."""
+    claim = Claim.__table__.alias("counted")
+    return (sa_select(func.count(claim.c.id)).where(claim.c.case_pk == Assignment.case_pk)
+            .correlate(Assignment).scalar_subquery())
+
+
+@functools.cache
+def _queue_place_statement():  # noqa: ANN202 - a Select
+    """(Built once.) For the claim `claim_pk` in the queue of `user_pk`: the claims just before
+    and after it, and how many claims come before it; no row when the claim is not in the queue.
+    The claim's place (its case's dataset and position) is read once, in the FROM; each
+    neighbour is the first row of an index range of ix_claim_case_order (in its case) or of
+    ix_assignment_queue (the cases before or after it), and the count walks the earlier part of
+    the queue in the database (no claim list comes back to Python)."""
+    here = (sa_select(Assignment.dataset_id, Assignment.case_position, Assignment.case_pk, Claim.position, Claim.id)
+            .select_from(Assignment).join(Claim, Claim.case_pk == Assignment.case_pk)
+            .where(Assignment.labeler_pk == bindparam("user_pk"), Claim.id == bindparam("claim_pk"))
+            .subquery("here"))
+    case_key = tuple_(Assignment.dataset_id, Assignment.case_position, Assignment.case_pk)
+    here_case = tuple_(here.c.dataset_id, here.c.case_position, here.c.case_pk)
+    claim_key, here_claim = tuple_(Claim.position, Claim.id), tuple_(here.c.position, here.c.id)
+    other_cases = (sa_select(Claim.id).select_from(Assignment).join(Claim, Claim.case_pk == Assignment.case_pk)
+                   .where(Assignment.labeler_pk == bindparam("user_pk")))
+    this_case = sa_select(Claim.id).where(Claim.case_pk == here.c.case_pk)
+    backwards = [column.desc() for column in QUEUE_ORDER]
+
+    def first(query, order):  # noqa: ANN001, ANN202 - a Select, its order; a scalar subquery
+        return query.order_by(*order).limit(1).correlate(here).scalar_subquery()
+
+    def count(query):  # noqa: ANN001, ANN202 - a Select; a scalar subquery
+        return sa_select(func.count()).select_from(query.correlate(here).subquery()).correlate(here).scalar_subquery()
+
+    earlier_cases = (sa_select(func.coalesce(func.sum(_claims_of_case()), 0))
+                     .where(Assignment.labeler_pk == bindparam("user_pk"), case_key < here_case)
+                     .correlate(here).scalar_subquery())
+    return sa_select(
+        func.coalesce(first(this_case.where(claim_key < here_claim), backwards[3:]),
+                      first(other_cases.where(case_key < here_case), backwards)),
+        func.coalesce(first(this_case.where(claim_key > here_claim), QUEUE_ORDER[3:]),
+                      first(other_cases.where(case_key > here_case), QUEUE_ORDER)),
+        earlier_cases + count(this_case.where(claim_key < here_claim)),
+    ).select_from(here)
+
+
+def queue_place(session: Session, user: User, claim_pk: int) -> QueuePlace | None:
+    """Where the claim `claim_pk` stands in `user`'s queue, or None when it is not in their queue.
+    One statement, whatever the queue's length (_queue_place_statement)."""
+    row = session.execute(_queue_place_statement(), {"user_pk": user.id, "claim_pk": claim_pk}).one_or_none()
+    if row is None:
+        return None
+    previous_pk, next_pk, before = row
+    return QueuePlace(before + 1, previous_pk, next_pk)
 
 
 def find_assigned_claim(session: Session, user: User, claim_id: str) -> int:
@@ -187,7 +282,7 @@ def find_assigned_claim(session: Session, user: User, claim_id: str) -> int:
     query = _assigned_claims(user.id).where(Claim.claim_id == claim_id).limit(1)
     found = session.exec(query).first()
     if found is None:
-        raise PermissionDeniedError(f"claim '{claim_id}' is not in your queue")
+        raise PermissionDeniedError.of("msg.claim_not_in_queue", claim_id=claim_id)
     return found
 
 
@@ -223,22 +318,25 @@ def next_claim_for(session: Session, user: User) -> int | None:
     return session.exec(_assigned_claims(user.id).where(to_do, active_hold.is_(None)).limit(1)).first()
 
 
+@functools.cache
+def _progress_statement():  # noqa: ANN202 - a Select
+    """(Built once.) The counts of progress_for for `user_pk`, in one statement."""
+    assigned = sa_select(func.coalesce(func.sum(_claims_of_case()), 0)).where(Assignment.labeler_pk == bindparam("user_pk"))
+    labeled = (
+        sa_select(func.count(Label.id))
+        .join(Claim, Claim.id == Label.claim_pk)
+        .join(Assignment, and_(Assignment.case_pk == Claim.case_pk, Assignment.labeler_pk == bindparam("user_pk")))
+        # not to review (workflow.label_to_review): written since the claim last changed, or decided after that
+        .where(Label.labeler_pk == bindparam("user_pk"),
+               or_(Label.updated_at >= Claim.updated_at, _decided_after_change().is_not(None)))
+    )
+    return sa_select(labeled.scalar_subquery(), assigned.scalar_subquery())
+
+
 def progress_for(session: Session, user: User) -> tuple[int, int]:
     """(labeled, assigned): how many of the claims assigned to `user` they have labeled (a label
     to review, workflow.label_to_review, is not counted until they save it again)."""
-    assigned = session.exec(
-        select(func.count(Claim.id)).join(
-            Assignment, and_(Assignment.case_pk == Claim.case_pk, Assignment.labeler_pk == user.id)
-        )
-    ).one()
-    labeled = session.exec(
-        select(func.count(Label.id))
-        .join(Claim, Claim.id == Label.claim_pk)
-        .join(Assignment, and_(Assignment.case_pk == Claim.case_pk, Assignment.labeler_pk == user.id))
-        # not to review (workflow.label_to_review): written since the claim last changed, or decided after that
-        .where(Label.labeler_pk == user.id,
-               or_(Label.updated_at >= Claim.updated_at, _decided_after_change().is_not(None)))
-    ).one()
+    labeled, assigned = session.execute(_progress_statement(), {"user_pk": user.id}).one()
     return labeled, assigned
 
 
@@ -254,50 +352,112 @@ def _active_hold(session: Session, case_pk: int) -> Hold | None:
     return session.exec(select(Hold).where(Hold.case_pk == case_pk, Hold.lifted_at.is_(None))).first()
 
 
+@functools.cache
+def _passages_statement():  # noqa: ANN202 - a Select
+    """The claim's passages in their order (built once: SQLAlchemy then compiles it once per
+    dialect). Parameter: claim_pk."""
+    passage, shown = Passage.__table__, ClaimPassage.__table__
+    return (sa_select(passage.c.passage_id, passage.c.doc_id, passage.c.version, passage.c.title, passage.c.text)
+            .join(shown, shown.c.passage_pk == passage.c.id)
+            .where(shown.c.claim_pk == bindparam("claim_pk"))
+            .order_by(shown.c.position))
+
+
 def claim_passages(session: Session, claim_pk: int) -> tuple[PassageView, ...]:
     """The passages a claim is shown with, in their order."""
-    rows = session.exec(
-        select(Passage)
-        .join(ClaimPassage, ClaimPassage.passage_pk == Passage.id)
-        .where(ClaimPassage.claim_pk == claim_pk)
-        .order_by(ClaimPassage.position)
-    ).all()
-    return tuple(PassageView(p.passage_id, p.doc_id, p.version, p.title, p.text) for p in rows)
+    rows = session.execute(_passages_statement(), {"claim_pk": claim_pk})
+    return tuple(PassageView(*row) for row in rows)
+
+
+def versions_in_dataset(session: Session, dataset_pk: int, passages: Sequence[PassageView]) -> dict[str, tuple[str, ...]]:
+    """{doc_id: every version of that document among the dataset's passages} for the documents of
+    `passages` (those with a doc_id), so a page can mark a shown passage whose document has a
+    newer version anywhere in the dataset (highlight.old_versions). One statement, an index
+    range of ix_passage_document per document."""
+    doc_ids = sorted({p.doc_id for p in passages if p.doc_id})
+    if not doc_ids:
+        return {}
+    passage = Passage.__table__
+    rows = session.execute(
+        sa_select(passage.c.doc_id, passage.c.version).distinct()
+        .where(passage.c.dataset_id == dataset_pk, passage.c.doc_id.in_(doc_ids)))
+    versions: dict[str, list[str]] = {}
+    for doc_id, version in rows:
+        versions.setdefault(doc_id, []).append(version)
+    return {doc_id: tuple(sorted(found)) for doc_id, found in versions.items()}
+
+
+@functools.cache
+def _claim_for_labeler_statement():  # noqa: ANN202 - a Select
+    """(Built once.) One row: the claim, its case, and what of the viewer's standing the Label page shows (see
+    claim_for_labeler), each part a lookup in a primary-key, unique or foreign-key index.
+    Parameters: claim_pk, user_pk."""
+    claim, case, label, hold = Claim.__table__, Case.__table__, Label.__table__, Hold.__table__
+    adjudication, assignment, draft = Adjudication.__table__, Assignment.__table__, Draft.__table__
+    held = hold.alias("active_hold")
+    active_hold = (sa_select(held.c.id).where(held.c.case_pk == claim.c.case_pk, held.c.lifted_at.is_(None))
+                   .correlate(claim).limit(1).scalar_subquery())
+    return (
+        sa_select(
+            claim.c.claim_id, claim.c.text, claim.c.case_pk, claim.c.updated_at, claim.c.dataset_id,
+            case.c.case_id, case.c.question, case.c.answer, case.c.slice, case.c.split, case.c.meta,
+            _first_pk(assignment, assignment.c.case_pk == claim.c.case_pk,
+                      assignment.c.labeler_pk == bindparam("user_pk")).label("assignment_pk"),
+            *(label.c[name].label(f"own_{name}") for name in
+              ("value", "passage_ids", "rationale", "severity", "revision", "updated_at")),
+            label.c.id.label("own_pk"),
+            sa_select(func.count(label.c.id)).where(label.c.claim_pk == claim.c.id)
+            .correlate(claim).scalar_subquery().label("n_labels"),
+            sa_select(adjudication.c.decided_at).where(adjudication.c.claim_pk == claim.c.id)
+            .limit(1).scalar_subquery().label("decided_at"),
+            hold.c.id.label("hold_pk"), hold.c.reason.label("hold_reason"), hold.c.created_by.label("hold_by"),
+            sa_select(draft.c.updated_at).where(draft.c.labeler_pk == bindparam("user_pk"), draft.c.claim_pk == claim.c.id)
+            .limit(1).scalar_subquery().label("draft_at"),
+        )
+        .select_from(
+            claim.join(case, case.c.id == claim.c.case_pk)
+            .outerjoin(label, and_(label.c.claim_pk == claim.c.id, label.c.labeler_pk == bindparam("user_pk")))
+            .outerjoin(hold, hold.c.id == active_hold)
+        )
+        .where(claim.c.id == bindparam("claim_pk"))
+    )
 
 
 def claim_for_labeler(session: Session, user: User, claim_pk: int) -> ClaimView:
     """The claim as `user` sees it when labeling: case, claim, passages and their own label only.
 
+    Two statements (the claim with the user's standing, then its passages), a third only when
+    their label is to review (what changed, from the audit trail).
     Raises NotFoundError for an unknown claim and PermissionDeniedError when the claim's case
     is not assigned to `user` (a deep link to someone else's claim shows nothing).
     """
-    claim = session.get(Claim, claim_pk)
-    if claim is None:
-        raise NotFoundError(f"no claim with key {claim_pk}")
-    if not _is_assigned(session, user, claim.case_pk):
-        raise PermissionDeniedError("this claim is not in your queue")
-    case = session.get(Case, claim.case_pk)
-    own = _stored_label(session, user, claim_pk)
-    n_labels = session.exec(select(func.count(Label.id)).where(Label.claim_pk == claim_pk)).one()
-    hold = _active_hold(session, claim.case_pk)
-    to_review = own is not None and label_to_review(own.updated_at, claim.updated_at, _decided_at(session, claim_pk))
+    row = session.execute(_claim_for_labeler_statement(), {"claim_pk": claim_pk, "user_pk": user.id}).one_or_none()
+    if row is None:
+        raise NotFoundError.of("msg.no_claim_key", claim_pk=claim_pk)
+    if row.assignment_pk is None:
+        raise PermissionDeniedError.of("msg.not_in_queue")
+    has_own = row.own_pk is not None
+    to_review = has_own and label_to_review(row.own_updated_at, row.updated_at, row.decided_at)
+    may_lift = row.hold_pk is not None and _may_lift(user, row.hold_by)
+    passages = claim_passages(session, claim_pk)
     return ClaimView(
-        claim_pk=claim.id, claim_id=claim.claim_id, text=claim.text,
-        case_pk=case.id, case_id=case.case_id, question=case.question, answer=case.answer,
-        slice=case.slice, split=case.split, metadata=dict(case.meta or {}),
-        passages=claim_passages(session, claim_pk),
-        own_label=None if own is None else OwnLabel(
-            own.value, tuple(own.passage_ids or ()), own.rationale, own.severity, own.revision
-        ),
+        claim_pk=claim_pk, claim_id=row.claim_id, text=row.text,
+        case_pk=row.case_pk, case_id=row.case_id, question=row.question, answer=row.answer,
+        slice=row.slice, split=row.split, metadata=dict(row.meta or {}),
+        passages=passages,
+        own_label=OwnLabel(row.own_value, tuple(row.own_passage_ids or ()), row.own_rationale, row.own_severity,
+                           row.own_revision) if has_own else None,
         # n_labels is used only to decide the lock, and only once the viewer has labeled.
-        can_revise=own is None or may_revise(has_own_label=True, n_labels=n_labels, to_review=to_review),
-        on_hold=hold is not None,
+        can_revise=not has_own or may_revise(has_own_label=True, n_labels=row.n_labels, to_review=to_review),
+        on_hold=row.hold_pk is not None,
         # The reason is the holder's judgment of the case: only they (and admins) see it, so that
         # the other labeler, still to label, learns nothing of it (the blind rule).
-        hold_reason=hold.reason if hold is not None and _may_lift(user, hold) else None,
-        may_lift_hold=hold is not None and _may_lift(user, hold),
-        changed_since_label=_changed_since(session, claim_pk, own.updated_at) if to_review else (),
-        content_changed_at=claim.updated_at,
+        hold_reason=row.hold_reason if may_lift else None,
+        may_lift_hold=may_lift,
+        changed_since_label=_changed_since(session, claim_pk, row.own_updated_at) if to_review else (),
+        content_changed_at=row.updated_at,
+        draft_at=row.draft_at,
+        document_versions=versions_in_dataset(session, row.dataset_id, passages),
     )
 
 
@@ -323,11 +483,6 @@ def _changed_since(session: Session, claim_pk: int, since) -> tuple[str, ...]:  
         if "text" in after and before.get("text") != after.get("text"):
             changed.add("text")
     return tuple(part for part in ("text", "passages") if part in changed) or ("text", "passages")
-
-
-def _stored_label(session: Session, user: User, claim_pk: int) -> Label | None:
-    query = select(Label).where(Label.claim_pk == claim_pk, Label.labeler_pk == user.id)
-    return session.exec(query.execution_options(populate_existing=True)).first()
 
 
 def lock_claim(session: Session, claim_pk: int) -> Claim | None:
@@ -471,7 +626,7 @@ def _lock_claim_for(connection: Connection, user_pk: int, claim_pk: int) -> Lock
     """
     row = connection.execute(_LOCK_CLAIM_FOR_LABELER, {"claim_pk": claim_pk, "user_pk": user_pk}).one_or_none()
     if row is None:
-        raise NotFoundError(f"no claim with key {claim_pk}")
+        raise NotFoundError.of("msg.no_claim_key", claim_pk=claim_pk)
     account = None if row.user_id is None else {name: row._mapping[f"user_{name}"] for name in _ACCOUNT_COLUMNS}
     return LockedClaim(claim_pk, row.case_pk, row.assignment_pk is not None, row.hold_pk is not None,
                        row.draft_pk is not None, account, row.updated_at, row.guideline)
@@ -524,7 +679,7 @@ def _detached(model: type, values: dict[str, Any]):  # noqa: ANN202 - an instanc
 
 def _check_label_input(session: Session, claim_pk: int, value: str, passage_ids: list[str], severity: str | None) -> None:
     if severity is not None and value == "support":
-        raise InvalidValueError("a supported claim has no severity; clear it or choose another label")
+        raise InvalidValueError.of("msg.support_no_severity")
     check_label_fields(session, claim_pk, value, passage_ids, severity)
 
 
@@ -533,15 +688,15 @@ def check_label_fields(session: Session, claim_pk: int, value: str | None, passa
     """InvalidValueError for an unknown label (None: no label chosen yet) or severity, or a cited
     passage not shown with the claim; shared by labels and drafts."""
     if value is not None and value not in LABELS:
-        raise InvalidValueError(f"unknown label '{value}'; use one of {', '.join(LABELS)}")
+        raise InvalidValueError.of("msg.unknown_label", value=value, choices=", ".join(LABELS))
     if severity is not None and severity not in SEVERITIES:
-        raise InvalidValueError(f"unknown severity '{severity}'; use one of {', '.join(SEVERITIES)}")
+        raise InvalidValueError.of("msg.unknown_severity", severity=severity, choices=", ".join(SEVERITIES))
     if not passage_ids:
         return  # nothing cited: no passage to look up
     shown = {p.passage_id for p in claim_passages(session, claim_pk)}
     unknown = [pid for pid in passage_ids if pid not in shown]
     if unknown:
-        raise InvalidValueError(f"cited passages {unknown} are not shown with this claim")
+        raise InvalidValueError.of("msg.passages_not_shown", passage_ids=str(unknown))
 
 
 def save_label(
@@ -627,13 +782,13 @@ def save_label_as(
     Statements: save_label's (a first label, 2 on PostgreSQL, 3 on SQLite).
     """
     if name is None or user_pk is None:
-        raise PermissionDeniedError(LOGIN_AGAIN)  # nobody logged in: no statement needed
+        raise PermissionDeniedError.of("msg.login_again")  # nobody logged in: no statement needed
     session.flush()
     connection = session.connection()
     claim = _lock_claim_for(connection, user_pk, claim_pk)
     user = None if claim.account is None else _detached(User, claim.account)
     if not still_logged_in(name, user_pk, user):
-        raise PermissionDeniedError(LOGIN_AGAIN)
+        raise PermissionDeniedError.of("msg.login_again")
     values, written = _save_locked(session, connection, user, claim, value, passage_ids, rationale, severity,
                                    guideline_version, expected_revision, seen_content_at)
     return SavedLabel(values["id"], values["revision"], written, user)
@@ -646,9 +801,9 @@ def _save_locked(session: Session, connection: Connection, user: User, claim: Lo
     """save_label's checks and writes once the claim is locked: (the stored label's columns by
     name, whether this call wrote)."""
     if not has_role(user, "labeler") or not claim.assigned:
-        raise PermissionDeniedError("this claim is not in your queue")
+        raise PermissionDeniedError.of("msg.not_in_queue")
     if claim.on_hold:
-        raise OnHoldError("this case is on hold; it cannot be labeled until the hold is lifted")
+        raise OnHoldError.of("msg.on_hold")
     if seen_content_at is not None:
         check_content_seen(seen_content_at, claim.content_changed_at)
     claim_pk = claim.claim_pk
@@ -662,19 +817,16 @@ def _save_locked(session: Session, connection: Connection, user: User, claim: Lo
             return created, True
     own = _own_label(connection, user, claim_pk)  # the label the create found, or the one to revise
     if own is None:
-        raise StaleWriteError("your label on this claim was removed meanwhile; your input is kept, save again")
+        raise StaleWriteError.of("msg.label_removed")
     current = _label_dict(own)
     to_review = _to_review(session, claim, own)
     if not to_review and all(current[key] == wanted[key] for key in wanted):
         return own, False  # same content: a repeated click writes nothing
     if expected_revision != own["revision"]:
-        raise StaleWriteError(
-            "your label on this claim was changed elsewhere (another tab?) since you opened it; "
-            "your input is kept: reload the claim to see the saved label, then save again"
-        )
+        raise StaleWriteError.of("msg.label_changed_elsewhere")
     n_labels = connection.execute(_COUNT_LABELS, {"claim_pk": claim_pk}).scalar_one()
     if not may_revise(has_own_label=True, n_labels=n_labels, to_review=to_review):
-        raise LabelLockedError("the second label on this claim has landed; it now goes to adjudication if they differ")
+        raise LabelLockedError.of("msg.label_locked")
     _forget_draft(session, user, claim)
     reviewed = claim.content_changed_at if to_review else None
     return _update_label(session, connection, user, own, wanted, guideline_version, reviewed), True
@@ -687,10 +839,7 @@ def check_content_seen(seen: Any, current: Any) -> None:
     and as read under the claim's lock. Raises ContentChangedError (a StaleWriteError) when they differ (an
     `import --update` changed the claim meanwhile)."""
     if _utc(seen) != _utc(current):
-        raise ContentChangedError(
-            "this claim's text or passages changed after you opened it (an import with --update); your input "
-            "is kept: read the claim again, then save"
-        )
+        raise ContentChangedError.of("msg.content_changed")
 
 
 def _utc(moment: Any) -> Any:
@@ -706,10 +855,7 @@ def _guideline_version(claim: LockedClaim, shown: str) -> str:
     if claim.guideline is None:
         return shown
     if shown and shown != claim.guideline:
-        raise StaleWriteError(
-            f"the labeling guideline is now version '{claim.guideline}', published after you were shown "
-            f"version '{shown}'; your input is kept: read the new version in the side panel, then save again"
-        )
+        raise GuidelineChangedError.of("msg.guideline_changed", current=claim.guideline, shown=shown)
     return claim.guideline
 
 
@@ -778,9 +924,9 @@ def put_on_hold(session: Session, user: User, case_pk: int, reason: str, note: s
     admins any case. A case already on hold keeps its hold (returned unchanged).
     Raises InvalidValueError for an unknown reason, PermissionDeniedError otherwise."""
     if reason not in HOLD_REASONS:
-        raise InvalidValueError(f"unknown hold reason '{reason}'; use one of {', '.join(HOLD_REASONS)}")
+        raise InvalidValueError.of("msg.unknown_hold_reason", reason=reason, choices=", ".join(HOLD_REASONS))
     if not (has_role(user, "admin") or _is_assigned(session, user, case_pk)):
-        raise PermissionDeniedError("you may hold only cases assigned to you")
+        raise PermissionDeniedError.of("msg.hold_not_assigned")
     session.get(Case, case_pk, with_for_update={"key_share": True})  # one active hold per case, even when two hold it at once
     existing = _active_hold(session, case_pk)
     if existing is not None:
@@ -793,8 +939,9 @@ def put_on_hold(session: Session, user: User, case_pk: int, reason: str, note: s
     return hold
 
 
-def _may_lift(user: User, hold: Hold) -> bool:
-    return has_role(user, "admin") or hold.created_by == user.id
+def _may_lift(user: User, held_by: int | None) -> bool:
+    """Whether `user` may lift (and read the reason of) a hold placed by the user key `held_by`."""
+    return has_role(user, "admin") or held_by == user.id
 
 
 def lift_hold(session: Session, user: User, case_pk: int) -> bool:
@@ -803,8 +950,8 @@ def lift_hold(session: Session, user: User, case_pk: int) -> bool:
     hold = _active_hold(session, case_pk)
     if hold is None:
         return False
-    if not _may_lift(user, hold):
-        raise PermissionDeniedError("only an admin or the person who placed the hold may lift it")
+    if not _may_lift(user, hold.created_by):
+        raise PermissionDeniedError.of("msg.lift_not_allowed")
     hold.lifted_at = utcnow()
     session.add(hold)
     what = {"case_pk": case_pk, "reason": hold.reason}

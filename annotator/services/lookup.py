@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlmodel import Session, select
 
 from annotator.errors import AmbiguousIdError, NotFoundError
+from annotator.messages import msg
 from annotator.models import Case, Claim, Dataset
 
 
@@ -12,8 +13,8 @@ def get_dataset(session: Session, name: str) -> Dataset:
     """The dataset called `name`. Raises NotFoundError listing the datasets there are."""
     dataset = session.exec(select(Dataset).where(Dataset.name == name)).first()
     if dataset is None:
-        names = ", ".join(session.exec(select(Dataset.name).order_by(Dataset.name))) or "none"
-        raise NotFoundError(f"no dataset named '{name}' (datasets: {names})")
+        names = ", ".join(session.exec(select(Dataset.name).order_by(Dataset.name))) or msg("msg.release.none")
+        raise NotFoundError.of("msg.lookup.no_dataset", name=name, names=names)
     return dataset
 
 
@@ -46,8 +47,9 @@ def _find_one(session, model, id_column, kind: str, value: str, dataset: str | N
         query = query.where(model.dataset_id == get_dataset(session, dataset).id)
     found = list(session.exec(query.limit(2)))
     if not found:
-        where = f" in dataset '{dataset}'" if dataset else ""
-        raise NotFoundError(f"no {kind} with id '{value}'{where}")
+        if dataset:
+            raise NotFoundError.of(f"msg.lookup.no_{kind}_in", id=value, dataset=dataset)
+        raise NotFoundError.of(f"msg.lookup.no_{kind}", id=value)
     if len(found) > 1:
-        raise AmbiguousIdError(f"{kind} id '{value}' exists in more than one dataset; name one with --dataset")
+        raise AmbiguousIdError.of(f"msg.lookup.ambiguous_{kind}", id=value)
     return found[0]

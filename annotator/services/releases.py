@@ -35,6 +35,7 @@ from annotator.errors import (
     ReleaseVerifyError,
     ReleaseWriteError,
 )
+from annotator.messages import Joined, Message, Term, msg
 from annotator.services.access import Caller, is_operator, require
 from annotator.workflow import Permission
 from annotator.models import Adjudication, Case, Claim, ClaimPassage, Dataset, GoldLabel, GoldRelease, Label, Passage, User, utcnow
@@ -153,7 +154,7 @@ def create_release(
         scope_pk = lookup_dataset_pk(session, dataset)
         states = {pk: facts.state for pk, facts in claim_facts(session, scope_pk).items()}
         final_pks, excluded = choose_claims(states, dataset, only_final)
-        _refuse_blind(session, actor, final_pks, "create this release")
+        _refuse_blind(session, actor, final_pks, msg("msg.release.doing_create"))
         gathered = _gather(session, scope_pk, final_pks)
         records = [_record(row, gathered) for row in gathered.claims]
         created_at = utcnow()
@@ -186,8 +187,8 @@ def get_release(session: Session, actor: Caller, name: str) -> GoldRelease:
     require(actor, Permission.RELEASE)
     release = session.exec(select(GoldRelease).where(GoldRelease.name == name)).first()
     if release is None:
-        names = ", ".join(session.exec(select(GoldRelease.name).order_by(GoldRelease.name))) or "none"
-        raise NotFoundError(f"no release named '{name}' (releases: {names})")
+        names = ", ".join(session.exec(select(GoldRelease.name).order_by(GoldRelease.name))) or msg("msg.release.none")
+        raise NotFoundError.of("msg.release.unknown", name=name, names=names)
     return release
 
 
@@ -221,7 +222,7 @@ def check_stored_release(session: Session, actor: Caller, name: str) -> VerifyRe
     result = verify_stored_release(session, actor, name)
     if not result.ok:
         path = get_release(session, actor, name).path
-        raise ReleaseVerifyError(f"release '{name}' ({path}) does not match what was released: " + "; ".join(result.problems))
+        raise ReleaseVerifyError.of("msg.release.mismatch", name=name, path=str(path), problems="; ".join(result.problems))
     return result
 
 
@@ -235,11 +236,11 @@ def release_files(session: Session, actor: Caller, name: str) -> dict[str, Path]
     require(actor, Permission.RELEASE)
     release = get_release(session, actor, name)
     released = set(session.exec(select(GoldLabel.claim_pk).where(GoldLabel.release_pk == release.id)))
-    _refuse_blind(session, actor, released, f"download release '{name}'")
+    _refuse_blind(session, actor, released, msg("msg.release.doing_download", name=name))
     _finish_stopped(release)
     layout = release_layout(Path(release.path))
     if not layout.folder.is_dir():
-        raise NotFoundError(f"the folder of release '{name}' is gone: {layout.folder}")
+        raise NotFoundError.of("msg.release.folder_gone", name=name, folder=str(layout.folder))
     return layout.present_files()
 
 
@@ -294,7 +295,7 @@ def compare_releases(session: Session | None, actor: Caller, old: str | Path, ne
     if stored:
         pks = [release.id for release in stored.values()]
         released = set(session.exec(select(GoldLabel.claim_pk).where(GoldLabel.release_pk.in_(pks))))
-        _refuse_blind(session, actor, released, f"compare releases '{old}' and '{new}'")
+        _refuse_blind(session, actor, released, msg("msg.release.doing_compare", old=old, new=new))
     sides, records, passages = [], [], []
     for given in (old, new):
         if isinstance(given, Path):
@@ -368,7 +369,7 @@ def _with_notes(result: VerifyResult, notes: list[str]) -> VerifyResult:
 # ------------------------------------------------------------------------- scope and state
 
 
-def _refuse_blind(session: Session, actor: Caller, claim_pks: set[int], doing: str) -> None:
+def _refuse_blind(session: Session, actor: Caller, claim_pks: set[int], doing: Message) -> None:
     """PermissionDeniedError when any of `claim_pks` is a claim `actor` is still to label (an
     admin who also labels): release files hold every blind label with its labeler's name. The
     message names no claim."""
@@ -376,10 +377,7 @@ def _refuse_blind(session: Session, actor: Caller, claim_pks: set[int], doing: s
     if hidden is None or not claim_pks:
         return
     if set(session.exec(hidden)) & claim_pks:
-        raise PermissionDeniedError(
-            f"you cannot {doing}: it holds claims you are assigned to label and have not labeled yet, and its files "
-            "show the other labels on them; label them first, or ask another admin"
-        )
+        raise PermissionDeniedError.of("msg.release.still_to_label", doing=doing)
 
 
 def _refuse_taken(session: Session, name: str, out_dir: Path, notes: list[str] = ()) -> None:
@@ -393,16 +391,10 @@ def _refuse_taken(session: Session, name: str, out_dir: Path, notes: list[str] =
     if name in taken:
         finished = [note for note in notes if note.startswith(f"finished release '{name}'")]
         if finished:
-            raise ReleaseExistsError(
-                f"{finished[0]}. Check it with `annotator release verify --release {name}`; releases are immutable: "
-                "to create another, choose a new name"
-            )
-        raise ReleaseExistsError(f"a release named '{name}' exists already; releases are immutable: choose a new name")
+            raise ReleaseExistsError.of("msg.release.finished_exists", finished=finished[0], name=name)
+        raise ReleaseExistsError.of("msg.release.exists", name=name)
     if taken:
-        raise ReleaseExistsError(
-            f"a release named '{taken[0]}' exists already and '{name}' differs from it only in case "
-            "(the same folder on case-insensitive file systems): choose a new name"
-        )
+        raise ReleaseExistsError.of("msg.release.exists_case", taken=taken[0], name=name)
     check_release_target(out_dir, name)
 
 
@@ -414,24 +406,22 @@ def choose_claims(
     workflow.State order). `states`: claim pk -> State of every claim in scope.
     Raises ReleaseBlockedError when there is no claim, when claims are not final and not
     `only_final` (the message counts them by state), or when no claim is final."""
-    where = f"dataset '{dataset}'" if dataset else "any dataset"
+    where = msg("msg.release.where_dataset", name=dataset) if dataset else msg("msg.release.where_any")
     if not states:
-        raise ReleaseBlockedError(f"there is no claim in {where} to release; import cases first")
+        raise ReleaseBlockedError.of("msg.release.no_claims", where=where)
     final = {pk for pk, state in states.items() if state in FINAL_STATES}
     excluded: dict[str, list[int]] = defaultdict(list)
     for pk, state in states.items():
         if state not in FINAL_STATES:
             excluded[state.value].append(pk)
     ordered = {state.value: excluded[state.value] for state in State if state.value in excluded}
-    counts = ", ".join(f"{state} {len(pks)}" for state, pks in ordered.items())
+    counts = Joined(tuple(msg("msg.release.state_count", state=Term("state", state), n=len(pks))
+                          for state, pks in ordered.items()))
     if ordered and not only_final:
-        raise ReleaseBlockedError(
-            f"{sum(map(len, ordered.values()))} of {len(states)} claims in {where} are not final ({counts}): "
-            "label, adjudicate or lift the holds on them first, or release only the agreed and adjudicated "
-            'claims ("only final" in the app, --only-final on the command line)'
-        )
+        raise ReleaseBlockedError.of("msg.release.not_final", n=sum(map(len, ordered.values())), total=len(states),
+                                     where=where, counts=counts)
     if not final:
-        raise ReleaseBlockedError(f"no agreed or adjudicated claim in {where} to release ({counts})")
+        raise ReleaseBlockedError.of("msg.release.none_final", where=where, counts=counts)
     return final, ordered
 
 
@@ -729,10 +719,8 @@ def _finish_on_commit(session: Session, staged: StagedRelease, name: str) -> Non
         try:
             staged.finish(undo_on_failure=False)
         except AnnotatorError as error:
-            raise ReleaseWriteError(
-                f"release '{name}' is recorded, but its folder could not be put in place ({error}); its complete "
-                f"files are in {staged.temp}: `annotator release verify --release {name}` finishes it"
-            ) from error
+            raise ReleaseWriteError.of("msg.release.write_failed", name=name, error=str(error),
+                                       temp=str(staged.temp)) from error
 
     event.listen(session, "after_commit", committed)
     event.listen(session, "after_transaction_end", ended)
@@ -745,7 +733,7 @@ def _insert_rows(session: Session, release: GoldRelease, claims: list[_ClaimRow]
     try:
         session.flush()
     except IntegrityError:
-        raise ReleaseExistsError(f"a release named '{release.name}' exists already; choose a new name") from None
+        raise ReleaseExistsError.of("msg.release.exists_meanwhile", name=release.name) from None
     rows = [
         {"release_pk": release.id, "claim_pk": row.claim_pk, "gold_label": record["gold_label"], "resolution": record["resolution"]}
         for row, record in zip(claims, records, strict=True)

@@ -24,6 +24,7 @@ from sqlmodel import Session, func, select
 
 from annotator.text import clean_name
 from annotator.errors import InvalidValueError, LoginError, NotFoundError
+from annotator.messages import english, seconds
 from annotator.services.access import Caller, require
 from annotator.workflow import Permission
 from annotator.models import LoginThrottle, User, utcnow
@@ -46,7 +47,7 @@ def has_role(user: User, role: str) -> bool:
 def _check_roles(roles: list[str] | tuple[str, ...]) -> str:
     unknown = [role for role in roles if role not in ROLES]
     if unknown or not roles:
-        raise InvalidValueError(f"unknown role {unknown or roles!r}; use one of {', '.join(ROLES)}")
+        raise InvalidValueError.of("msg.unknown_role", roles=repr(unknown or roles), choices=", ".join(ROLES))
     return ",".join(role for role in ROLES if role in roles)
 
 
@@ -58,7 +59,7 @@ def get_user(session: Session, name: str) -> User:
     """The user called `name`. Raises NotFoundError."""
     user = session.exec(select(User).where(User.name == unicodedata.normalize("NFC", name))).first()
     if user is None:
-        raise NotFoundError(f"no user named '{name}'; add one with `annotator users add {name} --role labeler`")
+        raise NotFoundError.of("msg.no_user", name=name)
     return user
 
 
@@ -83,10 +84,10 @@ def add_user(
     require(actor, Permission.MANAGE_USERS)
     name = clean_name(name)
     if not name:
-        raise InvalidValueError("a user needs a name")
+        raise InvalidValueError.of("msg.user_needs_name")
     taken = taken_name(session, name)
     if taken is not None:
-        raise InvalidValueError(f"a user named '{taken}' exists already" + ("" if taken == name else " (names differ only in case)"))
+        raise InvalidValueError.of("msg.user_exists" if taken == name else "msg.user_exists_case", name=taken)
     if password is not None:
         _check_password(password)
     user = User(name=name, roles=_check_roles(roles), password_hash=_hash(password) if password else None)
@@ -125,7 +126,7 @@ def set_roles(session: Session, actor: Caller, user: User, roles: list[str]) -> 
     PermissionDeniedError unless `actor` may manage users."""
     require(actor, Permission.MANAGE_USERS)
     if "admin" not in roles and _admin_who_can_log_in(user) and _admins_who_can_log_in(session) <= 1:
-        raise InvalidValueError(f"'{user.name}' is the last active admin who can log in; make someone else an admin first")
+        raise InvalidValueError.of("msg.last_admin", name=user.name)
     return _set_roles(session, actor.id, user, roles)
 
 
@@ -160,9 +161,9 @@ def set_active(session: Session, actor: Caller, user: User, active: bool) -> Non
     require(actor, Permission.MANAGE_USERS)
     if not active:
         if actor.id is not None and actor.id == user.id:
-            raise InvalidValueError("you cannot disable your own account; ask another admin")
+            raise InvalidValueError.of("msg.disable_self")
         if _admin_who_can_log_in(user) and _admins_who_can_log_in(session) <= 1:
-            raise InvalidValueError(f"'{user.name}' is the last active admin who can log in; make someone else an admin first")
+            raise InvalidValueError.of("msg.last_admin", name=user.name)
     before = _public(user)
     user.active = active
     session.add(user)
@@ -179,7 +180,7 @@ def set_locale(session: Session, user: User, locale: str | None) -> User:
     not written to the audit trail (it changes nothing about labels or people).
     Raises InvalidValueError for any other value."""
     if locale is not None and locale not in LOCALES:
-        raise InvalidValueError(f"unknown language {locale!r}; use one of {', '.join(LOCALES)} (or none to follow the browser)")
+        raise InvalidValueError.of("msg.unknown_language", locale=repr(locale), choices=", ".join(LOCALES))
     user.locale = locale
     session.add(user)
     return user
@@ -206,9 +207,6 @@ LOGIN_MAX_DELAY_SECONDS = 300
 LOGIN_FAILURE_MEMORY = timedelta(days=1)
 """A name's failed logins are forgotten this long after its last failure."""
 
-_WRONG = "unknown user name or wrong password (or the account has no password yet)"
-
-
 def login_delay(failed_logins: int) -> float:
     """Seconds to wait before the next login attempt after `failed_logins` failures in a row:
     0 up to LOGIN_FREE_ATTEMPTS - 1, then 1, 2, 4, ... doubling, at most LOGIN_MAX_DELAY_SECONDS
@@ -216,10 +214,6 @@ def login_delay(failed_logins: int) -> float:
     if failed_logins < LOGIN_FREE_ATTEMPTS:
         return 0.0
     return float(min(2 ** min(failed_logins - LOGIN_FREE_ATTEMPTS, 16), LOGIN_MAX_DELAY_SECONDS))
-
-
-def _seconds(n: int) -> str:
-    return "1 second" if n == 1 else f"{n} seconds"
 
 
 def _typed_name(name: str) -> str:
@@ -282,7 +276,7 @@ def authenticate(session: Session, name: str, password: str, now: datetime | Non
     throttle = session.get(LoginThrottle, typed, populate_existing=True)
     if throttle is not None and throttle.locked_until is not None and now < throttle.locked_until:
         wait = math.ceil((throttle.locked_until - now).total_seconds())
-        raise LoginError(f"too many failed logins for this name: wait {_seconds(wait)}, then try again")
+        raise LoginError.of("msg.login_throttled", wait=seconds(wait))
     user = session.exec(select(User).where(User.name == typed)).first()
     can_log_in = user is not None and user.active
     if _password_matches(user.password_hash if can_log_in else None, password):
@@ -291,10 +285,12 @@ def authenticate(session: Session, name: str, password: str, now: datetime | Non
         return user
     delay = _count_failure(session, typed, now)
     session.commit()
-    raise LoginError(_WRONG + (f"; wait {_seconds(math.ceil(delay))} before trying again" if delay else ""))
+    if delay:
+        raise LoginError.of("msg.login_wrong_wait", wait=seconds(math.ceil(delay)))
+    raise LoginError.of("msg.login_wrong")
 
 
-LOGIN_AGAIN = "You are no longer logged in (or your account was disabled); log in again."
+LOGIN_AGAIN = english("msg.login_again")
 """The refusal of a session whose account is gone or disabled (still_logged_in)."""
 
 
@@ -318,7 +314,7 @@ MIN_PASSWORD_LENGTH = 8
 
 def _check_password(password: str) -> None:
     if len(password) < MIN_PASSWORD_LENGTH:
-        raise InvalidValueError(f"a password needs at least {MIN_PASSWORD_LENGTH} characters")
+        raise InvalidValueError.of("msg.password_short", n=MIN_PASSWORD_LENGTH)
 
 
 def _hash(password: str) -> str:

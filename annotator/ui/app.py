@@ -18,7 +18,7 @@ from annotator.services.users import authenticate, roles_of
 from annotator.ui import auth
 from annotator.ui import components as ui
 from annotator.ui import language
-from annotator.ui.i18n import t
+from annotator.ui.i18n import error_text, t
 
 PAGES = (  # (key in components.PAGE_ROLES, file, icon)
     ("home", "views/home.py", ":material/home:"),
@@ -101,7 +101,7 @@ sso = auth.sso_config()
 try:
     me = auth.sso_user(auth.identity()) if sso is not None else ui.current_user()
 except DatabaseUnavailableError as error:
-    st.error(str(error))
+    st.error(error_text(error))
     st.stop()
 language.apply(me)  # the user's language (else the login page's, else the browser's) before any page text
 if me is None:
@@ -121,6 +121,7 @@ if me is None:
         + [st.Page(entry, title=t("login.title"), url_path=key) for key, _, _ in PAGES],
         position="hidden")
 else:
+    ui.remember_run_user(me)  # the page's require_page takes it: one account read per run
     opened = [(key, path, icon) for key, path, icon in PAGES if ui.may_open(me, key)]
     pending_history = "auth.pending_history" in st.session_state
     pages = [st.Page(path, title=t(f"page.{key}"), icon=icon, url_path=key, default=key == "admin" and pending_history)

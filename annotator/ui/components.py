@@ -26,7 +26,7 @@ from annotator.services.labeling import PassageView
 from annotator.services.lookup import list_datasets
 from annotator.services.users import get_user, roles_of, still_logged_in
 from annotator.workflow import may_see_agreement
-from annotator.ui.i18n import t
+from annotator.ui.i18n import error_text, t
 
 USER_PK = "auth.user_pk"
 USER_NAME = "auth.user_name"
@@ -34,6 +34,7 @@ PENDING_CLAIM = "auth.pending_claim"
 """A `?claim=` deep link that arrived before login (each new tab starts logged out)."""
 _FLASH = "ui.flash"
 _MOVED_AT = "ui.moved_at"
+_RUN_USER = "ui.run_user"
 
 DOUBLE_CLICK_SECONDS = 0.6
 """A label or decision click this soon after the page moved to a new claim is ignored: it is the
@@ -121,7 +122,7 @@ def current_user() -> User | None:
             return session_user(session)
     except PermissionDeniedError as refused:
         forget_user()
-        flash("error", str(refused))  # the login page says why (forget_user dropped every message)
+        flash("error", error_text(refused))  # the login page says why (forget_user dropped every message)
         return None
 
 
@@ -134,12 +135,20 @@ def may_open(user: User, page: str) -> bool:
     return bool(roles & PAGE_ROLES[page])
 
 
+def remember_run_user(user: User) -> None:
+    """Keep the logged-in user as app.py read them at the top of this run, for the page's
+    require_page: one account read per run, not two."""
+    st.session_state[_RUN_USER] = user
+
+
 def require_page(page: str) -> User:
     """The logged-in user, when they may open `page`; otherwise an error and the page stops.
 
-    Navigation already leaves out pages a role lacks; this check keeps a page safe on its own.
+    The user is the one app.py read at the top of this run (remember_run_user), taken once;
+    a page run without it reads the account itself. Navigation already leaves out pages a role
+    lacks; this check keeps a page safe on its own.
     """
-    user = current_user()
+    user = st.session_state.pop(_RUN_USER, None) or current_user()
     if user is None or not may_open(user, page):
         st.error(t("auth.denied"))
         st.stop()
@@ -155,8 +164,9 @@ def flash(kind: str, text: str) -> None:
 
 
 def flash_error(error: AnnotatorError) -> None:
-    """Queue an AnnotatorError's message (the only errors shown to users as messages)."""
-    flash("error", str(error))
+    """Queue an AnnotatorError's message (the only errors shown to users as messages), in the
+    user's language when the error carries a message key (i18n.error_text)."""
+    flash("error", error_text(error))
 
 
 def show_flash() -> None:
@@ -205,22 +215,26 @@ LONG_PASSAGE_LINES = 10
 """A passage longer than this (characters or lines) is shown in the scrolling box."""
 
 
-def old_passages(passages: Sequence[PassageView], metadata: Mapping | None) -> dict[str, str | None]:
+def old_passages(passages: Sequence[PassageView], metadata: Mapping | None,
+                 known_versions: Mapping[str, Sequence[str]] | None = None) -> dict[str, str | None]:
     """The passages shown together that are an old version of their document (highlight.old_versions):
-    another of `passages` has the same doc_id and a newer version, or the case's metadata names it
-    in `outdated_passage_ids`. {passage_id: the newer version shown, None when only the metadata
-    says so}. Only the passages shown count: the pages get no other passage of the document."""
+    another of `passages`, or a version in `known_versions` (the dataset's versions of the
+    documents, as the claim's view carries them), has the same doc_id and a newer version, or the case's
+    metadata names it in `outdated_passage_ids`. {passage_id: the newest version, None when only
+    the metadata says so}."""
     outdated = (metadata or {}).get("outdated_passage_ids")
-    return old_versions(passages, [str(pid) for pid in outdated] if isinstance(outdated, list | tuple) else ())
+    return old_versions(passages, [str(pid) for pid in outdated] if isinstance(outdated, list | tuple) else (),
+                        known_versions)
 
 
 def passage_card(passage: PassageView, *, number: int | None = None, claim_text: str | None = None,
                  shown_with: Sequence[PassageView] = (), metadata: Mapping | None = None,
-                 cited: bool = False) -> DeltaGenerator:
+                 known_versions: Mapping[str, Sequence[str]] | None = None, cited: bool = False) -> DeltaGenerator:
     """One evidence passage in a bordered box; returns the box, so a page can add its controls.
 
     On top, always in view: "Passage `number`: title", then passage id, document id and version,
-    and "Old version" (icon and words) when `old_passages(shown_with, metadata)` names it. Below,
+    and "Old version" (icon and words) when `old_passages(shown_with, metadata, known_versions)`
+    names it. Below,
     the text, in a box of PASSAGE_HEIGHT that scrolls when the passage is long; the words it
     shares with `claim_text` are marked (highlight.py: bold, underlined and coloured) and listed
     under it. The text is escaped: a passage's own Markdown or HTML is shown as written. `cited`
@@ -232,11 +246,13 @@ def passage_card(passage: PassageView, *, number: int | None = None, claim_text:
         st.markdown(f"**{t('passage.heading', n=number, title=title)}**" if number is not None else f"**{title}**")
         st.caption(t("passage.meta", passage_id=plain_markdown(passage.passage_id),
                      doc_id=plain_markdown(passage.doc_id or "-"), version=plain_markdown(passage.version or "-")))
-        old = old_passages(shown_with or (passage,), metadata)
+        old = old_passages(shown_with or (passage,), metadata, known_versions)
         if passage.passage_id in old:
             newer = old[passage.passage_id]
+            shown = newer in {other.version for other in shown_with if other.doc_id == passage.doc_id}
             st.markdown(f":material/history: **{t('passage.old_version')}**: "
-                        + (t("passage.old_version_newer", doc_id=plain_markdown(passage.doc_id), newer=plain_markdown(newer))
+                        + (t("passage.old_version_newer" if shown else "passage.old_version_elsewhere",
+                             doc_id=plain_markdown(passage.doc_id), newer=plain_markdown(newer))
                            if newer is not None else t("passage.old_version_marked")))
         marked = highlight(claim_text, passage.text) if claim_text else Highlight((), ())
         body = to_html(passage.text, marked.spans)

@@ -16,7 +16,8 @@ import pandas as pd
 from annotator.agreement import METRICS
 from annotator.services.reports import MIXED_VERSIONS
 from annotator.ui.charts import IntervalPoint, PairCell
-from annotator.ui.i18n import ENGLISH, number_text, t
+from annotator.messages import recognize
+from annotator.ui.i18n import ENGLISH, message_text, number_text, t
 from annotator.vocabulary import INDICATIVE_BELOW
 
 MAIN_METRICS: tuple[str, ...] = ("percent_agreement", "cohen_kappa", "krippendorff_alpha")
@@ -66,8 +67,16 @@ def interval(ci: Sequence[float] | None, digits: int = 3) -> str:
 
 
 def reason(report: Report, metric: str) -> str:
-    """Why `metric` is undefined in `report` (a report or a by_pair entry)."""
-    return (report.get("undefined") or {}).get(metric) or t("agreement.no_data")
+    """Why `metric` is undefined in `report` (a report or a by_pair entry), in the current language."""
+    return note((report.get("undefined") or {}).get(metric)) or t("agreement.no_data")
+
+
+def note(text: str | None) -> str | None:
+    """A report's note (why a coefficient or an interval is missing: English text, as the core
+    writes it) in the current language: the text of its message (messages.recognize), or the
+    text as it is when it is none of them."""
+    found = recognize(text, "msg.agreement.") if text else None
+    return text if found is None else message_text(found)
 
 
 def figure(report: Report, metric: str, digits: int = 3) -> str:
@@ -127,7 +136,7 @@ def sample_size_text(report: Report, target: float) -> str:
     guide = report.get("sample_size")
     if not guide:
         why = (reason(report, SAMPLE_SIZE_METRIC) if report.get(SAMPLE_SIZE_METRIC) is None
-               else (report.get("ci95_missing") or {}).get(SAMPLE_SIZE_METRIC) or t("agreement.zero_width"))
+               else note((report.get("ci95_missing") or {}).get(SAMPLE_SIZE_METRIC)) or t("agreement.zero_width"))
         return t("agreement.no_estimate", metric=metric, reason=why)
     fields = {"metric": metric, "target": target, "now": guide["half_width"], "n": guide["n_items"]}
     if guide["more_items"] <= 0:
@@ -232,7 +241,7 @@ def category_table(report: Report) -> pd.DataFrame:
     for category, part in (report.get("by_category") or {}).items():
         value = part.get("specific_agreement")
         if value is None:
-            shown = t("agreement.undefined", reason=part.get("undefined") or t("agreement.no_data"))
+            shown = t("agreement.undefined", reason=note(part.get("undefined")) or t("agreement.no_data"))
         else:
             shown = f"{number(value)} {interval(part.get('ci95'))}"
         rows.append([category_name(category), shown, part.get("n_ratings", 0)])

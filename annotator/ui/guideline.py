@@ -27,6 +27,12 @@ def guideline_panel() -> None:
     is published yet."""
     with ui.read_db() as session:
         current = current_guideline(session)
+    show_guideline_panel(current)
+
+
+def show_guideline_panel(current: GuidelineView | None) -> None:
+    """Render `current` (the current guideline, read by the page with the rest of what it shows)
+    in the sidebar, or a note that none is published yet."""
     with st.sidebar:
         if current is None:
             st.caption(t("guideline.none"))

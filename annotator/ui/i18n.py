@@ -5,7 +5,11 @@ in catalog_ja.py) and fills in its fields; a number among the fields is written 
 writes numbers (its grouping, decimal and minus signs) under the field's format spec (`{n:,}`,
 `{x:.3f}`, `{share:.0%}`; a bare `{n}` groups an integer's digits). A key the Japanese catalog lacks
 falls back to English, and an unknown key is shown as the key itself: a missing string is
-visible, never a crash. `number_text`, `datetime_text`, `date_text` and `time_text` write numbers
+visible, never a crash. What the core and the services say (annotator/messages.py: refusals,
+"Labeler 1", history lines, agreement notes) has "msg." keys: ENGLISH takes their English from
+there and JAPANESE has them too, a field that is a Message or a vocabulary Term is written in the
+same language, and `error_text` shows an error raised with a message key in the user's language
+(str(error) otherwise). `number_text`, `datetime_text`, `date_text` and `time_text` write numbers
 and times outside a catalog string the same way (Babel's locale data: CLDR).
 
 The current language is, first found: the one `use_language` sets (tests, code outside Streamlit);
@@ -29,6 +33,7 @@ from babel import Locale
 from babel.dates import format_datetime, format_skeleton, format_time
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from annotator.messages import MESSAGES, Joined, Message, Term
 from annotator.ui.catalog_ja import JAPANESE
 from annotator.vocabulary import HOLD_REASONS, LABELS, ROLES, SEVERITIES
 
@@ -81,6 +86,8 @@ ENGLISH: dict[str, str] = {
     "passage.uncite_key": "Uncite passage {n}",
     "passage.old_version": "Old version",
     "passage.old_version_newer": "a newer version of document {doc_id} ({newer}) is among these passages.",
+    "passage.old_version_elsewhere": "a newer version of document {doc_id} ({newer}) is in this dataset, not among "
+                                     "these passages.",
     "passage.old_version_marked": "the case's data marks this passage as outdated.",
     "passage.shared": "Shared with the claim (marked bold and underlined): {words}",
     "passage.shared_none": "No content word of the claim occurs in this passage.",
@@ -563,6 +570,8 @@ ENGLISH: dict[str, str] = {
     "home.open_releases": "Open the Releases page",
 }
 
+ENGLISH.update(MESSAGES)  # what the core and the services say (annotator/messages.py: "msg." keys), in English
+
 
 LANGUAGES: tuple[str, ...] = ("en", "ja")
 """The interface languages, each with a catalog (the same codes as users.LOCALES)."""
@@ -616,8 +625,35 @@ def t(key: str, **fields: object) -> str:
         return key
     if not fields:
         return text
-    return text.format(**{name: _Number(value, language) if _is_number(value) else value
-                          for name, value in fields.items()})
+    return text.format(**{name: _field(value, language) for name, value in fields.items()})
+
+
+def _field(value: object, language: str) -> object:
+    """A field of t() as the language writes it: a number with its signs, a Message in this
+    language, a vocabulary Term as its catalog word (as it is when the catalog has none)."""
+    if _is_number(value):
+        return _Number(value, language)
+    if isinstance(value, Message):
+        return t(value.key, **value.fields)
+    if isinstance(value, Term):
+        key = f"{value.kind}.{value.word}"
+        return t(key) if key in ENGLISH else value.word
+    if isinstance(value, Joined):
+        return value.separator.join(format(_field(part, language)) for part in value.parts)
+    return value
+
+
+def error_text(error: BaseException) -> str:
+    """What an error says, in the current language: the text of its message key (an
+    AnnotatorError raised with `.of`, annotator/messages.py) with its fields; str(error) for an
+    error raised with a plain text."""
+    key = getattr(error, "key", None)
+    return t(key, **getattr(error, "fields", {})) if key else str(error)
+
+
+def message_text(message: Message | str) -> str:
+    """A service's Message in the current language (a plain text as it is)."""
+    return t(message.key, **message.fields) if isinstance(message, Message) else str(message)
 
 
 # --- numbers and dates -------------------------------------------------------------------------

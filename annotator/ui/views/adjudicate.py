@@ -1,5 +1,5 @@
 """Adjudicate: disputed (and stale) claims the adjudicator did not label, the two labels as
-"Labeler 1 / Labeler 2" without names, and the final decision.
+"Labeler 1 / Labeler 2" without names (in the user's language: msg.labeler_n), and the final decision.
 
 No draft keeps the decision's rationale and a reload logs the user out, so the browser asks
 before leaving the page while the rationale holds text (ui/unsaved.py)."""
@@ -93,7 +93,7 @@ with claim_col:
         st.text(view.text)
     for column, blind in zip(st.columns(len(view.labels) or 1), view.labels, strict=False):
         with column, st.container(border=True):
-            st.markdown(f"**{blind.display_name}**")
+            st.markdown(f"**{t('msg.labeler_n', n=blind.number)}**")
             ui.label_badge(blind.value)
             st.caption(t("adjudicate.cited", passages=", ".join(blind.passage_ids) or "-"))
             st.caption(t("adjudicate.severity", severity=t(f"severity.{blind.severity}") if blind.severity else "-"))
@@ -102,7 +102,8 @@ with evidence_col:
     st.subheader(t("label.evidence"))
     for passage in view.passages:
         case_fields.evidence_role(view.metadata, passage.passage_id)
-        ui.passage_card(passage, claim_text=view.text, shown_with=view.passages, metadata=view.metadata)
+        ui.passage_card(passage, claim_text=view.text, shown_with=view.passages, metadata=view.metadata,
+                        known_versions=view.document_versions)
 
 st.subheader(t("adjudicate.decision"))
 if view.decision is not None:

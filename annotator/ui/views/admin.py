@@ -14,7 +14,7 @@ from annotator.services import corrections, guidelines, history, labeling, users
 from annotator.services.lookup import dataset_pk, find_case
 from annotator.services.status import project_status
 from annotator.ui import components as ui
-from annotator.ui.i18n import datetime_text, t
+from annotator.ui.i18n import datetime_text, error_text, message_text, t
 from annotator.vocabulary import HOLD_REASONS, LABELS, ROLES, SEVERITIES
 
 
@@ -105,6 +105,14 @@ def _history_to_url() -> None:
         del st.query_params[HISTORY_PARAM]
 
 
+def _history_cells(row: history.HistoryRow) -> tuple[str, str, str]:
+    """A history row's who, what and change in the user's language (the service's messages)."""
+    who = row.who if row.who_message is None else message_text(row.who_message)
+    what = row.what if row.what_message is None else message_text(row.what_message)
+    change = "; ".join(message_text(part) for part in row.change_messages) if row.change_messages else row.change
+    return who, what, change
+
+
 def _claim_history() -> None:
     """The Claim history tab: a claim id, a dataset when the id is in several, the events."""
     st.caption(t("admin.history_help"))
@@ -116,7 +124,7 @@ def _claim_history() -> None:
         with ui.db() as session:
             datasets = history.claim_datasets(session, ui.session_user(session), claim_id)
     except AnnotatorError as error:
-        st.error(str(error))
+        st.error(error_text(error))
         return
     if not datasets:
         st.warning(t("admin.history_unknown", claim_id=claim_id))
@@ -131,7 +139,7 @@ def _claim_history() -> None:
             found = history.claim_history_view(session, me, claim_id, dataset)
             correctable = corrections.correction_view(session, me, claim_id, dataset)
     except AnnotatorError as error:
-        st.error(str(error))
+        st.error(error_text(error))
         return
     st.markdown(f"**{ui.plain_markdown(t('admin.history_of', claim_id=found.claim_id, case_id=found.case_id, dataset=found.dataset))}**")
     st.text(found.text)
@@ -140,7 +148,7 @@ def _claim_history() -> None:
     else:
         columns = [t("col.when"), t("col.who"), t("col.what"), t("col.change")]
         st.table(  # a static table: every change is shown whole, wrapped, not cut at the column's edge
-            pd.DataFrame([[ui.plain_markdown(cell) for cell in (datetime_text(datetime.fromisoformat(row.when), seconds=True), row.who, row.what, row.change)] for row in found.rows],
+            pd.DataFrame([[ui.plain_markdown(cell) for cell in (datetime_text(datetime.fromisoformat(row.when), seconds=True), *_history_cells(row))] for row in found.rows],
                          columns=columns),
             hide_index=True,
         )
@@ -195,10 +203,10 @@ def _correct(claim_pk: int, claim_id: str, labeler: str) -> None:
             )
     except StaleWriteError as error:  # the inputs stay; the next press corrects the label now shown
         st.session_state.pop(_key(claim_pk, labeler, "base"), None)
-        st.session_state[CORRECT_MESSAGE] = ("error", str(error))
+        st.session_state[CORRECT_MESSAGE] = ("error", error_text(error))
         return
     except AnnotatorError as error:
-        st.session_state[CORRECT_MESSAGE] = ("error", str(error))
+        st.session_state[CORRECT_MESSAGE] = ("error", error_text(error))
         return
     if not done.changed:
         st.session_state[CORRECT_MESSAGE] = ("info", t("admin.correct_unchanged", labeler=labeler))

@@ -19,7 +19,7 @@ from annotator.services.reports import DEFAULT_BOOTSTRAP, GROUP_COLUMNS, agreeme
 from annotator.ui import charts
 from annotator.ui import components as ui
 from annotator.ui import format as fmt
-from annotator.ui.i18n import t
+from annotator.ui.i18n import error_text, t
 from annotator.vocabulary import INDICATIVE_BELOW
 
 TARGETS = (0.05, 0.10, 0.15, 0.20)  # the interval half-widths small-sample guidance can aim for
@@ -77,7 +77,7 @@ dataset = ui.dataset_select("agreement.dataset")
 try:
     cached = load(dataset)
 except AnnotatorError as error:
-    st.error(str(error))
+    st.error(error_text(error))
     st.stop()
 target = st.session_state.get("agreement.target", DEFAULT_TARGET_HALF_WIDTH)
 report = cached.to_json(target_half_width=target)
@@ -97,7 +97,7 @@ with table_col:
     st.caption(t("agreement.ci_help", n=DEFAULT_BOOTSTRAP))
     for metric, why in (report.get("ci95_missing") or {}).items():
         if report.get(metric) is not None:
-            st.caption(t("agreement.no_interval_because", metric=t(f"metric.{metric}"), why=why))
+            st.caption(t("agreement.no_interval_because", metric=t(f"metric.{metric}"), why=fmt.note(why)))
     st.caption(t("agreement.chance_help"))
     st.caption(t("agreement.thresholds"))
 with counts_col:

@@ -21,7 +21,7 @@ from annotator.services.users import roles_of
 from annotator.ui import charts
 from annotator.ui import components as ui
 from annotator.ui import format as fmt
-from annotator.ui.i18n import date_text, t
+from annotator.ui.i18n import date_text, error_text, message_text, t
 from annotator.vocabulary import INDICATIVE_BELOW
 from annotator.workflow import State
 
@@ -60,7 +60,7 @@ def _claim_link(me) -> str | None:  # noqa: ANN001 - User
         with ui.db() as session:
             link = home.open_claim_link(session, me, claim_id)
     except AnnotatorError as error:
-        return str(error)
+        return error_text(error)
     try:
         if link.page == "adjudicate":
             st.session_state[ADJUDICATE_PICK] = link.claim_pk
@@ -154,7 +154,7 @@ def admin_section(me, overview: home.AdminOverview) -> None:  # noqa: ANN001 - U
                 if page is not None:
                     _link(me, page, t(f"home.fix.{reason}"))
         if check.refusal is not None:
-            st.caption(t("home.refusal", message=check.refusal))
+            st.caption(t("home.refusal", message=message_text(check.refusal_message or check.refusal)))
     if check.leaks:
         st.error(t("home.leaks", n=check.leaks))
     _link(me, "releases", t("home.open_releases"))
@@ -171,7 +171,7 @@ try:
             "admin": home.admin_overview(session, me) if "admin" in roles else None,
         }
 except AnnotatorError as error:  # the transaction is over here: st.stop() must not end a run inside one
-    st.error(str(error))
+    st.error(error_text(error))
     st.stop()
 
 st.title(t("page.home"))

@@ -11,7 +11,7 @@ import streamlit as st
 from annotator.errors import AnnotatorError
 from annotator.services import imports
 from annotator.ui import components as ui
-from annotator.ui.i18n import t
+from annotator.ui.i18n import error_text, t
 
 _CHECKED = "imports.checked"  # (what was checked, ImportCheck): shown while the upload and options stay the same
 _DONE = "imports.done"  # (file name, ImportReport or None, error or None, the check's counts)
@@ -82,7 +82,7 @@ if st.button(t("imports.check"), key="imports.check", disabled=uploaded is None,
         with ui.db() as session:
             checked = imports.check_upload(session, ui.session_user(session), uploaded.name, uploaded.getvalue(), options)
     except AnnotatorError as error:
-        st.error(str(error))
+        st.error(error_text(error))
         checked = None
     st.session_state[_CHECKED] = (upload, checked)
 
@@ -127,7 +127,7 @@ if checked is not None:
                     report = imports.import_upload(session, ui.session_user(session), uploaded.name, uploaded.getvalue(),
                                                    options, progress=progress)
             except AnnotatorError as error:
-                st.session_state[_DONE] = (uploaded.name, None, str(error), None)
+                st.session_state[_DONE] = (uploaded.name, None, error_text(error), None)
             else:
                 st.session_state[_DONE] = (uploaded.name, report, None, checked.report.counts)
             st.session_state.pop(_RUNNING, None)

@@ -28,11 +28,12 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import streamlit as st
 
-from annotator.errors import AnnotatorError, ContentChangedError, OnHoldError, StaleWriteError
+from annotator.errors import AnnotatorError, ContentChangedError, GuidelineChangedError, OnHoldError, StaleWriteError
 from annotator.services import drafts, labeling
+from annotator.services.guidelines import current_guideline
 from annotator.ui import case_fields
 from annotator.ui import components as ui
-from annotator.ui.guideline import guideline_panel
+from annotator.ui.guideline import show_guideline_panel
 from annotator.ui import unsaved
 from annotator.ui.i18n import datetime_text, t, time_text
 from annotator.vocabulary import HOLD_REASONS, LABELS, SEVERITIES
@@ -115,9 +116,16 @@ def _fill_inputs(view: labeling.ClaimView, draft: drafts.DraftView | None) -> No
     """Start the claim's inputs when this tab does not hold them (a new session, or the widgets
     were dropped while another claim was shown): from the user's draft when there is one (it is
     newer than their label: get_draft), else from their saved label, else empty. Inputs this tab
-    holds are kept as typed."""
+    holds are kept as typed, and told to the browser again: Streamlit sends a value set through
+    session state only in the run that set it, and a browser that missed that run's box (a click
+    on a link while the page was still arriving) drew it empty and sent the emptiness back as a
+    change, over the restored draft (tests/test_draft_restore_browser.py)."""
     claim_pk = view.claim_pk
     if _rationale_key(claim_pk) in st.session_state:
+        for key in (_rationale_key(claim_pk), _severity_key(claim_pk),
+                    *(_cite_key(claim_pk, passage.passage_id) for passage in view.passages)):
+            if key in st.session_state:
+                st.session_state[key] = st.session_state[key]  # sent with the widget on every run
         return
     own = view.own_label
     if draft is not None:
@@ -230,7 +238,7 @@ def _go(claim_pk: int) -> None:
 
 
 def _save(claim_pk: int, claim_id: str, value: str, passage_ids: tuple[str, ...], expected_revision: int | None,
-          seen_content_at: datetime | None = None) -> None:
+          seen_content_at: datetime | None = None, guideline_version: str = "") -> None:
     if ui.too_soon_after_move():
         ui.flash("warning", t("label.too_fast"))
         return
@@ -244,6 +252,7 @@ def _save(claim_pk: int, claim_id: str, value: str, passage_ids: tuple[str, ...]
                 session, st.session_state.get(ui.USER_NAME), st.session_state.get(ui.USER_PK), claim_pk, value,
                 passage_ids=cited, rationale=st.session_state.get(_rationale_key(claim_pk)) or "",
                 severity=severity, expected_revision=expected_revision, seen_content_at=seen_content_at,
+                guideline_version=guideline_version,  # the version the sidebar showed: a newer one refuses
             )
             me = saved.labeler
             if not saved.written:  # a write deleted the draft already; a repeat that wrote nothing did not
@@ -253,7 +262,7 @@ def _save(claim_pk: int, claim_id: str, value: str, passage_ids: tuple[str, ...]
         ui.flash_error(error)
         st.session_state[_choice_key(claim_pk)] = value
         _keep_draft(claim_pk, passage_ids)
-        if isinstance(error, StaleWriteError) and not isinstance(error, ContentChangedError):
+        if isinstance(error, StaleWriteError) and not isinstance(error, (ContentChangedError, GuidelineChangedError)):
             st.session_state.pop(_base_key(claim_pk), None)  # the next press saves against the label now shown
             ui.flash("warning", t("label.stale_kept"))
         return
@@ -308,23 +317,25 @@ def _open_deep_link(session, me) -> None:  # noqa: ANN001 - Session, User
 me = ui.require_page("label")
 st.session_state.pop(SAVED_NOW, None)
 found_next = st.session_state.pop(NEXT_NOW, False)  # False: no save in this run
-with ui.db() as session:
+with ui.read_db() as session:  # reads only: a render never takes SQLite's write lock from a labeler saving
     try:
         _open_deep_link(session, me)
     except AnnotatorError as error:
         ui.flash_error(error)
-    queue = labeling.assigned_claims(session, me)
     next_pk = labeling.next_claim_for(session, me) if found_next is False else found_next
     current = st.session_state.get(CURRENT)
-    if current not in queue:
-        current = next_pk if next_pk is not None else (queue[0] if queue else None)
+    place = None if current is None else labeling.queue_place(session, me, current)
+    if place is None:  # nothing shown yet, or the claim left the queue
+        current = next_pk if next_pk is not None else labeling.first_queued_claim(session, me)
+        place = None if current is None else labeling.queue_place(session, me, current)
     st.session_state[CURRENT] = current
     done, total = labeling.progress_for(session, me)
     view = None if current is None else labeling.claim_for_labeler(session, me, current)
-    draft = None if view is None else drafts.get_draft(session, me, view.claim_pk)
+    draft = None if view is None or view.draft_at is None else drafts.get_draft(session, me, view.claim_pk)
+    guideline = current_guideline(session)
 
 st.title(t("page.label"))
-guideline_panel()  # the current labeling guideline, in the sidebar
+show_guideline_panel(guideline)  # the current labeling guideline, in the sidebar
 unsaved.guard(drafted=("label.rationale.",), held=("label.hold_note.",))
 ui.show_flash()
 st.progress(done / total if total else 0.0, text=t("label.progress", done=done, total=total))
@@ -334,13 +345,12 @@ if view is None:
 if next_pk is None:
     st.success(t("label.queue_done"))
 
-position = queue.index(view.claim_pk)
 previous_col, where_col, next_col = st.columns([1, 4, 1], vertical_alignment="center")
 previous_col.button(t("label.previous"), key="label.previous", icon=":material/arrow_back:", shortcut=PREVIOUS_KEY,
-                    on_click=_go, args=(queue[max(position - 1, 0)],), disabled=position == 0)
-where_col.caption(t("label.position", n=position + 1, total=len(queue), claim_id=view.claim_id))
+                    on_click=_go, args=(place.previous_pk,), disabled=place.previous_pk is None)
+where_col.caption(t("label.position", n=place.position, total=total, claim_id=view.claim_id))
 next_col.button(t("label.next"), key="label.next", icon=":material/arrow_forward:", shortcut=NEXT_KEY,
-                on_click=_go, args=(queue[min(position + 1, len(queue) - 1)],), disabled=position == len(queue) - 1)
+                on_click=_go, args=(place.next_pk,), disabled=place.next_pk is None)
 
 ui.case_header(view.case_id, view.slice, view.split, view.question, view.answer)
 case_fields.case_details(view.metadata)
@@ -395,7 +405,8 @@ with claim_col:
                 t(f"value.{value}"), key=f"label.button.{value}", shortcut=str(number), width="stretch",
                 type="primary" if own is not None and own.value == value else "secondary",
                 icon=":material/check:" if own is not None and own.value == value else None,  # not colour alone
-                on_click=_save, args=(view.claim_pk, view.claim_id, value, passage_ids, expected, view.content_changed_at),
+                on_click=_save, args=(view.claim_pk, view.claim_id, value, passage_ids, expected, view.content_changed_at,
+                      "" if guideline is None else guideline.version),
             )
         _shortcut_list(len(view.passages))
 
@@ -405,7 +416,8 @@ with evidence_col:
     for number, passage in enumerate(view.passages, start=1):
         case_fields.evidence_role(view.metadata, passage.passage_id)
         card = ui.passage_card(passage, number=number, claim_text=view.text, shown_with=view.passages,
-                               metadata=view.metadata, cited=read_only and passage.passage_id in cited)
+                               metadata=view.metadata, known_versions=view.document_versions,
+                               cited=read_only and passage.passage_id in cited)
         if not read_only:
             with card:
                 _cite_controls(view.claim_pk, number, passage.passage_id, passage_ids)

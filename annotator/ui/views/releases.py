@@ -14,7 +14,7 @@ import streamlit as st
 from annotator.errors import AnnotatorError
 from annotator.services import releases
 from annotator.ui import components as ui
-from annotator.ui.i18n import datetime_text, t
+from annotator.ui.i18n import datetime_text, error_text, t
 
 _VERIFIED = "releases.verified"
 _NOTES = "releases.notes"  # what a create did on the way (stopped releases finished, leftovers removed)
@@ -72,7 +72,7 @@ def _show_comparison(older: str, newer: str) -> None:
         with ui.db() as session:
             comparison = releases.compare_releases(session, ui.session_user(session), older, newer)
     except AnnotatorError as error:
-        st.error(str(error))
+        st.error(error_text(error))
         return
     st.dataframe(
         pd.DataFrame([{t("releases.compare_side"): t(f"releases.compare_{side}"), t("col.name"): compared.release,
@@ -145,7 +145,7 @@ try:
     with ui.db() as session:
         files = releases.release_files(session, me, release.name)
 except AnnotatorError as error:
-    st.error(str(error))
+    st.error(error_text(error))
     files = {}
 for column, (file_name, path) in zip(st.columns(max(len(files), 1)), files.items(), strict=False):
     column.download_button(file_name, data=Path(path).read_bytes, file_name=file_name, key=f"releases.download.{file_name}",
