@@ -1,10 +1,13 @@
 """The whole path in a real browser: `annotator demo` served on localhost, Debian's Chromium driven
 by Playwright. Two labelers label the same claim differently with the keyboard, the adjudicator
-decides, an admin creates an only-final release and verifies it. Screenshots of each step go to
-test-artifacts/ (not committed)."""
+decides, an admin creates an only-final release, verifies it and downloads its files (checked
+against the manifest hash recorded at creation); the language switch in the sidebar and a browser
+that asks for Japanese. Screenshots of each step go to test-artifacts/ (ignored by git);
+tests/test_accessibility_browser.py screenshots every page of each role there too."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -21,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from annotator.ui.i18n import t, use_language
 from tests.conftest import REPO
 
 ARTIFACTS = REPO / "test-artifacts"
@@ -112,8 +116,20 @@ def go_to(page, title: str) -> None:  # noqa: ANN001
 
 
 def shot(page, name: str) -> None:  # noqa: ANN001
+    """The whole page, once Streamlit has settled, in ARTIFACTS/`name`.png. Streamlit scrolls its
+    main area (and the sidebar) inside the window, so the document never grows and `full_page`
+    alone would stop at the window's bottom: the window is made as tall as they are for the shot,
+    then set back."""
+    settled(page)
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    size = page.viewport_size
+    tallest = page.evaluate("() => Math.max(0, ...Array.from(document.querySelectorAll("
+                            "'[data-testid=stMain], [data-testid=stSidebarContent]'), e => e.scrollHeight))")
+    page.set_viewport_size({"width": size["width"], "height": min(max(tallest, size["height"]), 16_000)})
+    try:
+        page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    finally:
+        page.set_viewport_size(size)
 
 
 def press_label(page, key: str, claim_id: str, next_claim_id: str) -> None:  # noqa: ANN001
@@ -168,10 +184,36 @@ def test_a_claim_goes_from_unlabeled_to_a_verified_release_in_the_browser(demo_s
     admin.get_by_role("button", name="Verify files against the manifest").click()
     admin.get_by_text("Release gold-v1: every file matches its manifest.").wait_for(timeout=20_000)
     shot(admin, "04-release-verified")
+    downloaded = download_release_files(admin, work / "downloaded" / "gold-v1")
     admin_context.close()
 
-    gold = (work / "data" / "releases" / "gold-v1" / "gold.jsonl").read_text(encoding="utf-8").splitlines()
+    folder = work / "data" / "releases" / "gold-v1"
+    assert sorted(downloaded) == sorted(path.name for path in folder.iterdir())  # every file is offered
+    with sqlite3.connect(work / "demo.db") as db:
+        (recorded,) = db.execute("SELECT manifest_sha256 FROM goldrelease WHERE name = 'gold-v1'").fetchone()
+    assert hashlib.sha256(downloaded["manifest.json"].read_bytes()).hexdigest() == recorded
+    verify = subprocess.run([sys.executable, "-m", "annotator", "release", "verify", str(downloaded["manifest.json"].parent),
+                             "--manifest-sha256", recorded, "--db", str(work / "demo.db")],
+                            cwd=work, capture_output=True, text=True, check=False)
+    assert verify.returncode == 0 and "matches its manifest" in verify.stdout, verify.stdout + verify.stderr
+    gold = downloaded["gold.jsonl"].read_text(encoding="utf-8").splitlines()
     assert len(gold) == 1 and '"gold_label": "contradict"' in gold[0] and '"resolution": "adjudicated"' in gold[0]
+
+
+def download_release_files(page, into: Path) -> dict[str, Path]:  # noqa: ANN001
+    """Click every download button of the release shown on the Releases page, as a person would,
+    and keep what the browser received in `into`; {file name: downloaded file}."""
+    into.mkdir(parents=True)
+    buttons = page.locator("[data-testid=stDownloadButton] button")
+    buttons.first.wait_for(timeout=20_000)
+    files: dict[str, Path] = {}
+    for n in range(buttons.count()):
+        with page.expect_download(timeout=20_000) as download:
+            buttons.nth(n).click()
+        name = download.value.suggested_filename
+        download.value.save_as(into / name)
+        files[name] = into / name
+    return files
 
 
 def test_a_page_address_opened_logged_out_shows_the_login_then_that_page(demo_server, browser):
@@ -499,5 +541,113 @@ def test_keys_typed_in_the_rationale_box_stay_text_and_save_nothing(demo_server,
         expect(page.get_by_role("checkbox", name="Cite this passage").first).not_to_be_checked()
         assert stored_label(work, "aoi", claim_id) == before
         discard_draft(page)
+    finally:
+        context.close()
+
+
+# --- languages -------------------------------------------------------------------------------------
+
+
+def tr(language: str, key: str, /, **fields: object) -> str:
+    """The catalog's string for `key` in `language` ("en" or "ja"), as the page shows it."""
+    with use_language(language):
+        return t(key, **fields)
+
+
+def choose(page, label: str, option: str, within: str = "[data-testid=stSidebar]") -> None:  # noqa: ANN001
+    """Pick `option` in the select (a Streamlit selectbox) named `label` in the part `within` of the
+    page (its options open in a popover of the page)."""
+    page.locator(within).get_by_role("combobox", name=label, exact=True).click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def navigation(page) -> list[str]:  # noqa: ANN001
+    """The titles of the pages in the sidebar's navigation, top to bottom (each link's last line:
+    the icon's ligature name comes first)."""
+    return [link.split("\n")[-1].strip() for link in page.locator("[data-testid=stSidebarNavLink]").all_inner_texts()]
+
+
+def stored_locale(work: Path, name: str) -> str | None:
+    with sqlite3.connect(work / "demo.db") as connection:
+        return connection.execute('SELECT locale FROM "user" WHERE name = ?', (name,)).fetchone()[0]
+
+
+ADMIN_PAGES = ("home", "adjudicate", "agreement", "releases", "admin", "imports")
+"""The pages the demo's admin (roles admin and adjudicator) opens, in the navigation's order."""
+
+
+def test_the_language_chosen_in_the_sidebar_applies_at_once_and_stays_with_the_account(demo_server, browser):
+    base, work = demo_server
+    expect = pytest.importorskip("playwright.sync_api").expect
+    context, page = log_in(browser, base, "admin", "admin-demo-pass")
+    try:
+        settled(page)  # the login form's own language select is gone
+        assert navigation(page) == [tr("en", f"page.{key}") for key in ADMIN_PAGES]
+        choose(page, tr("en", "language.label"), tr("en", "language.ja"))
+        page.get_by_role("heading", name=tr("ja", "page.home")).first.wait_for(timeout=20_000)
+        settled(page)
+        assert navigation(page) == [tr("ja", f"page.{key}") for key in ADMIN_PAGES]
+        expect(page.get_by_role("heading", name=tr("ja", "home.admin"))).to_be_visible()
+        expect(page.get_by_role("button", name=tr("ja", "app.logout"))).to_be_visible()
+        expect(page.get_by_role("combobox", name=tr("ja", "language.label"))).to_have_value(tr("ja", "language.ja"))
+        expect(page.locator("html")).to_have_attribute("lang", "ja")  # a screen reader reads it as Japanese
+        assert stored_locale(work, "admin") == "ja"
+        go_to(page, tr("ja", "page.releases"))
+        expect(page.get_by_role("button", name=tr("ja", "releases.create_button"))).to_be_visible()
+        expect(page.get_by_label(tr("ja", "releases.name"), exact=True)).to_be_visible()
+        main = page.locator("[data-testid=stMain]").inner_text()
+        assert tr("en", "releases.create_button") not in main and tr("en", "releases.create") not in main
+        shot(page, "09-releases-japanese")
+
+        page.get_by_role("button", name=tr("ja", "app.logout")).click()
+        page.get_by_label("Password", exact=True).wait_for(timeout=20_000)  # the login page follows the browser
+        page.get_by_label("User name", exact=True).fill("admin")
+        page.get_by_label("Password", exact=True).fill("admin-demo-pass")
+        page.get_by_role("button", name="Log in").click()
+        page.get_by_role("heading", name=tr("ja", "page.releases")).first.wait_for(timeout=20_000)  # kept for the account
+        settled(page)
+        assert navigation(page) == [tr("ja", f"page.{key}") for key in ADMIN_PAGES]
+        expect(page.get_by_role("button", name=tr("ja", "releases.create_button"))).to_be_visible()
+
+        choose(page, tr("ja", "language.label"), tr("ja", "language.en"))
+        page.get_by_role("heading", name=tr("en", "page.releases")).first.wait_for(timeout=20_000)
+        settled(page)
+        assert navigation(page) == [tr("en", f"page.{key}") for key in ADMIN_PAGES]
+        expect(page.get_by_role("button", name=tr("en", "releases.create_button"))).to_be_visible()
+        expect(page.locator("html")).to_have_attribute("lang", "en")
+        assert stored_locale(work, "admin") == "en"
+    finally:
+        context.close()
+        with sqlite3.connect(work / "demo.db") as connection:  # back to "follow the browser" for the other tests
+            connection.execute('UPDATE "user" SET locale = NULL WHERE name = ?', ("admin",))
+
+
+def test_a_browser_that_asks_for_japanese_gets_the_login_page_and_the_app_in_japanese(demo_server, browser):
+    base, _ = demo_server
+    expect = pytest.importorskip("playwright.sync_api").expect
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="ja-JP")
+    page = context.new_page()
+    try:
+        page.goto(base)
+        page.get_by_label(tr("ja", "login.password"), exact=True).wait_for(timeout=20_000)
+        settled(page)
+        expect(page.get_by_role("heading", name=tr("ja", "app.title"))).to_be_visible()
+        expect(page.get_by_role("button", name=tr("ja", "login.submit"), exact=True)).to_be_visible()
+        expect(page.get_by_role("combobox", name=tr("ja", "language.label"))).to_have_value(
+            tr("ja", "language.browser", language=tr("ja", "language.ja")))
+        body = page.inner_text("body")
+        assert tr("en", "login.name") not in body and tr("en", "login.password") not in body
+        shot(page, "10-login-japanese-browser")
+
+        page.get_by_label(tr("ja", "login.name"), exact=True).fill("mika")
+        page.get_by_label(tr("ja", "login.password"), exact=True).fill("mika-demo-pass")
+        page.get_by_role("button", name=tr("ja", "login.submit"), exact=True).click()
+        page.get_by_role("heading", name=tr("ja", "page.home")).first.wait_for(timeout=20_000)
+        settled(page)
+        assert navigation(page) == [tr("ja", "page.home"), tr("ja", "page.adjudicate")]
+        expect(page.get_by_role("heading", name=tr("ja", "home.adjudicator"))).to_be_visible()
+        expect(page.get_by_role("combobox", name=tr("ja", "language.label"))).to_have_value(
+            tr("ja", "language.browser", language=tr("ja", "language.ja")))
+        shot(page, "11-home-japanese-browser")
     finally:
         context.close()

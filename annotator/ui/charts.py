@@ -74,14 +74,17 @@ def interval_chart(
     x_scale = alt.Scale(domain=list(domain), nice=False)
     base = alt.Chart().encode(y=y)
     tooltip = [alt.Tooltip("row:N", title=y_title or " "), alt.Tooltip("text:N", title=x_title)]
-    point = base.mark_point(filled=True, size=90, opacity=1).encode(
+    # Screen readers get each row from the text marks (and the table every page prints before the
+    # chart); the point, whisker and zero-line marks are hidden from them (aria=False): an empty or
+    # unlabelled mark container would be announced as an image without a name (axe: svg-img-alt).
+    point = base.mark_point(filled=True, size=90, opacity=1, aria=False).encode(
         x=alt.X("value:Q", scale=x_scale, title=axis_title), tooltip=tooltip)
     if notes:
         shape_scale = alt.Scale(domain=list(notes), range=list(SHAPES[:len(notes)]))
         point = point.encode(shape=alt.Shape("note:N", scale=shape_scale, title=None,
                                              legend=alt.Legend(orient="bottom", labelLimit=0)))
     layers = [
-        base.mark_rule(strokeWidth=2).encode(x=alt.X("low:Q", scale=x_scale, title=axis_title), x2="high:Q")
+        base.mark_rule(strokeWidth=2, aria=False).encode(x=alt.X("low:Q", scale=x_scale, title=axis_title), x2="high:Q")
         .transform_filter("isValid(datum.low) && isValid(datum.high)"),
         point.transform_filter("isValid(datum.value)"),
         base.mark_text(dy=-11, fontSize=11).encode(x=alt.X("value:Q", scale=x_scale), text="text:N")
@@ -91,7 +94,7 @@ def interval_chart(
         .transform_filter("!isValid(datum.value)"),
     ]
     if domain[0] < 0 < domain[1]:
-        zero = alt.Chart().mark_rule(strokeDash=[4, 4], color="gray", opacity=0.6).encode(x=alt.datum(0))
+        zero = alt.Chart().mark_rule(strokeDash=[4, 4], color="gray", opacity=0.6, aria=False).encode(x=alt.datum(0))
         layers.insert(0, zero)
     height = alt.Step(30 if len(rows) > 1 else 40)
     chart = alt.layer(*layers, data=frame).properties(width=panel_width, height=height)

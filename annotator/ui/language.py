@@ -49,7 +49,20 @@ def apply(user: User | None) -> str:
     language = language_of(user)
     st.session_state[LANGUAGE_KEY] = language
     st.set_page_config(page_title=t("app.title"))  # additive: only the title changes
+    _tag_document(language)
     return language
+
+
+TAG_CONTAINER = "language-tag"
+
+
+def _tag_document(language: str) -> None:
+    """Set the page's `<html lang>` to `language` (Streamlit's page says "en" whatever it shows),
+    so a screen reader reads Japanese with a Japanese voice (WCAG 2.2, 3.1.1 Language of Page).
+    A script in a hidden container: it takes no space on the page."""
+    with st.container(key=TAG_CONTAINER):
+        st.html(f'<script>document.documentElement.lang = "{language}";</script>', unsafe_allow_javascript=True)
+    st.html(f"<style>.st-key-{TAG_CONTAINER} {{ display: none; }}</style>")  # style only: takes no space
 
 
 def _option_names() -> dict[str, str]:
