@@ -35,7 +35,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO, Generic, TypeVar
 
-from annotator.errors import ImportFileError, ImportRowError
+from annotator.errors import AnnotatorError, ImportFileError, ImportRowError
+from annotator.messages import Message, english, msg
 from annotator.vocabulary import CLIMATE_FEVER_LABELS, LABELS, SEVERITIES, SPLITS
 
 CASE_FORMATS: tuple[str, ...] = ("jsonl", "csv", "climate-fever")
@@ -306,14 +307,18 @@ class _Row:
     values: Mapping[str, Any]
     prefix: str = ""
 
-    def error(self, key: str | None, problem: str, fix: str) -> ImportRowError:
+    def error(self, key: str | None, problem: Message, fix: Message) -> ImportRowError:
+        """The refusal of this record's field `key` (None: the record as a whole): its problem
+        and what to do, as messages (annotator/messages.py, "msg.import.problem." and
+        "msg.import.fix."), so that the app can say them in the user's language."""
         name = None if key is None else self.prefix + key
         return ImportRowError(self.path, self.line, name, problem, fix)
 
     def child(self, key: str, index: int, values: Any) -> _Row:
         name = f"{key}[{index}]"
         if not isinstance(values, dict):
-            raise self.error(name, f"expected a JSON object, got {_json_type(values)}", "Write it as {...}")
+            raise self.error(name, msg("msg.import.problem.expected_object", type=_json_type(values)),
+                             msg("msg.import.fix.write_object", braces=BRACES))
         return _Row(self.path, self.line, values, f"{self.prefix}{name}.")
 
     def text(self, key: str, *, required: bool = False) -> str:
@@ -322,19 +327,19 @@ class _Row:
             return unicodedata.normalize("NFC", value)  # the common case, checked quickly
         if value is None or value == "" or (required and isinstance(value, str) and not value.strip()):
             if required:
-                raise self.error(key, "missing or empty value", f"Give every record a non-empty '{key}'")
+                raise self.error(key, msg("msg.import.problem.missing_value"), msg("msg.import.fix.non_empty", name=key))
             return ""
         if not isinstance(value, str):
-            raise self.error(key, f"expected a string, got {_json_type(value)}", "Write it in double quotes")
+            raise self.error(key, msg("msg.import.problem.expected_string", type=_json_type(value)),
+                             msg("msg.import.fix.double_quotes"))
         self.check_length(key, value)
         return nfc(value)
 
     def check_length(self, key: str, value: str) -> None:
         """Raises ImportRowError for a text longer than MAX_TEXT_CHARS, naming its length."""
         if len(value) > MAX_TEXT_CHARS:
-            raise self.error(key, f"the text is {len(value):,} characters long, over the limit of {MAX_TEXT_CHARS:,}",
-                             "Shorten it (split a long document into passages), or check the file for a quote that "
-                             "is never closed")
+            raise self.error(key, msg("msg.import.problem.too_long", n=len(value), most=MAX_TEXT_CHARS),
+                             msg("msg.import.fix.shorten"))
 
     def ident(self, key: str) -> str:
         value = self.values.get(key)
@@ -344,18 +349,43 @@ class _Row:
 
     def check_ident(self, key: str, value: Any) -> str:
         if value is None or value == "":
-            raise self.error(key, "missing or empty value", f"Give every record a non-empty '{key}'")
+            raise self.error(key, msg("msg.import.problem.missing_value"), msg("msg.import.fix.non_empty", name=key))
         if not isinstance(value, str):
-            raise self.error(key, f"expected a string id, got {_json_type(value)}", "Write the id in double quotes")
+            raise self.error(key, msg("msg.import.problem.expected_id", type=_json_type(value)),
+                             msg("msg.import.fix.id_quotes"))
         if value != value.strip():
-            raise self.error(key, f"id {value!r} has spaces around it", "Remove the leading and trailing spaces from the id")
+            raise self.error(key, msg("msg.import.problem.id_spaces", id=repr(value)), msg("msg.import.fix.id_spaces"))
         return nfc(value)
 
     def choice(self, key: str, allowed: tuple[str, ...], *, required: bool) -> str:
         value = self.text(key, required=required)
         if value and value not in allowed:
-            raise self.error(key, f"unknown value {value!r}", f"Use one of: {', '.join(allowed)}")
+            raise self.error(key, msg("msg.import.problem.unknown_value", value=repr(value)),
+                             msg("msg.import.fix.use_one_of", choices=", ".join(allowed)))
         return value
+
+
+def where_message(path: str, line: int | None, field_name: str | None) -> Message:
+    """Where a refused line is, as a message: "FILE", "FILE, line N", "FILE, line N, field 'F'"
+    (the start of str(ImportRowError))."""
+    if line is None:
+        if field_name:
+            return msg("msg.import.where.field", path=str(path), field=field_name)
+        return msg("msg.import.where.file", path=str(path))
+    if field_name:
+        return msg("msg.import.where.line_field", path=str(path), line=line, field=field_name)
+    return msg("msg.import.where.line", path=str(path), line=line)
+
+
+def refusal_message(error: AnnotatorError) -> Message | str:
+    """What a refusal of an input file says, as a message for the app to write in the user's
+    language: a refused line (ImportRowError) with its place, problem and fix ("FILE, line N,
+    field 'F': problem. fix", str(error) in English); another error's message; str(error) when it
+    has none."""
+    if isinstance(error, ImportRowError):
+        reason = msg("msg.import.reason", problem=error.problem, fix=error.fix)
+        return msg("msg.import.row", where=where_message(error.path, error.line, error.field), reason=reason)
+    return error.message or str(error)
 
 
 def nfc(text: str) -> str:
@@ -373,10 +403,17 @@ def _nfc_json(value: Any) -> Any:
     return value
 
 
-def _json_type(value: Any) -> str:
-    names = {bool: "true/false", int: "a number", float: "a number", str: "a string",
-             list: "a list", dict: "an object", type(None): "null"}
-    return names.get(type(value), type(value).__name__)
+BRACES = "{...}"
+"""A JSON object as the fixes write it: a message field, so that no catalog text escapes its braces."""
+
+_JSON_TYPES: dict[type, str] = {bool: "bool", int: "number", float: "number", str: "string", list: "list",
+                                dict: "object", type(None): "null"}
+
+
+def _json_type(value: Any) -> Message | str:
+    """What a JSON value is, as a message ("a number", "an object"; msg.import.json.*)."""
+    kind = _JSON_TYPES.get(type(value))
+    return type(value).__name__ if kind is None else msg(f"msg.import.json.{kind}")
 
 
 _LINE_BITS, _DIGEST_BITS = 40, 64
@@ -411,22 +448,36 @@ class _Seen:
         first = [(packed >> (_LINE_BITS + _DIGEST_BITS * i)) & _DIGEST_MASK for i in range(len(digests))]
         if first == digests:
             return False
-        differing = ""
+        differing: Message | str = ""
         if isinstance(content, dict):
             keys = [key_ for key_, old, new in zip(content, first, digests, strict=True) if old != new]
-            differing = f" ({', '.join(keys)} differ)"
+            differing = msg("msg.import.problem.differ", fields=", ".join(keys))
+        raise ImportRowError(self.path, line, field_name, self._repeated(key, first_line, differing),
+                             msg(_REPEAT_FIXES.get(self.kind, "msg.import.fix.repeat_id")))
+
+    def _repeated(self, key: Any, first_line: int, differing: Message | str) -> Message:
+        """The problem of an id given again with other content: "claim 'c1' is also on line 3 with
+        other content (text differ)"; a label's key is (claim id, labeler)."""
+        if self.kind == "label of claim":
+            claim_id, labeler = key
+            return msg("msg.import.problem.repeat.label", claim_id=claim_id, labeler=labeler, line=first_line,
+                       differing=differing)
         shown = "', '".join(key) if isinstance(key, tuple) else key
-        raise ImportRowError(
-            self.path, line, field_name,
-            f"{self.kind} '{shown}' is also on line {first_line} with other content{differing}",
-            {"label of claim": "Keep one row per claim and labeler", "adjudication of claim": "Keep one row per claim"}
-            .get(self.kind, "Give one of them another id") + ", or make both the same",
-        )
+        return msg(_REPEAT_PROBLEMS[self.kind], id=shown, line=first_line, differing=differing)
 
     def forget(self, keys: Iterable[Any]) -> None:
         """Drop ids registered by a record that was then skipped (a partial import)."""
         for key in keys:
             self._seen.pop(key, None)
+
+
+_REPEAT_PROBLEMS: dict[str, str] = {
+    "case": "msg.import.problem.repeat.case", "claim": "msg.import.problem.repeat.claim",
+    "passage": "msg.import.problem.repeat.passage", "adjudication of claim": "msg.import.problem.repeat.adjudication",
+}
+_REPEAT_FIXES: dict[str, str] = {"label of claim": "msg.import.fix.repeat_label",
+                                 "adjudication of claim": "msg.import.fix.repeat_adjudication"}
+"""The messages of `_Seen` by its kind of record (the others: msg.import.fix.repeat_id)."""
 
 
 def _digests(content: Any) -> list[int]:
@@ -460,11 +511,11 @@ def _canonical(value: Any) -> Any:
     return value
 
 
-def _differing(first: Any, second: Any) -> str:
+def _differing(first: Any, second: Any) -> Message | str:
     if not (isinstance(first, dict) and isinstance(second, dict)):
         return ""
     keys = [key for key in {**first, **second} if first.get(key) != second.get(key)]
-    return f" ({', '.join(keys)} differ)" if keys else ""
+    return msg("msg.import.problem.differ", fields=", ".join(keys)) if keys else ""
 
 
 # ---------------------------------------------------------------- bytes, lines, encodings
@@ -475,7 +526,7 @@ def _resolve_format(path: str | Path, fmt: str, allowed: tuple[str, ...], detect
     if fmt == "auto":
         return detect(Path(path))
     if fmt not in allowed:
-        raise ImportFileError(f"{path}: unknown format '{fmt}'; use auto or one of {', '.join(allowed)}")
+        raise ImportFileError.of("msg.import.file.unknown_format", path=str(path), fmt=fmt, choices=", ".join(allowed))
     return fmt
 
 
@@ -494,27 +545,23 @@ def check_input_file(path: Path) -> None:
     not UTF-16: a missing path, a folder, a device (/dev/null), a file of 0 bytes or only blank
     lines, and a UTF-16 file (byte order mark FF FE or FE FF, or NUL bytes in its first KB)."""
     if path.is_dir():
-        raise ImportFileError(f"{path} is a folder, not a file: name the file to import, inside that folder")
+        raise ImportFileError.of("msg.import.file.folder", path=str(path))
     if not path.exists():
-        raise ImportFileError(f"{path}: no such file. Check the path (relative paths start from the current folder)")
+        raise ImportFileError.of("msg.import.file.missing", path=str(path))
     if not path.is_file():
-        raise ImportFileError(f"{path} is not a regular file (a device, pipe or socket): save the data to a file "
-                              "and import that file")
+        raise ImportFileError.of("msg.import.file.not_regular", path=str(path))
     with path.open("rb") as handle:
         head = handle.read(SNIFF_BYTES)
     if not head:
-        raise ImportFileError(f"{path} is empty (0 bytes): export the data again, or name another file")
+        raise ImportFileError.of("msg.import.file.empty", path=str(path))
     if head.startswith(UTF16_BOMS) or head.count(b"\x00") * 4 >= len(head):
-        raise ImportFileError(f"{path}: UTF-16 is not supported: save the file as UTF-8 (Excel: 'CSV UTF-8') "
-                              "and import again")
+        raise ImportFileError.of("msg.import.file.utf16", path=str(path))
     if b"\x00" in head:
         offset = head.index(b"\x00")
         line = head.count(b"\n", 0, offset) + 1
-        raise ImportFileError(f"{path}, line {line}: byte {offset} is a NUL byte (0x00), "
-                              "which no text may hold: remove it (a tool that wrote the file may have padded it) "
-                              "and import again")
+        raise ImportFileError.of("msg.import.file.nul_byte", path=str(path), line=line, offset=offset)
     if not _first_nonblank_line(path):
-        raise ImportFileError(f"{path} is empty (only blank lines): export the data again, or name another file")
+        raise ImportFileError.of("msg.import.file.blank", path=str(path))
 
 
 def _detect_table_format(path: Path) -> str:
@@ -587,15 +634,15 @@ class Position:
 _MAYBE_UNSTORABLE = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")
 
 
-def _unstorable_character(record: dict[str, Any]) -> str | None:
+def _unstorable_character(record: dict[str, Any]) -> Message | None:
     """What is wrong when a JSON line holds a character no database can store as text: a NUL
     (`\\u0000`) or a lone UTF-16 surrogate (`\\ud800`); None when there is none. A surrogate pair
     (an escaped emoji) is fine: json.loads joins it into one character."""
     for piece in _strings(record):
         if "\x00" in piece:
-            return "the line holds a NUL character (\\u0000)"
+            return msg("msg.import.problem.nul_character")
         if any(0xD800 <= ord(char) <= 0xDFFF for char in piece):
-            return "the line holds a lone UTF-16 surrogate (such as \\ud800), which is not a character"
+            return msg("msg.import.problem.lone_surrogate")
     return None
 
 
@@ -617,8 +664,9 @@ def _decode_line(path: Path, raw: bytes, number: int, offset: int) -> str:
     except UnicodeDecodeError as error:
         raise ImportRowError(
             str(path), number, None,
-            f"byte {offset + error.start} (0x{raw[error.start]:02x}, column {error.start + 1} of the line) is not UTF-8",
-            "JSON lines must be UTF-8: save the file as UTF-8 and import again",
+            msg("msg.import.problem.not_utf8_line", byte=offset + error.start, hex=f"{raw[error.start]:02x}",
+                column=error.start + 1),
+            msg("msg.import.fix.jsonl_utf8"),
         ) from None
 
 
@@ -630,26 +678,23 @@ def _parse_json_object(path: Path, text: str, number: int) -> dict[str, Any]:
         raise ImportRowError(
             str(path), number, None,
             # json's messages "Invalid control character at" and "Unterminated string starting at" end in "at"
-            f"not valid JSON: {error.msg.removesuffix(' at')} at column {error.colno}",
+            msg("msg.import.problem.bad_json", detail=error.msg.removesuffix(" at"), column=error.colno),
             _json_fix(error.msg),
         ) from None
     if not isinstance(value, dict):
-        raise ImportRowError(str(path), number, None, f"expected a JSON object, got {_json_type(value)}",
-                             "Write each record as one JSON object {...} on its own line")
+        raise ImportRowError(str(path), number, None, msg("msg.import.problem.expected_object", type=_json_type(value)),
+                             msg("msg.import.fix.one_object_per_line", braces=BRACES))
     # a NUL or a lone surrogate can only come from a \\u escape (raw ones are refused above)
     bad = _unstorable_character(value) if _MAYBE_UNSTORABLE.search(text) else None
     if bad is not None:
-        raise ImportRowError(str(path), number, None, bad,
-                             "Remove it: a NUL cannot be stored as text (PostgreSQL refuses it), and a lone "
-                             "surrogate is half of a character, which no text may hold")
+        raise ImportRowError(str(path), number, None, bad, msg("msg.import.fix.unstorable"))
     return value
 
 
-def _json_fix(message: str) -> str:
+def _json_fix(message: str) -> Message:
     if message.startswith("Invalid control character"):
-        return ("A tab or line break inside a string must be written as \\t or \\n; "
-                "each record is one JSON object on one line")
-    return "Write each record as one JSON object on one line, e.g. {\"case_id\": \"c1\", ...}"
+        return msg("msg.import.fix.json_control")
+    return msg("msg.import.fix.json_line", example='{"case_id": "c1", ...}')
 
 
 def decode_csv_bytes(path: str | Path, data: bytes) -> tuple[str, str]:
@@ -748,11 +793,11 @@ def _undecodable(path: str, open_bytes: Callable[[], BinaryIO], utf8: int, cp932
         handle.seek(0)
         with _text_lines(handle, codec, end=start) as prefix:
             line, field_name = _csv_position(prefix)
-    where = "" if utf8 == cp932 else f" (UTF-8 fails at byte {utf8}, CP932 at byte {cp932})"
+    where = "" if utf8 == cp932 else msg("msg.import.problem.encodings_fail", utf8=utf8, cp932=cp932)
     return ImportRowError(
         path, line, field_name,
-        f"byte {start} (0x{byte:02x}) is neither UTF-8 nor CP932{where}",
-        "Save the file as UTF-8 (Excel: 'CSV UTF-8') or as CP932 and import again",
+        msg("msg.import.problem.not_utf8_nor_cp932", byte=start, hex=f"{byte:02x}", where=where),
+        msg("msg.import.fix.csv_encoding"),
     )
 
 
@@ -847,7 +892,7 @@ def _csv_rows(path: Path, columns: tuple[str, ...], required: tuple[str, ...], e
     _check_header(str(path), header, required)
     warnings = [unknown_name_warning(str(path), 1, "column", name, columns, extra)
                 for name in header if name and name not in columns and name not in also_known]
-    warnings += [f"{path}, line 1: column {number} has no name in the header; it is ignored"
+    warnings += [english("msg.import.warn.unnamed_column", path=str(path), line=1, number=number)
                  for number, name in enumerate(header, start=1) if not name]
     return Source(str(path), "csv", encoding, _csv_records(path, encoding, header, position), warnings)
 
@@ -874,36 +919,42 @@ def _numbered_records(reader: Any) -> Iterator[tuple[int, list[str], bool]]:
 
 def unknown_name_warning(path: str, line: int, noun: str, name: str, known: Iterable[str], what: str) -> str:
     """The one warning for an unknown CSV column (noun "column") or JSONL field (noun "field"):
-    "FILE, line N: column 'x' is not one of a, b, c; it is ignored"."""
-    return f"{path}, line {line}: {noun} '{name}' is not one of {', '.join(known)}; it is {what}"
+    "FILE, line N: column 'x' is not one of a, b, c; it is ignored" (`what`: "ignored" or
+    EXTRA_CASE_FIELDS). The English text of a msg.import.warn.* message (the app finds it again
+    with messages.recognize)."""
+    key = _UNKNOWN_NAME_WARNINGS.get((noun, what))
+    if key is None:
+        return f"{path}, line {line}: {noun} '{name}' is not one of {', '.join(known)}; it is {what}"
+    return english(key, path=path, line=line, name=name, known=", ".join(known))
 
 
-def _other_separator(header: list[str], required: tuple[str, ...]) -> str | None:
-    """"semicolons" or "tabs" when the header is one cell that those split into all the required
-    names (a file saved with another separator, as Excel does in some locales), else None."""
+def _other_separator(header: list[str], required: tuple[str, ...]) -> Message | None:
+    """"semicolons" or "tabs" (as messages) when the header is one cell that those split into all
+    the required names (a file saved with another separator, as Excel does in some locales), else None."""
     if len(header) != 1:
         return None
     for mark, name in ((";", "semicolons"), ("\t", "tabs")):
         if all(column in (part.strip() for part in header[0].split(mark)) for column in required):
-            return name
+            return msg(f"msg.import.separator.{name}")
     return None
 
 
 def _check_header(path: str, header: list[str], required: tuple[str, ...]) -> None:
     if not any(header):
-        raise ImportRowError(path, 1, None, "the file has no header row", f"Put the column names on line 1: {', '.join(required)}, ...")
+        raise ImportRowError(path, 1, None, msg("msg.import.problem.no_header"),
+                             msg("msg.import.fix.header", columns=", ".join(required)))
     missing = [name for name in required if name not in header]
     separator = _other_separator(header, required)
     if separator is not None:
-        raise ImportRowError(path, 1, None, f"the header is one column '{header[0][:80]}': the file is separated by "
-                             f"{separator}, not commas",
-                             "Save it as comma-separated CSV (Excel: 'CSV UTF-8 (Comma delimited)') and import again")
+        raise ImportRowError(path, 1, None, msg("msg.import.problem.other_separator", header=header[0][:80],
+                                                separator=separator), msg("msg.import.fix.commas"))
     if missing:
-        raise ImportRowError(path, 1, None, f"missing column(s) {', '.join(missing)}",
-                             f"Add them to the header row (required: {', '.join(required)})")
+        raise ImportRowError(path, 1, None, msg("msg.import.problem.missing_columns", columns=", ".join(missing)),
+                             msg("msg.import.fix.add_columns", required=", ".join(required)))
     doubled = sorted({name for name in header if name and header.count(name) > 1})
     if doubled:
-        raise ImportRowError(path, 1, None, f"column(s) {', '.join(doubled)} appear twice", "Keep one of each")
+        raise ImportRowError(path, 1, None, msg("msg.import.problem.doubled_columns", columns=", ".join(doubled)),
+                             msg("msg.import.fix.keep_one_each"))
 
 
 def _csv_records(path: Path, encoding: str, header: list[str], position: Position | None) -> Iterator[_Row]:
@@ -917,13 +968,14 @@ def _csv_records(path: Path, encoding: str, header: list[str], position: Positio
             if not any(cell.strip() for cell in cells):
                 continue
             if len(cells) > len(header):
-                raise ImportRowError(str(path), line, None, f"the row has {len(cells)} cells but the header has {len(header)}",
-                                     "Quote cells that contain commas, or remove the extra cells")
+                raise ImportRowError(str(path), line, None,
+                                     msg("msg.import.problem.extra_cells", cells=len(cells), columns=len(header)),
+                                     msg("msg.import.fix.quote_commas"))
             values = dict(zip(header, cells + [""] * (len(header) - len(cells)), strict=True))
             nul = next((name for name, value in values.items() if "\x00" in value), None)
             if nul is not None:
-                raise ImportRowError(str(path), line, nul or None, "the cell holds a NUL byte (0x00), which no text may hold",
-                                     "Remove it and import again")
+                raise ImportRowError(str(path), line, nul or None, msg("msg.import.problem.nul_cell"),
+                                     msg("msg.import.fix.remove_nul"))
             yield _Row(str(path), line, values)
 
 
@@ -960,9 +1012,8 @@ def _check_quotes_in_lines(path: str, lines: Iterable[str], line: int, header: l
             closed = _past_quoted_cell(lines, text, pos + 1, line)
             if closed is None:
                 name = header[index] if header and index < len(header) else None
-                raise ImportRowError(path, line, name, 'a quoted field is never closed (a missing "?)',
-                                     'Add the closing " at the end of the cell, and write a " inside a quoted cell '
-                                     'as ""')
+                raise ImportRowError(path, line, name, msg("msg.import.problem.unclosed_quote"),
+                                     msg("msg.import.fix.close_quote"))
             text, pos, line = closed
         pos = _UNQUOTED_REST.match(text, pos).end()
         if pos >= len(text) or text[pos] != ",":
@@ -1027,15 +1078,23 @@ NATIVE_CLAIM_KEYS = ("claim_id", "text", "passage_ids")
 EXTRA_CASE_FIELDS = "kept as case metadata"
 """What happens to a case field (JSONL) or column (CSV) the format does not know."""
 
-_NATIVE_REQUIRED: dict[str, tuple[str, str]] = {
-    # key: (what to write, what it is)
-    "question": ('"question": "..."', "the question put to the system; it cannot be empty"),
-    "answer": ('"answer": "..."', 'the system\'s answer; "" if it gave none'),
-    "slice": ('"slice": "..."', 'e.g. "normal"; it cannot be empty'),
-    "split": ('"split": "dev"', f"one of {', '.join(SPLITS)}"),
-    "doc_id": ('"doc_id": "..."', '"" if unknown'),
-    "version": ('"version": "..."', '"" if unknown'),
-    "title": ('"title": "..."', '"" if none'),
+_UNKNOWN_NAME_WARNINGS: dict[tuple[str, str], str] = {
+    ("column", "ignored"): "msg.import.warn.unknown_column_ignored",
+    ("column", EXTRA_CASE_FIELDS): "msg.import.warn.unknown_column_kept",
+    ("field", "ignored"): "msg.import.warn.unknown_field_ignored",
+    ("field", EXTRA_CASE_FIELDS): "msg.import.warn.unknown_field_kept",
+}
+"""The message of `unknown_name_warning` by (noun, what happens to the name)."""
+
+_NATIVE_REQUIRED: dict[str, tuple[str, Message, bool]] = {
+    # key: (what to write, what it is, whether it may be empty)
+    "question": ('"question": "..."', msg("msg.import.native.question"), False),
+    "answer": ('"answer": "..."', msg("msg.import.native.answer"), True),
+    "slice": ('"slice": "..."', msg("msg.import.native.slice"), False),
+    "split": ('"split": "dev"', msg("msg.import.native.split", choices=", ".join(SPLITS)), False),
+    "doc_id": ('"doc_id": "..."', msg("msg.import.native.if_unknown"), True),
+    "version": ('"version": "..."', msg("msg.import.native.if_unknown"), True),
+    "title": ('"title": "..."', msg("msg.import.native.if_none"), True),
 }
 
 
@@ -1077,7 +1136,7 @@ def _native_case(row: _Row, unknown: _UnknownKeys) -> CaseRecord:
     metadata.update(_rag_fields(row, [passage.passage_id for passage in passages], metadata))
     claims_raw = _list(row, "claims")
     if not claims_raw:
-        raise row.error("claims", "the case has no claims", "Give the case a non-empty list of claims")
+        raise row.error("claims", msg("msg.import.problem.no_claims"), msg("msg.import.fix.give_claims"))
     claim_rows = [row.child("claims", i, value) for i, value in enumerate(claims_raw)]
     for claim_row in claim_rows:
         unknown.check(claim_row, NATIVE_CLAIM_KEYS)
@@ -1098,8 +1157,8 @@ def _rag_fields(row: _Row, passage_ids: list[str], metadata: dict[str, Any], *, 
     for snake, camel in RAG_CASE_FIELDS.items():
         given = [name for name in dict.fromkeys((snake, camel)) if row.values.get(name) not in (None, "")]
         if len(given) > 1:
-            raise row.error(camel, f"'{snake}' and '{camel}' are the same field, given twice",
-                            f"Keep one of them (it is stored as '{snake}')")
+            raise row.error(camel, msg("msg.import.problem.both_spellings", snake=snake, camel=camel),
+                            msg("msg.import.fix.keep_spelling", snake=snake))
         if not given:
             continue
         name = given[0]
@@ -1110,8 +1169,8 @@ def _rag_fields(row: _Row, passage_ids: list[str], metadata: dict[str, Any], *, 
         else:
             value = row.text(name)
         if snake in metadata and metadata[snake] != value:
-            raise row.error(name, f"'{name}' and the metadata key '{snake}' have other values",
-                            "Keep only one of them")
+            raise row.error(name, msg("msg.import.problem.rag_and_metadata", name=name, snake=snake),
+                            msg("msg.import.fix.keep_one"))
         found[snake] = value
     return found
 
@@ -1123,24 +1182,36 @@ def _rag_id_list(row: _Row, name: str, passage_ids: list[str], id_list: str) -> 
         paths = [name] * len(ids)
     else:
         if not isinstance(raw, list):
-            raise row.error(name, f"expected a list of passage ids, got {_json_type(raw)}",
-                            f'Write it as a JSON list, e.g. "{name}": ["p1", "p2"]')
+            raise row.error(name, msg("msg.import.problem.expected_id_list", type=_json_type(raw)),
+                            msg("msg.import.fix.id_list", name=name))
         paths = [f"{name}[{i}]" for i in range(len(raw))]
         ids = [row.check_ident(path, item) for path, item in zip(paths, raw, strict=True)]
     for path, evidence_id in zip(paths, ids, strict=True):
         if evidence_id not in passage_ids:
-            raise row.error(path, f"evidence '{evidence_id}' is not one of this case's passages "
-                            f"({', '.join(passage_ids) or 'none'})", "Name passages of the case, or add the passage to it")
+            raise row.error(path, msg("msg.import.problem.unknown_evidence", id=evidence_id,
+                                      passages=_ids_or_none(passage_ids)), msg("msg.import.fix.name_case_passages"))
     return ids
 
 
+def _ids_or_none(ids: Iterable[str]) -> Message | str:
+    """Ids separated by commas, or "none" (as a message) when there are none."""
+    return ", ".join(ids) or msg("msg.import.none")
+
+
 def _require_key(row: _Row, key: str, noun: str) -> None:
-    """Raises ImportRowError saying what to add when `key` is missing from the record or null."""
-    write, meaning = _NATIVE_REQUIRED[key]
+    """Raises ImportRowError saying what to add when `key` is missing from the record or null.
+    noun: "case" or "passage"."""
+    write, meaning, _may_be_empty = _NATIVE_REQUIRED[key]
     if key not in row.values:
-        raise row.error(key, f"the {noun} has no '{key}'", f"Add {write} to the {noun} ({meaning})")
+        raise row.error(key, msg("msg.import.problem.no_key", noun=_noun(noun), name=key),
+                        msg("msg.import.fix.add_key", write=write, noun=_noun(noun), meaning=meaning))
     if row.values[key] is None:
-        raise row.error(key, "the value is null", f"Write {write} ({meaning})")
+        raise row.error(key, msg("msg.import.problem.null"), msg("msg.import.fix.write_key", write=write, meaning=meaning))
+
+
+def _noun(noun: str) -> Message:
+    """"case", "claim" or "passage" as a message field."""
+    return msg(f"msg.import.noun.{noun}")
 
 
 def _required_text(row: _Row, key: str, noun: str) -> str:
@@ -1148,8 +1219,10 @@ def _required_text(row: _Row, key: str, noun: str) -> str:
     says so ("" if ...)."""
     _require_key(row, key, noun)
     value = _version(row, key) if key == "version" else row.text(key)
-    if not value.strip() and "cannot be empty" in _NATIVE_REQUIRED[key][1]:
-        raise row.error(key, "the value is empty", f"Write the {noun}'s {key} ({_NATIVE_REQUIRED[key][1]})")
+    _write, meaning, may_be_empty = _NATIVE_REQUIRED[key]
+    if not value.strip() and not may_be_empty:
+        raise row.error(key, msg("msg.import.problem.empty"),
+                        msg("msg.import.fix.write_noun_key", noun=_noun(noun), name=key, meaning=meaning))
     return value
 
 
@@ -1162,8 +1235,8 @@ def _native_metadata(row: _Row) -> dict[str, Any]:
             continue
         name, value = nfc(key), _nfc_json(value)
         if name in metadata and metadata[name] != value:
-            raise row.error(key, f"'{name}' is both a field of the case and a key of its metadata, with other values",
-                            "Keep only one of them (fields the format does not know are kept in metadata)")
+            raise row.error(key, msg("msg.import.problem.field_and_metadata", name=name),
+                            msg("msg.import.fix.keep_one_metadata"))
         metadata[name] = value
     return metadata
 
@@ -1173,7 +1246,8 @@ def _list(row: _Row, key: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise row.error(key, f"expected a list, got {_json_type(value)}", f"Write '{key}' as a JSON list [...]")
+        raise row.error(key, msg("msg.import.problem.expected_list", type=_json_type(value)),
+                        msg("msg.import.fix.write_list", name=key))
     return value
 
 
@@ -1182,7 +1256,8 @@ def _metadata(row: _Row) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise row.error("metadata", f"expected an object, got {_json_type(value)}", "Write metadata as a JSON object {...}")
+        raise row.error("metadata", msg("msg.import.problem.expected_object_value", type=_json_type(value)),
+                        msg("msg.import.fix.metadata_object", braces=BRACES))
     return _nfc_json(value)
 
 
@@ -1211,19 +1286,20 @@ def _native_claim(row: _Row, passages: tuple[PassageRecord, ...]) -> ClaimRecord
     known = [passage.passage_id for passage in passages]
     if "passage_ids" not in row.values or row.values["passage_ids"] is None:
         if not known:
-            raise row.error("passage_ids", f"claim '{claim_id}' has no passages",
-                            "Give the case a list of passages, or the claim a list of passage_ids")
+            raise row.error("passage_ids", msg("msg.import.problem.claim_no_passages", id=claim_id),
+                            msg("msg.import.fix.give_passages"))
         return ClaimRecord(claim_id, text, tuple(known), row.line, prefix=row.prefix, names=NATIVE_CLAIM_NAMES)
     ids = tuple(row.check_ident(f"passage_ids[{i}]", value) for i, value in enumerate(_list(row, "passage_ids")))
     if not ids:
-        raise row.error("passage_ids", f"claim '{claim_id}' has no passages",
-                        "Name at least one passage of the case, or leave passage_ids out to show all of them")
+        raise row.error("passage_ids", msg("msg.import.problem.claim_no_passages", id=claim_id),
+                        msg("msg.import.fix.name_a_passage"))
     for i, passage_id in enumerate(ids):
         if passage_id not in known:
-            raise row.error(f"passage_ids[{i}]", f"passage '{passage_id}' is not one of this case's passages ({', '.join(known) or 'none'})",
-                            "Add the passage to the case's passages or fix the id")
+            raise row.error(f"passage_ids[{i}]", msg("msg.import.problem.unknown_passage", id=passage_id,
+                                                     passages=_ids_or_none(known)), msg("msg.import.fix.add_passage"))
     if _first_duplicate(ids) is not None:
-        raise row.error("passage_ids", f"passage '{_first_duplicate(ids)}' is named twice", "Name each passage once")
+        raise row.error("passage_ids", msg("msg.import.problem.passage_twice", id=_first_duplicate(ids)),
+                        msg("msg.import.fix.name_once"))
     return ClaimRecord(claim_id, text, ids, row.line, prefix=row.prefix, names=NATIVE_CLAIM_NAMES)
 
 
@@ -1237,8 +1313,9 @@ def _distinct_passages(row: _Row, key: str, passages: list[PassageRecord]) -> tu
     for passage in passages:
         first = by_id.setdefault(passage.passage_id, passage)
         if first.content() != passage.content():
-            raise row.error(key, f"passage '{passage.passage_id}' is given twice in this record with other content"
-                            f"{_differing(first.content(), passage.content())}", "Give one of them another id")
+            raise row.error(key, msg("msg.import.problem.passage_twice_in_record", id=passage.passage_id,
+                                     differing=_differing(first.content(), passage.content())),
+                            msg("msg.import.fix.another_id"))
     return tuple(by_id.values())
 
 
@@ -1383,8 +1460,8 @@ class _CsvCases:
         seen_cases, seen_claims, seen_passages = self.seen
         case_id = row.ident("case_id")
         if case_id in self.broken:
-            raise row.error("case_id", f"case '{case_id}' has a refused row on line {self.broken[case_id]}, so the "
-                            "whole case is skipped", "Fix that row and import the case again")
+            raise row.error("case_id", msg("msg.import.problem.case_has_refused_row", id=case_id, line=self.broken[case_id]),
+                            msg("msg.import.fix.fix_row"))
         case_fields = _csv_case_fields(row)
         claim_id, claim_text = row.ident("claim_id"), row.text("claim", required=True)
         passage = _csv_passage(row)
@@ -1419,9 +1496,8 @@ class _CsvCases:
         if case is None:
             return None
         self.forget(case.added)
-        return ImportRowError(self.path, case.line, "case_id",
-                              f"case '{case_id}' is skipped whole (its rows from this line on): its row on line "
-                              f"{line} is refused", "Fix that row and import the case again")
+        return ImportRowError(self.path, case.line, "case_id", msg("msg.import.problem.case_skipped", id=case_id, line=line),
+                              msg("msg.import.fix.fix_row"))
 
     def ready(self, row: _Row) -> Iterator[tuple[str, _CsvCase]]:
         """Mark the row's case complete if this is its last row (the row added or skipped), then
@@ -1504,7 +1580,7 @@ def _climate_fever_case(row: _Row) -> CaseRecord:
     text = row.text("claim", required=True)
     evidences = _list(row, "evidences")
     if not evidences:
-        raise row.error("evidences", "the claim has no evidences", "Give each claim its list of evidences")
+        raise row.error("evidences", msg("msg.import.problem.no_evidences"), msg("msg.import.fix.give_evidences"))
     passages, claims = [], []
     for k, value in enumerate(evidences):
         evidence = row.child("evidences", k, value)
@@ -1530,7 +1606,8 @@ def _climate_fever_votes(evidence: _Row) -> tuple[str | None, ...]:
     mapped = []
     for j, vote in enumerate(votes):
         if vote is not None and vote not in CLIMATE_FEVER_LABELS:
-            raise evidence.error(f"votes[{j}]", f"unknown vote {vote!r}", f"Use null or one of: {', '.join(CLIMATE_FEVER_VOTES)}")
+            raise evidence.error(f"votes[{j}]", msg("msg.import.problem.unknown_vote", vote=repr(vote)),
+                                 msg("msg.import.fix.vote_choices", choices=", ".join(CLIMATE_FEVER_VOTES)))
         mapped.append(None if vote is None else CLIMATE_FEVER_LABELS[vote])
     return tuple(mapped)
 
@@ -1541,9 +1618,11 @@ def _climate_fever_votes(evidence: _Row) -> tuple[str | None, ...]:
 def _label_value(row: _Row) -> str:
     value = row.values.get("label")
     if value is None or value == "":
-        raise row.error("label", "missing or empty value", f"Give every row a label: one of {', '.join(LABELS)}")
+        raise row.error("label", msg("msg.import.problem.missing_value"),
+                        msg("msg.import.fix.give_label", choices=", ".join(LABELS)))
     if value not in LABELS:
-        raise row.error("label", f"unknown label {value!r}", f"Use one of: {', '.join(LABELS)}")
+        raise row.error("label", msg("msg.import.problem.unknown_label", value=repr(value)),
+                        msg("msg.import.fix.use_one_of", choices=", ".join(LABELS)))
     return value
 
 
@@ -1552,8 +1631,8 @@ def _severity(row: _Row, label: str) -> str | None:
     given with the label support (a supported claim has no severity; a release would show it)."""
     severity = row.choice("severity", SEVERITIES, required=False) or None
     if severity is not None and label == "support":
-        raise row.error("severity", f"severity '{severity}' is given with the label support, but a supported claim "
-                        "has no severity", "Leave severity empty, or choose the label contradict or insufficient")
+        raise row.error("severity", msg("msg.import.problem.severity_on_support", severity=severity),
+                        msg("msg.import.fix.severity_on_support"))
     return severity
 
 
@@ -1564,7 +1643,8 @@ def _passage_id_list(row: _Row) -> tuple[str, ...]:
     if isinstance(value, str):  # CSV: "p1;p2" (spaces around the separators are formatting)
         return tuple(nfc(part.strip()) for part in value.split(";") if part.strip())
     if not isinstance(value, list):
-        raise row.error("passage_ids", f"expected a list, got {_json_type(value)}", "Write passage_ids as a list of ids")
+        raise row.error("passage_ids", msg("msg.import.problem.expected_list", type=_json_type(value)),
+                        msg("msg.import.fix.passage_ids_list"))
     return tuple(row.check_ident(f"passage_ids[{i}]", item) for i, item in enumerate(value))
 
 

@@ -115,6 +115,12 @@ def _pattern(key: str) -> re.Pattern[str]:
     return re.compile("".join(parts), re.DOTALL)
 
 
+def shortened(text: str, limit: int = 80) -> str:
+    """`text` as a message field: its first `limit` characters and "…" when it is longer (an id
+    typed into an address may be thousands of characters long; echoing it whole helps nobody)."""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def field_name(name: str) -> Message | str:
     """The name of an input field (rationale, note, reason, guideline) as a message field; a name
     without a message of its own is written as it is."""
@@ -147,6 +153,7 @@ MESSAGES: dict[str, str] = {
     "msg.no_case_key": "no case with key {case_pk}",
     "msg.not_in_queue": "this claim is not in your queue",
     "msg.claim_not_in_queue": "claim '{claim_id}' is not in your queue",
+    "msg.claim_link_many": "the address names {n} claims (claim=...): open one claim at a time",
     "msg.claim_not_waiting": "claim '{claim_id}' is not waiting for your decision",
     "msg.claim_not_in_queue_nor_waiting": "claim '{claim_id}' is neither in your queue nor waiting for your decision",
     # --- saving a label
@@ -173,6 +180,7 @@ MESSAGES: dict[str, str] = {
                                 "be stored; remove it",
     "msg.invisible_in_name": "the name holds the invisible character {character} at position {position}; type the "
                              "name again without it",
+    "msg.text_too_long": "the {field} is {length:,} characters long, over the limit of {limit:,}; shorten it",
     "msg.field.rationale": "rationale",
     "msg.field.note": "note",
     "msg.field.reason": "reason",
@@ -329,4 +337,282 @@ MESSAGES: dict[str, str] = {
     "msg.history.field.note": "note",
     "msg.history.field.source": "source",
     "msg.history.field.revision": "revision",
+    # --- importing files (services/imports.py, formats.py). A refused line reads
+    # "{where}: {problem}. {fix}": msg.import.row with its place (msg.import.where.*) and its reason.
+    "msg.import.row": "{where}: {reason}",
+    "msg.import.reason": "{problem}. {fix}",
+    "msg.import.where.file": "{path}",
+    "msg.import.where.line": "{path}, line {line}",
+    "msg.import.where.field": "{path}, field '{field}'",
+    "msg.import.where.line_field": "{path}, line {line}, field '{field}'",
+    "msg.import.none": "none",
+    "msg.import.noun.case": "case",
+    "msg.import.noun.claim": "claim",
+    "msg.import.noun.passage": "passage",
+    "msg.import.json.bool": "true/false",
+    "msg.import.json.number": "a number",
+    "msg.import.json.string": "a string",
+    "msg.import.json.list": "a list",
+    "msg.import.json.object": "an object",
+    "msg.import.json.null": "null",
+    # a file that cannot be read at all (formats.check_input_file, imports)
+    "msg.import.file.unknown_format": "{path}: unknown format '{fmt}'; use auto or one of {choices}",
+    "msg.import.file.folder": "{path} is a folder, not a file: name the file to import, inside that folder",
+    "msg.import.file.missing": "{path}: no such file. Check the path (relative paths start from the current folder)",
+    "msg.import.file.not_regular": "{path} is not a regular file (a device, pipe or socket): save the data to a file "
+                                   "and import that file",
+    "msg.import.file.empty": "{path} is empty (0 bytes): export the data again, or name another file",
+    "msg.import.file.utf16": "{path}: UTF-16 is not supported: save the file as UTF-8 (Excel: 'CSV UTF-8') and import "
+                             "again",
+    "msg.import.file.nul_byte": "{path}, line {line}: byte {offset} is a NUL byte (0x00), which no text may hold: "
+                                "remove it (a tool that wrote the file may have padded it) and import again",
+    "msg.import.file.blank": "{path} is empty (only blank lines): export the data again, or name another file",
+    "msg.import.file.no_cases": "{path}: the file holds no cases",
+    "msg.import.file.no_labels": "{path}: the file holds no labels",
+    "msg.import.file.no_adjudications": "{path}: the file holds no adjudications",
+    "msg.import.file.vote_needed": "{path}: a CLIMATE-FEVER file gives adjudications only with a vote number (--vote K)",
+    "msg.import.file.vote_not_climate_fever": "{path}: --vote works only with a CLIMATE-FEVER file",
+    # the options of an import
+    "msg.import.option.dataset_blank": "the dataset name {name} is blank: give a name (e.g. --dataset pilot), or leave "
+                                       "--dataset out to use the default",
+    "msg.import.option.dataset_spaces": "the dataset name {name} has spaces around it: use --dataset {stripped}",
+    "msg.import.option.votes_both": "choose either --with-votes (all vote slots) or --first-votes N, not both",
+    "msg.import.option.votes_not_climate_fever": "votes can only be imported from a CLIMATE-FEVER file, not from a "
+                                                 "{fmt} file",
+    "msg.import.option.first_votes_range": "--first-votes must be 1 to 5 (CLIMATE-FEVER has five vote slots), got {n}",
+    "msg.import.option.partial_vote": "--partial works with a CSV or JSONL file of adjudications, not with --vote",
+    "msg.import.option.vote_range": "--vote must be 1 to 5 (CLIMATE-FEVER has five vote slots), got {n}",
+    "msg.import.option.unknown_kind": "unknown kind of import {kind}: use one of {choices}",
+    "msg.import.option.slices_cases_only": "declared slices apply to case files only",
+    "msg.import.option.labels_auto": "a labels file's format is found from the file itself: use auto",
+    # what is wrong with a line (the problem) ...
+    "msg.import.problem.expected_object": "expected a JSON object, got {type}",
+    "msg.import.problem.missing_value": "missing or empty value",
+    "msg.import.problem.expected_string": "expected a string, got {type}",
+    "msg.import.problem.too_long": "the text is {n:,} characters long, over the limit of {most:,}",
+    "msg.import.problem.expected_id": "expected a string id, got {type}",
+    "msg.import.problem.id_spaces": "id {id} has spaces around it",
+    "msg.import.problem.unknown_value": "unknown value {value}",
+    "msg.import.problem.repeat.case": "case '{id}' is also on line {line} with other content{differing}",
+    "msg.import.problem.repeat.claim": "claim '{id}' is also on line {line} with other content{differing}",
+    "msg.import.problem.repeat.passage": "passage '{id}' is also on line {line} with other content{differing}",
+    "msg.import.problem.repeat.label": "label of claim '{claim_id}', '{labeler}' is also on line {line} with other "
+                                       "content{differing}",
+    "msg.import.problem.repeat.adjudication": "adjudication of claim '{id}' is also on line {line} with other "
+                                              "content{differing}",
+    "msg.import.problem.differ": " ({fields} differ)",
+    "msg.import.problem.not_utf8_line": "byte {byte} (0x{hex}, column {column} of the line) is not UTF-8",
+    "msg.import.problem.bad_json": "not valid JSON: {detail} at column {column}",
+    "msg.import.problem.nul_character": "the line holds a NUL character (\\u0000)",
+    "msg.import.problem.lone_surrogate": "the line holds a lone UTF-16 surrogate (such as \\ud800), which is not a "
+                                         "character",
+    "msg.import.problem.not_utf8_nor_cp932": "byte {byte} (0x{hex}) is neither UTF-8 nor CP932{where}",
+    "msg.import.problem.encodings_fail": " (UTF-8 fails at byte {utf8}, CP932 at byte {cp932})",
+    "msg.import.problem.no_header": "the file has no header row",
+    "msg.import.problem.other_separator": "the header is one column '{header}': the file is separated by {separator}, "
+                                          "not commas",
+    "msg.import.separator.semicolons": "semicolons",
+    "msg.import.separator.tabs": "tabs",
+    "msg.import.problem.missing_columns": "missing column(s) {columns}",
+    "msg.import.problem.doubled_columns": "column(s) {columns} appear twice",
+    "msg.import.problem.extra_cells": "the row has {cells} cells but the header has {columns}",
+    "msg.import.problem.nul_cell": "the cell holds a NUL byte (0x00), which no text may hold",
+    "msg.import.problem.unclosed_quote": "a quoted field is never closed (a missing \"?)",
+    "msg.import.problem.both_spellings": "'{snake}' and '{camel}' are the same field, given twice",
+    "msg.import.problem.rag_and_metadata": "'{name}' and the metadata key '{snake}' have other values",
+    "msg.import.problem.expected_id_list": "expected a list of passage ids, got {type}",
+    "msg.import.problem.unknown_evidence": "evidence '{id}' is not one of this case's passages ({passages})",
+    "msg.import.problem.no_key": "the {noun} has no '{name}'",
+    "msg.import.problem.null": "the value is null",
+    "msg.import.problem.empty": "the value is empty",
+    "msg.import.problem.field_and_metadata": "'{name}' is both a field of the case and a key of its metadata, with "
+                                             "other values",
+    "msg.import.problem.expected_list": "expected a list, got {type}",
+    "msg.import.problem.expected_object_value": "expected an object, got {type}",
+    "msg.import.problem.no_claims": "the case has no claims",
+    "msg.import.problem.claim_no_passages": "claim '{id}' has no passages",
+    "msg.import.problem.unknown_passage": "passage '{id}' is not one of this case's passages ({passages})",
+    "msg.import.problem.passage_twice": "passage '{id}' is named twice",
+    "msg.import.problem.passage_twice_in_record": "passage '{id}' is given twice in this record with other "
+                                                  "content{differing}",
+    "msg.import.problem.case_has_refused_row": "case '{id}' has a refused row on line {line}, so the whole case is "
+                                               "skipped",
+    "msg.import.problem.case_skipped": "case '{id}' is skipped whole (its rows from this line on): its row on line "
+                                       "{line} is refused",
+    "msg.import.problem.no_evidences": "the claim has no evidences",
+    "msg.import.problem.unknown_vote": "unknown vote {vote}",
+    "msg.import.problem.unknown_label": "unknown label {value}",
+    "msg.import.problem.severity_on_support": "severity '{severity}' is given with the label support, but a "
+                                              "supported claim has no severity",
+    "msg.import.problem.unknown_slice": "unknown slice {slice} (known: {known})",
+    "msg.import.problem.stored_other": "{noun} '{id}' is already in dataset '{dataset}'{when} with another {fields}: "
+                                       "{shown}",
+    "msg.import.problem.stored_when": " (stored version written {time} UTC)",
+    "msg.import.problem.difference": "{name} {stored} in the database, {new} in this file",
+    "msg.import.problem.empty_value": "empty",
+    "msg.import.problem.voter_adjudicated": "{labeler} adjudicated claim '{claim_id}' and cannot also label it",
+    "msg.import.problem.label_stored_other": "{labeler} already labeled claim '{claim_id}' with another {fields}: "
+                                             "{shown}",
+    "msg.import.problem.passage_not_shown": "claim '{claim_id}' is not shown with passage '{passage_id}'",
+    "msg.import.problem.claim_not_in_dataset": "claim '{claim_id}' is not in dataset '{dataset}'",
+    "msg.import.problem.adjudicated_other": "claim '{claim_id}' is already adjudicated with another {fields}: {shown}",
+    "msg.import.problem.labeler_adjudicates": "{adjudicator} labeled claim '{claim_id}' and cannot adjudicate it",
+    "msg.import.problem.not_adjudicable": "claim '{claim_id}' is {state}; only a disputed or stale claim can be "
+                                          "adjudicated",
+    "msg.import.problem.no_claim": "no claim with id '{claim_id}'",
+    "msg.import.problem.no_claim_in": "no claim with id '{claim_id}' in dataset '{dataset}'",
+    "msg.import.problem.ambiguous_claim": "claim id '{claim_id}' exists in more than one dataset",
+    "msg.import.problem.still_to_label": "you are assigned to label claim '{claim_id}' and have not labeled it yet, "
+                                         "so you may not import labels or decisions for it (the import compares them "
+                                         "with the other labels)",
+    "msg.import.problem.name_case": "{role} '{name}' differs only in case from the existing user '{taken}'{whose}",
+    "msg.import.problem.created_for_line": " (created by this import for line {line})",
+    # ... and what to do about it (the fix)
+    "msg.import.fix.write_object": "Write it as {braces}",
+    "msg.import.fix.non_empty": "Give every record a non-empty '{name}'",
+    "msg.import.fix.double_quotes": "Write it in double quotes",
+    "msg.import.fix.shorten": "Shorten it (split a long document into passages), or check the file for a quote that "
+                              "is never closed",
+    "msg.import.fix.id_quotes": "Write the id in double quotes",
+    "msg.import.fix.id_spaces": "Remove the leading and trailing spaces from the id",
+    "msg.import.fix.use_one_of": "Use one of: {choices}",
+    "msg.import.fix.repeat_label": "Keep one row per claim and labeler, or make both the same",
+    "msg.import.fix.repeat_adjudication": "Keep one row per claim, or make both the same",
+    "msg.import.fix.repeat_id": "Give one of them another id, or make both the same",
+    "msg.import.fix.jsonl_utf8": "JSON lines must be UTF-8: save the file as UTF-8 and import again",
+    "msg.import.fix.json_control": "A tab or line break inside a string must be written as \\t or \\n; each record is "
+                                   "one JSON object on one line",
+    "msg.import.fix.json_line": "Write each record as one JSON object on one line, e.g. {example}",
+    "msg.import.fix.one_object_per_line": "Write each record as one JSON object {braces} on its own line",
+    "msg.import.fix.unstorable": "Remove it: a NUL cannot be stored as text (PostgreSQL refuses it), and a lone "
+                                 "surrogate is half of a character, which no text may hold",
+    "msg.import.fix.csv_encoding": "Save the file as UTF-8 (Excel: 'CSV UTF-8') or as CP932 and import again",
+    "msg.import.fix.header": "Put the column names on line 1: {columns}, ...",
+    "msg.import.fix.commas": "Save it as comma-separated CSV (Excel: 'CSV UTF-8 (Comma delimited)') and import again",
+    "msg.import.fix.add_columns": "Add them to the header row (required: {required})",
+    "msg.import.fix.keep_one_each": "Keep one of each",
+    "msg.import.fix.quote_commas": "Quote cells that contain commas, or remove the extra cells",
+    "msg.import.fix.remove_nul": "Remove it and import again",
+    "msg.import.fix.close_quote": "Add the closing \" at the end of the cell, and write a \" inside a quoted cell as "
+                                  "\"\"",
+    "msg.import.fix.keep_spelling": "Keep one of them (it is stored as '{snake}')",
+    "msg.import.fix.keep_one": "Keep only one of them",
+    "msg.import.fix.id_list": "Write it as a JSON list, e.g. \"{name}\": [\"p1\", \"p2\"]",
+    "msg.import.fix.name_case_passages": "Name passages of the case, or add the passage to it",
+    "msg.import.fix.add_key": "Add {write} to the {noun} ({meaning})",
+    "msg.import.fix.write_key": "Write {write} ({meaning})",
+    "msg.import.fix.write_noun_key": "Write the {noun}'s {name} ({meaning})",
+    "msg.import.fix.keep_one_metadata": "Keep only one of them (fields the format does not know are kept in metadata)",
+    "msg.import.fix.write_list": "Write '{name}' as a JSON list [...]",
+    "msg.import.fix.metadata_object": "Write metadata as a JSON object {braces}",
+    "msg.import.fix.give_claims": "Give the case a non-empty list of claims",
+    "msg.import.fix.give_passages": "Give the case a list of passages, or the claim a list of passage_ids",
+    "msg.import.fix.name_a_passage": "Name at least one passage of the case, or leave passage_ids out to show all of "
+                                     "them",
+    "msg.import.fix.add_passage": "Add the passage to the case's passages or fix the id",
+    "msg.import.fix.name_once": "Name each passage once",
+    "msg.import.fix.another_id": "Give one of them another id",
+    "msg.import.fix.fix_row": "Fix that row and import the case again",
+    "msg.import.fix.give_evidences": "Give each claim its list of evidences",
+    "msg.import.fix.vote_choices": "Use null or one of: {choices}",
+    "msg.import.fix.give_label": "Give every row a label: one of {choices}",
+    "msg.import.fix.severity_on_support": "Leave severity empty, or choose the label contradict or insufficient",
+    "msg.import.fix.passage_ids_list": "Write passage_ids as a list of ids",
+    "msg.import.fix.declare_slice": "Fix the name, or declare the new slice: --slices {slice}",
+    "msg.import.fix.update_or_new_id": "Import with --update to replace it (an adjudicated {noun} then becomes stale), "
+                                       "or give it another id",
+    "msg.import.fix.fewer_votes": "An adjudicator never adjudicates a claim they labeled: import fewer votes",
+    "msg.import.fix.label_to_other": "An adjudicator never adjudicates a claim they labeled: give the label to someone "
+                                     "else",
+    "msg.import.fix.claim_to_other": "An adjudicator never adjudicates a claim they labeled: give the claim to someone "
+                                     "else",
+    "msg.import.fix.update_label": "Import with --update to replace the stored label (revision + 1; an adjudicated "
+                                   "claim then becomes stale)",
+    "msg.import.fix.update_decision": "Import with --update to replace the stored decision (revision + 1)",
+    "msg.import.fix.cite_shown": "Cite only passages the claim is shown with: {passages}",
+    "msg.import.fix.import_first": "Import the file first (annotator import FILE), or name its dataset with --dataset",
+    "msg.import.fix.remove_line": "Remove the line, or check the claim id",
+    "msg.import.fix.import_case_first": "Import the claim's case first, or fix the id",
+    "msg.import.fix.name_dataset": "Name the dataset with --dataset",
+    "msg.import.fix.label_first": "Label the claim first, or let another admin or the command line import the file",
+    "msg.import.fix.existing_name": "Use the existing name exactly ('{taken}'): names that differ only in case are one "
+                                    "person's, and `annotator users add` refuses them too",
+    # (the literal "{...}" of these fixes is a field, BRACES in formats.py: a text without fields is shown as it is)
+    # what a native record's required keys hold (formats._NATIVE_REQUIRED), in the fixes above
+    "msg.import.native.question": "the question put to the system; it cannot be empty",
+    "msg.import.native.answer": "the system's answer; \"\" if it gave none",
+    "msg.import.native.slice": "e.g. \"normal\"; it cannot be empty",
+    "msg.import.native.split": "one of {choices}",
+    "msg.import.native.if_unknown": "\"\" if unknown",
+    "msg.import.native.if_none": "\"\" if none",
+    # an import's report (ImportReport.summary_lines): what the command line prints
+    "msg.import.encoding.utf8_bom": "UTF-8 with BOM",
+    "msg.import.report.read": "Read {file} as {encoding} ({format}): {totals}",
+    "msg.import.report.read_into": "Read {file} as {encoding} ({format}) into dataset '{dataset}': {totals}",
+    "msg.import.report.total": "{n:,} {kind}",
+    "msg.import.report.counts": "  {kind}: {new:,} new, {unchanged:,} unchanged, {updated:,} updated",
+    "msg.import.kind.cases": "cases",
+    "msg.import.kind.claims": "claims",
+    "msg.import.kind.passages": "passages",
+    "msg.import.kind.labels": "labels",
+    "msg.import.kind.adjudications": "adjudications",
+    "msg.import.report.created_user": "Created user {names} (role {role}, no password: they cannot log in until an "
+                                      "admin sets one)",
+    "msg.import.report.created_users": "Created users {names} (role {role}, no password: they cannot log in until an "
+                                       "admin sets one)",
+    "msg.import.report.gave_role_one": "Gave role {role} to {names} (an existing user, who keeps their other roles)",
+    "msg.import.report.gave_role_many": "Gave role {role} to {names} (existing users, who keep their other roles)",
+    "msg.import.report.to_review_one": "Marked {n:,} label for review: made before its claim's text or passages "
+                                       "changed, it is back in its labeler's queue (Label page) to be saved again; a "
+                                       "claim with two or more labels is stale until each label to review is saved "
+                                       "again or an adjudicator decides the claim (a claim with one label stays single)",
+    "msg.import.report.to_review_many": "Marked {n:,} labels for review: made before their claims' text or passages "
+                                        "changed, they are back in their labelers' queues (Label page) to be saved "
+                                        "again; a claim with two or more labels is stale until each label to review is "
+                                        "saved again or an adjudicator decides the claim (a claim with one label stays "
+                                        "single)",
+    "msg.import.report.skipped_claims": "Skipped {n:,} claims: {reason}",
+    "msg.import.report.skipped_line": "Skipped {n:,} bad line (--partial):",
+    "msg.import.report.skipped_lines": "Skipped {n:,} bad lines (--partial):",
+    "msg.import.report.skipped_entry": "  {line}",
+    "msg.import.report.warning": "Warning: {warning}",
+    # kept as English texts (ImportReport.skipped's keys, its warnings): the app finds them again with
+    # `recognize`, so their fields hold no format spec
+    "msg.import.skip.not_disputed": "not disputed ({state})",
+    "msg.import.skip.no_vote": "disputed but no vote {vote}",
+    "msg.import.warn.unknown_column_ignored": "{path}, line {line}: column '{name}' is not one of {known}; it is ignored",
+    "msg.import.warn.unknown_column_kept": "{path}, line {line}: column '{name}' is not one of {known}; it is kept as "
+                                           "case metadata",
+    "msg.import.warn.unknown_field_ignored": "{path}, line {line}: field '{name}' is not one of {known}; it is ignored",
+    "msg.import.warn.unknown_field_kept": "{path}, line {line}: field '{name}' is not one of {known}; it is kept as case "
+                                          "metadata",
+    "msg.import.warn.unnamed_column": "{path}, line {line}: column {number} has no name in the header; it is ignored",
+    "msg.import.warn.changed_passages": "{n} claims are shown with changed passages: they are marked changed "
+                                        "(adjudicated ones become stale)",
+    # --- verifying a release folder (release.py): each problem names its file. VerifyResult.problems
+    # holds them as English texts; the app finds their keys again with `recognize` (no format specs).
+    # A problem naming a line comes before the same problem without one (recognize takes the first).
+    "msg.verify.staging": "{folder}: the staging folder of a `release create` that did not finish, not a release "
+                          "(`annotator release verify --release NAME` or the next `release create` finishes or removes "
+                          "it)",
+    "msg.verify.not_a_folder": "{folder}: not a release folder (missing or not a directory)",
+    "msg.verify.manifest_changed": "{name} was changed after the release was created: its SHA-256 is {actual}, the "
+                                   "release recorded {expected}",
+    "msg.verify.no_recorded_sha256": "manifest.json: the database records no SHA-256 for release '{release}', so the "
+                                     "manifest itself cannot be checked",
+    "msg.verify.not_plain_name": "{name}: listed in manifest.json but not a plain data file name",
+    "msg.verify.missing": "{name}: missing",
+    "msg.verify.missing_in": "{name}: missing in {folder}",
+    "msg.verify.line_unreadable": "{name}, line {line}: unreadable ({error})",
+    "msg.verify.unreadable": "{name}: unreadable ({error})",
+    "msg.verify.not_object": "{name}: not a JSON object",
+    "msg.verify.no_files": "{name}: has no 'files' object listing the release's files",
+    "msg.verify.no_sha256": "{name}: its manifest entry has no sha256",
+    "msg.verify.changed_sha256": "{name}: changed (sha256 {actual}, manifest says {expected})",
+    "msg.verify.changed_bytes": "{name}: changed ({actual} bytes, manifest says {expected})",
+    "msg.verify.not_listed": "{name}: not listed in manifest.json",
+    "msg.verify.unexpected_file": "{name}: unexpected file (not listed in manifest.json)",
+    "msg.verify.unexpected_folder": "{name}: unexpected folder (not listed in manifest.json)",
+    "msg.verify.fewer_claims": "{name}: holds fewer claims than gold.jsonl",
+    "msg.release.verify_mismatch": "release {folder} does not match its manifest: {problems}",
 }

@@ -39,6 +39,7 @@ import pyarrow.parquet as pq
 import annotator
 from annotator.durable import sync_folder
 from annotator.errors import InvalidValueError, ReleaseExistsError, ReleaseVerifyError, ReleaseWriteError
+from annotator.messages import Joined, Message, english, recognize
 from annotator.vocabulary import LABELS
 
 try:  # POSIX: a staging folder is locked by its writer, so a cleanup never removes a live one
@@ -765,11 +766,11 @@ def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ReleaseVerifyError(f"{path.name}: missing in {Path(folder)}") from None
+        raise ReleaseVerifyError.of("msg.verify.missing_in", name=path.name, folder=str(Path(folder))) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ReleaseVerifyError(f"{path.name}: unreadable ({error})") from None
+        raise ReleaseVerifyError.of("msg.verify.unreadable", name=path.name, error=str(error)) from None
     if not isinstance(manifest, dict):
-        raise ReleaseVerifyError(f"{path.name}: not a JSON object")
+        raise ReleaseVerifyError.of("msg.verify.not_object", name=path.name)
     return manifest
 
 
@@ -778,7 +779,7 @@ class VerifyResult:
     """The outcome of verifying a release folder against its manifest."""
 
     ok: bool
-    problems: tuple[str, ...]  # one line each, starting with the file name
+    problems: tuple[str, ...]  # one line each, starting with the file name (English: see `problem_message`)
     files: tuple[str, ...]  # the files checked: names whose SHA-256 was recomputed
     manifest_sha256: str | None = None  # SHA-256 of manifest.json as found; None when it is missing
     notes: tuple[str, ...] = ()  # what was done on the way, e.g. a stopped release finished
@@ -801,26 +802,28 @@ def verify_release(folder: str | os.PathLike[str], expected_manifest_sha256: str
     """
     folder = Path(folder)
     if staging_name(folder) is not None and folder.is_dir():
-        return VerifyResult(False, (
-            f"{folder.name}: the staging folder of a `release create` that did not finish, not a release "
-            "(`annotator release verify --release NAME` or the next `release create` finishes or removes it)",
-        ), ())
+        return VerifyResult(False, (english("msg.verify.staging", folder=folder.name),), ())
     return _verify(folder, expected_manifest_sha256)
+
+
+def problem_message(problem: str) -> Message | str:
+    """A verify problem (VerifyResult.problems: English text) as its message (msg.verify.*, found
+    again by messages.recognize), for the app to write in the user's language; the text as it is
+    when it is none of them."""
+    return recognize(problem, "msg.verify.") or problem
 
 
 def _verify(folder: Path, expected_manifest_sha256: str | None) -> VerifyResult:
     """`verify_release` without the refusal of staging folders."""
     if not folder.is_dir():
-        return VerifyResult(False, (f"{folder}: not a release folder (missing or not a directory)",), ())
+        return VerifyResult(False, (english("msg.verify.not_a_folder", folder=str(folder)),), ())
     manifest_path = release_layout(folder).manifest
     manifest_sha256 = _hash_if_readable(manifest_path)
     problems: list[str] = []
     if expected_manifest_sha256 is not None and manifest_sha256 is not None:
         if manifest_sha256 != expected_manifest_sha256.strip().lower():
-            problems.append(
-                f"{manifest_path.name} was changed after the release was created: its SHA-256 is {manifest_sha256}, "
-                f"the release recorded {expected_manifest_sha256}"
-            )
+            problems.append(english("msg.verify.manifest_changed", name=manifest_path.name, actual=manifest_sha256,
+                                    expected=expected_manifest_sha256))
     try:
         listed = _listed_files(read_manifest(folder))
     except ReleaseVerifyError as error:
@@ -828,9 +831,9 @@ def _verify(folder: Path, expected_manifest_sha256: str | None) -> VerifyResult:
     checked: list[str] = []
     for file_name, entry in listed.items():
         if Path(file_name).name != file_name or file_name in (".", "..", release_layout(folder).manifest.name):
-            problems.append(f"{file_name}: listed in manifest.json but not a plain data file name")
+            problems.append(english("msg.verify.not_plain_name", name=file_name))
         elif not (folder / file_name).is_file():
-            problems.append(f"{file_name}: missing")
+            problems.append(english("msg.verify.missing", name=file_name))
         else:
             checked.append(file_name)
             problems += _compare(folder / file_name, entry)
@@ -852,38 +855,37 @@ def check_release(folder: str | os.PathLike[str], expected_manifest_sha256: str 
     """
     result = verify_release(folder, expected_manifest_sha256)
     if not result.ok:
-        raise ReleaseVerifyError(
-            f"release {Path(folder)} does not match its manifest: " + "; ".join(result.problems)
-        )
+        raise ReleaseVerifyError.of("msg.release.verify_mismatch", folder=str(Path(folder)),
+                                    problems=Joined(tuple(problem_message(p) for p in result.problems), "; "))
     return result
 
 
 def _listed_files(manifest: dict[str, Any]) -> dict[str, Any]:
     files = manifest.get("files")
     if not isinstance(files, dict) or not files:
-        raise ReleaseVerifyError("manifest.json: has no 'files' object listing the release's files")
+        raise ReleaseVerifyError.of("msg.verify.no_files", name="manifest.json")
     return dict(sorted(files.items()))
 
 
 def _compare(path: Path, entry: Any) -> list[str]:
     if not isinstance(entry, dict) or not isinstance(entry.get("sha256"), str):
-        return [f"{path.name}: its manifest entry has no sha256"]
+        return [english("msg.verify.no_sha256", name=path.name)]
     actual = file_entry(path)
     if actual["sha256"] != entry["sha256"].lower():
-        return [f"{path.name}: changed (sha256 {actual['sha256']}, manifest says {entry['sha256']})"]
+        return [english("msg.verify.changed_sha256", name=path.name, actual=actual["sha256"], expected=entry["sha256"])]
     if "bytes" in entry and actual["bytes"] != entry["bytes"]:
-        return [f"{path.name}: changed ({actual['bytes']} bytes, manifest says {entry['bytes']})"]
+        return [english("msg.verify.changed_bytes", name=path.name, actual=actual["bytes"], expected=entry["bytes"])]
     return []
 
 
 def _unlisted_problems(folder: Path, listed: Mapping[str, Any]) -> list[str]:
     layout = release_layout(folder)
-    problems = [f"{name}: not listed in manifest.json" for name in layout.required_files if name not in listed]
+    problems = [english("msg.verify.not_listed", name=name) for name in layout.required_files if name not in listed]
     expected = set(listed) | set(layout.data_files) | {layout.manifest.name}
     for entry in sorted(folder.iterdir()):
         if entry.name not in expected:
-            kind = "folder" if entry.is_dir() else "file"
-            problems.append(f"{entry.name}: unexpected {kind} (not listed in manifest.json)")
+            key = "msg.verify.unexpected_folder" if entry.is_dir() else "msg.verify.unexpected_file"
+            problems.append(english(key, name=entry.name))
     return problems
 
 
@@ -1068,9 +1070,9 @@ def read_passage_texts(folder: str | os.PathLike[str], records: Sequence[Mapping
                                          "claim of gold.jsonl")
                     texts[record["dataset"], record["claim_id"]] = {pid: passages[pid] for pid in claim["passage_ids"]}
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
-        raise ReleaseVerifyError(f"{path.name}, line {number}: unreadable ({error})") from None
+        raise ReleaseVerifyError.of("msg.verify.line_unreadable", name=path.name, line=number, error=str(error)) from None
     if next(claims, None) is not None:
-        raise ReleaseVerifyError(f"{path.name}: holds fewer claims than gold.jsonl")
+        raise ReleaseVerifyError.of("msg.verify.fewer_claims", name=path.name)
     return texts
 
 
@@ -1087,8 +1089,8 @@ def read_gold(folder: str | os.PathLike[str]) -> list[dict[str, Any]]:
                     raise ValueError("not a JSON object")
                 records.append(record)
     except FileNotFoundError:
-        raise ReleaseVerifyError(f"{path.name}: missing in {Path(folder)}") from None
+        raise ReleaseVerifyError.of("msg.verify.missing_in", name=path.name, folder=str(Path(folder))) from None
     except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise ReleaseVerifyError(f"{path.name}, line {number}: unreadable ({error})") from None
+        raise ReleaseVerifyError.of("msg.verify.line_unreadable", name=path.name, line=number, error=str(error)) from None
     return records
 

@@ -187,7 +187,7 @@ def _key(values: Any) -> Any:
 
 def shown_claim(at: AppTest) -> str:
     """The claim id in the Label page's "Claim X" heading."""
-    for header in at.subheader:
+    for header in at.header:
         match = re.fullmatch(r"Claim (\S+)", header.value)
         if match:
             return match.group(1)
@@ -202,16 +202,21 @@ def open_label_page(url: str) -> AppTest:
     at.text_input(key="login.name").input("bench-c")
     at.text_input(key="login.password").input(PASSWORD)
     at.form_submit_button[0].click().run()
-    if not at.subheader or not any(h.value.startswith("Claim ") for h in at.subheader):
+    if not at.header or not any(h.value.startswith("Claim ") for h in at.header):
         at.switch_page("views/label.py").run()
     return at
+
+
+def label_button(at: AppTest, value: str):  # noqa: ANN201 - an AppTest Button
+    """The Label page's button that saves `value` on the claim shown (its key names the claim)."""
+    return next(b for b in at.button if b.key and b.key.startswith(f"label.button.{value}."))
 
 
 def press(at: AppTest) -> float:
     """Press Support on the shown claim; seconds until the next claim is rendered."""
     before = shown_claim(at)
     started = time.perf_counter()
-    at.button(key="label.button.support").click().run()
+    label_button(at, "support").click().run()
     seconds = time.perf_counter() - started
     if at.exception:
         raise RuntimeError(str(at.exception))
@@ -310,7 +315,7 @@ def in_browser(url: str, work: Path, clicks: int) -> list[float]:
                 started = time.perf_counter()
                 button.click()
                 page.wait_for_function(
-                    "before => [...document.querySelectorAll('h3')].some(h => /^Claim c-/.test(h.innerText) && h.innerText !== before)",
+                    "before => [...document.querySelectorAll('h2')].some(h => /^Claim c-/.test(h.innerText) && h.innerText !== before)",
                     arg=before, timeout=60_000)
                 seconds.append(time.perf_counter() - started)
             browser.close()

@@ -127,7 +127,19 @@ def _settled(page: Page) -> None:
 
 
 def _shot(page: Page, name: str) -> None:
-    page.screenshot(path=str(OUT / f"{name}.png"), full_page=True)
+    """The whole page in OUT/`name`.png. Streamlit scrolls its main area (and the sidebar) inside
+    the window, so the document never grows and `full_page` alone would stop at the window's
+    bottom: the window is made as tall as they are for the shot, then set back (as the browser
+    tests' `shot` does)."""
+    size = page.viewport_size
+    tallest = page.evaluate("() => Math.max(0, ...Array.from(document.querySelectorAll("
+                            "'[data-testid=stMain], [data-testid=stSidebarContent]'), e => e.scrollHeight))")
+    page.set_viewport_size({"width": size["width"], "height": min(max(tallest, size["height"]), 16_000)})
+    try:
+        time.sleep(0.5)  # charts redraw for the new window
+        page.screenshot(path=str(OUT / f"{name}.png"), full_page=True)
+    finally:
+        page.set_viewport_size(size)
     print(f"  {name}.png")
 
 

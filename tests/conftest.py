@@ -100,3 +100,20 @@ def need(path: Path) -> Path:
             pytest.fail("CI must run the tests on the shared data: " + message)
         pytest.skip(message)
     return path
+
+
+def label_button(at, value: str):  # noqa: ANN001, ANN201 - an AppTest and its Button
+    """The Label page's button that saves `value` on the claim shown (its key names the claim:
+    keyguard.button_key)."""
+    return _claim_button(at, "label.button.", value)
+
+
+def decision_button(at, value: str):  # noqa: ANN001, ANN201 - an AppTest and its Button
+    """The Adjudicate page's button that decides `value` on the claim shown."""
+    return _claim_button(at, "adjudicate.button.", value)
+
+
+def _claim_button(at, prefix: str, value: str):  # noqa: ANN001, ANN202
+    found = [button for button in at.button if button.key and button.key.startswith(f"{prefix}{value}.")]
+    assert len(found) == 1, f"expected one {prefix}{value} button, found keys {[b.key for b in found]}"
+    return found[0]

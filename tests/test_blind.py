@@ -69,7 +69,7 @@ from annotator.services import (
 from annotator.services.access import OPERATOR
 from annotator.services.fingerprint import label_fingerprint
 from annotator.workflow import Permission
-from tests.conftest import POSTGRES_ADMIN_URL, require_postgres
+from tests.conftest import POSTGRES_ADMIN_URL, label_button, require_postgres
 
 REPO = Path(__file__).resolve().parents[1]
 APP = REPO / "annotator" / "ui" / "app.py"
@@ -1089,7 +1089,7 @@ def test_after_b_submits_on_x_the_label_is_locked_and_the_claim_goes_to_an_adjud
     try:
         ren = open_url(log_in("ren"), "label")  # from the Home page
         assert ren.session_state["label.claim_pk"] == keys.x
-        ren.button(key="label.button.support").click().run()
+        label_button(ren, "support").click().run()
         assert [t.value for t in ren.toast] == ["Saved support on claim case-1-c1."]
         ren = log_in("ren", {"claim": "case-1-c1"})
         assert any("second label on this claim has landed" in i.value for i in ren.info)

@@ -22,6 +22,7 @@ from annotator.services.users import add_user, get_user
 from annotator.ui import language
 from tests.factories import PASSWORD, pilot
 from tests.test_ui_app import MARKER, engine, open_app, page_dump, shown_claim  # noqa: F401 - engine: the app's fixture
+from tests.conftest import label_button
 
 RESTORED = re.compile(r"Restored your unsaved draft from \d\d:\d\d UTC\.")
 
@@ -245,7 +246,7 @@ def test_a_typed_draft_survives_a_reload_and_goes_when_the_label_is_saved(engine
              if not getattr(node.proto, "id", "").endswith(f"-{language.TAG_CONTAINER}")]
     assert shown[0].type == "title"  # no stray text above it
 
-    reloaded.button(key="label.button.contradict").click().run()
+    label_button(reloaded, "contradict").click().run()
     assert [t.value for t in reloaded.toast] == ["Saved contradict on claim case-1-c1."]
     assert _page_drafts(engine) == []
     with session_scope(engine) as s:
@@ -261,7 +262,7 @@ def test_typing_and_pressing_a_label_in_one_go_leaves_no_draft(engine):
     claim_pk = at.session_state["label.claim_pk"]
     at.text_area(key=f"label.rationale.{claim_pk}").input("typed then saved at once")
     at.checkbox(key=f"label.cite.{claim_pk}.case-1-p1").check()
-    at.button(key="label.button.support").click().run()  # the inputs' callbacks run in the same rerun
+    label_button(at, "support").click().run()  # the inputs' callbacks run in the same rerun
     assert [t.value for t in at.toast] == ["Saved support on claim case-1-c1."]
     assert _page_drafts(engine) == []
 
@@ -280,9 +281,9 @@ def test_a_stale_refusal_keeps_the_input_and_the_chosen_label_across_a_reload(en
     first_tab = open_app("aoi")
     second_tab = open_app("aoi")
     claim_pk = first_tab.session_state["label.claim_pk"]
-    second_tab.button(key="label.button.support").click().run()  # the other tab saves first
+    label_button(second_tab, "support").click().run()  # the other tab saves first
     _type(first_tab, claim_pk, "typed in the first tab")
-    first_tab.button(key="label.button.contradict").click().run()
+    label_button(first_tab, "contradict").click().run()
     assert len(first_tab.error) == 1 and "changed elsewhere" in first_tab.error[0].value
     assert any(w.value.startswith("Your input is kept below, also as a draft") for w in first_tab.warning)
     assert first_tab.text_area(key=f"label.rationale.{claim_pk}").value == "typed in the first tab"
@@ -293,7 +294,7 @@ def test_a_stale_refusal_keeps_the_input_and_the_chosen_label_across_a_reload(en
     assert len(reloaded.info) == 1
     assert re.fullmatch(r"Restored your unsaved draft from \d\d:\d\d UTC\. You had chosen contradict; "
                         r"it is not saved until you press a label button\.", reloaded.info[0].value)
-    reloaded.button(key="label.button.contradict").click().run()  # now against the label it shows
+    label_button(reloaded, "contradict").click().run()  # now against the label it shows
     assert [e.value for e in reloaded.error] == []
     assert _page_drafts(engine) == []
     with session_scope(engine) as s:
@@ -318,7 +319,7 @@ def test_discarding_the_draft_starts_the_inputs_again_from_the_saved_label(engin
     at = open_app("aoi")
     claim_pk = at.session_state["label.claim_pk"]
     at.text_area(key=f"label.rationale.{claim_pk}").input("saved reason")
-    at.button(key="label.button.insufficient").click().run()
+    label_button(at, "insufficient").click().run()
     at.button(key="label.previous").click().run()
     _type(at, claim_pk, "second thoughts", cite=("case-1-p1",))
     reloaded = open_app("aoi", query={"claim": "case-1-c1"})

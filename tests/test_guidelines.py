@@ -30,6 +30,7 @@ from annotator.services.imports import import_labels
 from annotator.services.labeling import assigned_claims, save_label, save_label_as
 from annotator.services.users import add_user, get_user
 from tests.factories import PASSWORD, pilot
+from tests.conftest import label_button
 
 REPO = Path(__file__).resolve().parents[1]
 APP = REPO / "annotator" / "ui" / "app.py"
@@ -391,7 +392,7 @@ def test_a_label_page_showing_an_older_guideline_refuses_the_save_then_records_t
     claim = at.session_state["label.claim_pk"]
     at.text_area(key=f"label.rationale.{claim}").input("kept through the refusal").run()
     _publish(app_db, "v2", V2)  # published after the page showed v1: the label must not claim v2 unread
-    at.button(key="label.button.support").click().run()
+    label_button(at, "support").click().run()
     assert not at.exception
     assert [e.value for e in at.error] == [
         "the labeling guideline is now version 'v2', published after you were shown version 'v1'; your input is "
@@ -401,9 +402,24 @@ def test_a_label_page_showing_an_older_guideline_refuses_the_save_then_records_t
     assert at.session_state["label.claim_pk"] == claim
     assert at.text_area(key=f"label.rationale.{claim}").value == "kept through the refusal"
     assert panel(at)[0][0].startswith("Guideline v2 · published ")  # the page now shows v2
-    at.button(key="label.button.support").click().run()
+    label_button(at, "support").click().run()
     assert [e.value for e in at.error] == []
     assert _label(app_db, claim, "alice").guideline_version == "v2"
+
+
+def test_a_guideline_published_while_the_label_page_is_open_is_announced_once_and_opened(app_db):
+    _publish(app_db, "v1", V1)
+    at = open_app("alice", "views/label.py")
+    claim = at.session_state["label.claim_pk"]
+    assert [i.value for i in at.info if "guideline" in i.value] == []
+    _publish(app_db, "v2", V2)
+    at.text_area(key=f"label.rationale.{claim}").input("a rerun, not a save").run()  # the draft's rerun
+    assert [i.value for i in at.info if "guideline" in i.value] == [
+        "A new guideline version, v2, was published: read it in the sidebar. Your labels from now on record it."]
+    assert at.sidebar.expander[0].proto.expanded
+    at.run()
+    assert [i.value for i in at.info if "guideline" in i.value] == []  # said once
+    assert not at.sidebar.expander[0].proto.expanded
 
 
 def test_the_adjudicate_page_shows_the_guideline_too(app_db):

@@ -27,7 +27,7 @@ from annotator.services.imports import import_adjudications, import_cases, impor
 from annotator.services.labeling import assign_cases, lift_hold, put_on_hold, save_label
 from annotator.services.releases import create_release
 from annotator.services.users import add_user, ensure_user, get_user, set_active, set_password, set_roles
-from tests.conftest import TEST_DATA
+from tests.conftest import TEST_DATA, decision_button
 from tests.factories import PASSWORD, make_dataset, make_team, pilot
 from tests.test_ui_app import APP, _seed, has_word, label_queue, open_app, page_dump
 
@@ -488,7 +488,7 @@ def _label_and_adjudicate() -> None:
     label_queue(open_app("aoi"), 0, rationales={"case-1-c2": MARKDOWN_RATIONALE})
     label_queue(open_app("ren"), 1)
     mika = open_app("mika")
-    mika.button(key="adjudicate.button.contradict").click().run()
+    decision_button(mika, "contradict").click().run()
     assert [t.value for t in mika.toast] == ["Decided contradict on claim case-1-c2."]
 
 

@@ -28,6 +28,7 @@ from tests.factories import PASSWORD, pilot
 from tests.test_ui_app import (  # noqa: F401 - engine: a fixture
     MARKER, _claim_pk, _label_both, engine, has_word, open_app, page_dump, shown_claim,
 )
+from tests.conftest import label_button
 
 
 def _pk(session, claim_id: str) -> int:  # noqa: ANN001
@@ -375,13 +376,13 @@ def _links(at) -> list[tuple[str, str, str]]:  # noqa: ANN001
 def test_a_labelers_home_shows_the_queue_and_links_the_next_claim_on_the_label_page(engine):
     at = open_app("aoi", home=True)
     assert [t.value for t in at.title] == ["Home"]
-    assert [s.value for s in at.subheader] == ["Your queue"]  # no other role's section
+    assert [s.value for s in at.header] == ["Your queue"]  # no other role's section
     assert at.get("progress")[0].proto.text == "0 of 3 claims labeled"
     assert {m.label: m.value for m in at.metric} == {"To label": "3", "To review": "0", "On hold": "0", "Done": "0"}
     assert _links(at) == [("Label the next claim: case-1-c1", "label", "claim=case-1-c1")]
     assert list(at.dataframe[0].value["Slice"]) == ["normal", "paraphrase"]
     labeling = open_app("aoi")  # on to the Label page, as the link does
-    labeling.button(key="label.button.support").click().run()
+    label_button(labeling, "support").click().run()
     at.run()
     assert at.get("progress")[0].proto.text == "1 of 3 claims labeled"
     assert _links(at) == [("Label the next claim: case-1-c2", "label", "claim=case-1-c2")]
@@ -397,7 +398,7 @@ def test_a_labelers_home_is_the_same_before_and_after_the_other_labeler_labels(e
     before = page_dump(open_app("ren", home=True))
     aoi = open_app("aoi")
     aoi.text_area(key=f"label.rationale.{aoi.session_state['label.claim_pk']}").input("MARKER-home-blind")
-    aoi.button(key="label.button.contradict").click().run()  # case-1-c1, which ren has still to label
+    label_button(aoi, "contradict").click().run()  # case-1-c1, which ren has still to label
     assert [t.value for t in aoi.toast] == ["Saved contradict on claim case-1-c1."]
     after = page_dump(open_app("ren", home=True))
     assert after == before
@@ -416,7 +417,7 @@ def _two_disputes(engine) -> None:  # noqa: ANN001
 def test_an_adjudicators_home_counts_the_disputes_and_links_the_adjudicate_page(engine):
     _two_disputes(engine)
     at = open_app("mika", home=True)
-    assert [s.value for s in at.subheader] == ["Disputes waiting for you"]
+    assert [s.value for s in at.header] == ["Disputes waiting for you"]
     metrics = {m.label: m.value for m in at.metric}
     assert (metrics["Waiting"], metrics["Of them stale"]) == ("2", "0")
     assert metrics["Oldest waiting since"] == datetime.now(UTC).date().isoformat()
@@ -444,7 +445,7 @@ def test_a_claim_link_opens_a_waiting_dispute_on_the_adjudicate_page_and_refuses
 def test_an_admins_home_charts_states_by_slice_shows_agreement_and_what_blocks_the_release(engine):
     _label_both(engine)
     at = open_app("admin", home=True)
-    assert [s.value for s in at.subheader] == ["Disputes waiting for you", "Project"]
+    assert [s.value for s in at.header] == ["Disputes waiting for you", "Project"]
     states = at.dataframe[1].value
     assert {k: v for k, v in zip(states["State"], states["Claims"], strict=True) if v} == {
         "unlabeled": 1, "agreed": 2, "disputed": 1}

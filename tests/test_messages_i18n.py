@@ -30,7 +30,7 @@ from annotator.errors import (
 )
 from annotator.agreement import compute_agreement
 from annotator.messages import MESSAGES, Joined, Message, Term, english, field_name, msg, recognize, seconds
-from annotator.models import Case, Claim
+from annotator.models import Case, Claim, Label
 from annotator.release import check_release_name
 from annotator.services import adjudication, corrections, guidelines, history, home, labeling, lookup, releases, users
 from annotator.services.access import require
@@ -41,6 +41,7 @@ from annotator.ui.catalog_ja import JAPANESE
 from annotator.ui.i18n import ENGLISH, error_text, message_text, t, use_language
 from annotator.workflow import Permission, State
 from tests.factories import PASSWORD, pilot
+from tests.conftest import label_button
 
 PACKAGE = Path(__file__).resolve().parents[1] / "annotator"
 APP = PACKAGE / "ui" / "app.py"
@@ -268,24 +269,27 @@ def test_a_wrong_password_is_refused_in_japanese(app_db):
 def test_a_stale_save_on_the_label_page_is_refused_in_japanese(app_db):
     first = _open("alice").switch_page("views/label.py").run()
     second = _open("alice").switch_page("views/label.py").run()
-    second.button(key="label.button.support").click().run()  # the other tab saves first
+    label_button(second, "support").click().run()  # the other tab saves first
     assert _errors(second) == []
     claim_pk = first.session_state["label.claim_pk"]
     first.text_area(key=f"label.rationale.{claim_pk}").input("最初のタブで入力")
-    first.button(key="label.button.contradict").click().run()
+    label_button(first, "contradict").click().run()
     assert not first.exception
     assert _errors(first) == [JAPANESE["msg.label_changed_elsewhere"]]
     assert first.text_area(key=f"label.rationale.{claim_pk}").value == "最初のタブで入力"
 
 
-def test_a_save_on_a_case_put_on_hold_meanwhile_is_refused_in_japanese(app_db):
+def test_a_save_on_a_case_put_on_hold_meanwhile_is_refused_in_japanese_once(app_db):
     at = _open("alice").switch_page("views/label.py").run()
     with session_scope(app_db) as session:
         case_pk = session.exec(select(Case.id).where(Case.case_id == "case-1")).one()
         labeling.put_on_hold(session, users.get_user(session, "bob"), case_pk, "gold_undetermined")
-    at.button(key="label.button.insufficient").click().run()
+    label_button(at, "insufficient").click().run()
     assert not at.exception
-    assert _errors(at) == [JAPANESE["msg.on_hold"]]
+    assert _errors(at) == []  # the page says the case is on hold; the refusal does not say it again
+    assert [w.value for w in at.warning] == [JAPANESE["label.on_hold_by_other"]]
+    with session_scope(app_db) as session:
+        assert session.exec(select(Label)).all() == []
 
 
 def test_a_claim_link_outside_the_queue_is_refused_in_japanese_on_the_home_page(app_db):

@@ -44,6 +44,25 @@ def test_a_nul_in_a_rationale_draft_or_note_is_refused_and_nothing_is_written_on
         assert s.exec(select(func.count(Draft.id))).one() == 0
 
 
+def test_a_rationale_or_note_over_the_import_limit_is_refused_naming_its_length_and_nothing_is_written(engine):
+    assert check_free_text("rationale", "x" * 100_000) == "x" * 100_000  # the limit itself passes
+    with session_scope(engine) as s:
+        pilot(s)
+    with session_scope(engine) as s:
+        alice = get_user(s, "alice")
+        claim_pk = assigned_claims(s, alice)[0]
+        with pytest.raises(InvalidValueError, match=r"^the rationale is 150,000 characters long, over the limit of "
+                                                     r"100,000; shorten it$"):
+            save_label(s, alice, claim_pk, "support", rationale="x" * 150_000)
+        with pytest.raises(InvalidValueError, match="rationale is 100,001 characters long"):
+            save_draft(s, alice, claim_pk, rationale="x" * 100_001)
+        with pytest.raises(InvalidValueError, match="note is 100,001 characters long"):
+            put_on_hold(s, alice, s.get(Claim, claim_pk).case_pk, "missing_logs", note="x" * 100_001)
+    with session_scope(engine) as s:
+        assert s.exec(select(func.count(Label.id))).one() == 0
+        assert s.exec(select(func.count(Draft.id))).one() == 0
+
+
 @pytest.mark.parametrize("name", ["ad\u202emin", "zero\u200bwidth", "tab\tname", "bom\ufeff"])
 def test_a_user_name_with_an_invisible_character_is_refused(engine, name):
     with session_scope(engine) as s:

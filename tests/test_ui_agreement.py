@@ -201,7 +201,7 @@ def test_with_no_claim_labeled_twice_every_figure_says_why_and_the_page_stops_th
     rows = overall(at)
     assert all(row[t("col.value")].startswith("undefined: ") for row in rows.values())
     assert [w.value for w in at.warning] == [t("agreement.no_pairs")]
-    assert [s.value for s in at.subheader] == [t("agreement.overall")]
+    assert [s.value for s in at.header] == [t("agreement.overall")]
 
 
 # --- the kappa paradox -----------------------------------------------------------------------

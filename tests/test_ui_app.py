@@ -26,6 +26,7 @@ from annotator.services.adjudication import adjudication_queue
 from annotator.services.labeling import assign_cases
 from annotator.services.status import project_status
 from annotator.services.users import add_user, authenticate, get_user
+from tests.conftest import decision_button, label_button
 
 APP = Path(__file__).resolve().parents[1] / "annotator" / "ui" / "app.py"
 PASSWORDS = {"aoi": "aoi-pass-1234", "ren": "ren-pass-1234", "mika": "mika-pass-1234", "admin": "admin-pass-1234"}
@@ -114,7 +115,7 @@ def go_to_work(at: AppTest) -> AppTest:
 
 def shown_claim(at: AppTest) -> str:
     """The claim id the Label page shows."""
-    return next(s.value for s in at.subheader if s.value.startswith("Claim ")).removeprefix("Claim ")
+    return next(s.value for s in at.header if s.value.startswith("Claim ")).removeprefix("Claim ")
 
 
 def label(at: AppTest, value: str, rationale: str = "", cite: tuple[str, ...] = ()) -> None:
@@ -124,7 +125,7 @@ def label(at: AppTest, value: str, rationale: str = "", cite: tuple[str, ...] = 
         at.text_area(key=f"label.rationale.{claim_pk}").input(rationale)
     for passage_id in cite:
         at.checkbox(key=f"label.cite.{claim_pk}.{passage_id}").check()
-    at.button(key=f"label.button.{value}").click().run()
+    label_button(at, value).click().run()
     assert not at.exception
     assert [e.value for e in at.error] == []
 
@@ -273,14 +274,65 @@ def test_a_double_click_labels_the_current_claim_only_not_the_next_one(engine, m
     monkeypatch.setattr(ui_components, "DOUBLE_CLICK_SECONDS", 60.0)
     at = open_app("aoi")
     first = at.session_state["label.claim_pk"]
-    at.button(key="label.button.insufficient").click().run()
+    label_button(at, "insufficient").click().run()
     second = at.session_state["label.claim_pk"]
-    at.button(key="label.button.insufficient").click().run()  # the second click lands on the next claim
+    label_button(at, "insufficient").click().run()  # the second click lands on the next claim
     assert [w.value for w in at.warning] == ["Ignored a second click: the claim had just changed. "
                                              "Look at this claim, then choose its label."]
     assert at.session_state["label.claim_pk"] == second != first
     with session_scope(engine) as session:
         assert session.exec(select(Label.claim_pk)).all() == [first]
+
+
+class Clock:
+    """A monotonic clock the test moves by hand (components.py reads `time.monotonic`)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def test_label_presses_in_a_burst_save_once_and_the_next_claim_after_a_pause(engine, monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(ui_components, "time", clock)
+    monkeypatch.setattr(ui_components, "DOUBLE_CLICK_SECONDS", 0.6)
+    at = open_app("aoi")
+    first = at.session_state["label.claim_pk"]
+    label_button(at, "insufficient").click().run()  # saved at 1000.0; the next claim is drawn then too
+    second = at.session_state["label.claim_pk"]
+    for _ in range(4):  # a key pressed again every 0.4 s: each press is too soon after the last one
+        clock.now += 0.4
+        label_button(at, "insufficient").click().run()
+        assert at.session_state["label.claim_pk"] == second
+    clock.now += 0.7  # the claim stays on screen a while with no press: the next press saves it
+    label_button(at, "contradict").click().run()
+    with session_scope(engine) as session:
+        assert dict(session.exec(select(Label.claim_pk, Label.value)).all()) == {
+            first: "insufficient", second: "contradict"}
+    assert at.session_state["label.claim_pk"] not in (first, second)
+
+
+def test_the_quiet_time_after_a_save_starts_when_the_page_has_drawn_the_next_claim(engine, monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(ui_components, "time", clock)
+    monkeypatch.setattr(ui_components, "DOUBLE_CLICK_SECONDS", 0.6)
+    drawing = ui_components.new_claim_drawn
+
+    def slow_drawing() -> None:  # the run drawing the next claim ends 0.5 s after the save
+        clock.now += 0.5
+        drawing()
+
+    monkeypatch.setattr(ui_components, "new_claim_drawn", slow_drawing)
+    at = open_app("aoi")
+    label_button(at, "insufficient").click().run()
+    second = at.session_state["label.claim_pk"]
+    clock.now += 0.4  # 0.9 s after the save, but 0.4 s after the claim was drawn
+    label_button(at, "support").click().run()
+    assert at.session_state["label.claim_pk"] == second
+    with session_scope(engine) as session:
+        assert session.exec(select(Label.claim_pk).where(Label.claim_pk == second)).all() == []
 
 
 def test_severity_is_dropped_when_the_label_is_support(engine):
@@ -320,7 +372,7 @@ def test_a_refused_stale_write_keeps_the_typed_rationale_and_shows_the_error(eng
     label(second_tab, "support")  # the other tab saves first
     claim_pk = first_tab.session_state["label.claim_pk"]
     first_tab.text_area(key=f"label.rationale.{claim_pk}").input("typed in the first tab")
-    first_tab.button(key="label.button.contradict").click().run()
+    label_button(first_tab, "contradict").click().run()
     assert len(first_tab.error) == 1 and "changed elsewhere" in first_tab.error[0].value
     assert first_tab.session_state["label.claim_pk"] == claim_pk
     assert first_tab.text_area(key=f"label.rationale.{claim_pk}").value == "typed in the first tab"
@@ -351,11 +403,36 @@ def test_a_deep_link_opens_an_own_claim_and_refuses_someone_elses(engine):
     assert "claim" not in refused.query_params
 
 
+def test_a_deep_link_refused_on_the_label_page_leaves_the_address_and_the_shown_claim(engine):
+    at = open_app("aoi")
+    assert shown_claim(at) == "case-1-c1"
+    at.query_params["claim"] = "case-3-c1"  # the address typed while on the Label page
+    at.run()
+    assert [e.value for e in at.error] == ["claim 'case-3-c1' is not in your queue"]
+    assert shown_claim(at) == "case-1-c1" and "claim" not in at.query_params
+    at.run()
+    assert [e.value for e in at.error] == []  # said once: the address no longer names the claim
+
+
+def test_a_deep_link_naming_two_claims_opens_neither_and_says_why(engine):
+    at = open_app("aoi", query={"claim": ["case-2-c1", "case-1-c2"]}, home=True)
+    assert [e.value for e in at.error] == ["the address names 2 claims (claim=...): open one claim at a time"]
+    assert [t.value for t in at.title] == ["Home"] and "claim" not in at.query_params
+    same_twice = open_app("aoi", query={"claim": ["case-2-c1", "case-2-c1"]})
+    assert shown_claim(same_twice) == "case-2-c1"
+
+
+def test_a_deep_link_with_a_very_long_claim_id_is_refused_without_echoing_it_whole(engine):
+    refused = open_app("aoi", query={"claim": "x" * 5000}, home=True)
+    (error,) = [e.value for e in refused.error]
+    assert error == f"claim '{'x' * 80}…' is not in your queue"
+
+
 def test_a_deep_link_opened_in_a_new_tab_is_followed_after_the_login(engine):
     at = AppTest.from_file(str(APP), default_timeout=30)
     at.query_params["claim"] = "case-2-c1"
     at.run()  # a new tab starts logged out, on the login page
-    assert at.session_state["auth.pending_claim"] == "case-2-c1"
+    assert at.session_state["auth.pending_claim"] == ["case-2-c1"]
     at.query_params.clear()  # the browser lands on the main page: only the kept link remains
     at.text_input(key="login.name").input("aoi")
     at.text_input(key="login.password").input(PASSWORDS["aoi"])
@@ -409,7 +486,7 @@ def test_the_adjudicator_decides_and_the_queue_empties(engine):
     claim_pk = _claim_pk(engine, "case-1-c2")
     at.text_area(key=f"adjudicate.rationale.{claim_pk}").input("passage 2 states another amount")
     at.selectbox(key=f"adjudicate.severity.{claim_pk}").set_value("amount_or_deadline")
-    at.button(key="adjudicate.button.contradict").click().run()
+    decision_button(at, "contradict").click().run()
     assert not at.exception
     assert [t.value for t in at.toast] == ["Decided contradict on claim case-1-c2."]
     assert [s.value for s in at.success] == ["No disputed claim waits for you."]
@@ -425,7 +502,7 @@ def test_the_adjudicator_decides_and_the_queue_empties(engine):
 def _decide(engine) -> None:  # noqa: ANN001
     _label_both(engine)
     at = open_app("mika")
-    at.button(key="adjudicate.button.contradict").click().run()
+    decision_button(at, "contradict").click().run()
 
 
 def test_an_admin_creates_an_only_final_release_on_the_releases_page(engine, tmp_path):
@@ -613,3 +690,13 @@ def test_a_demo_labeler_starts_on_the_first_demo_claim_with_its_case(tmp_path, m
     assert first_case["question"] in texts and first_case["answer"] in texts
     assert first_case["claims"][0]["text"] in texts
     demo_engine.dispose()
+
+
+def test_the_rationale_box_takes_no_more_than_an_import_may_hold(engine):
+    at = open_app("aoi")
+    claim_pk = at.session_state["label.claim_pk"]
+    assert at.text_area(key=f"label.rationale.{claim_pk}").proto.max_chars == 100_000  # the browser stops typing there
+    at.session_state[f"label.rationale.{claim_pk}"] = "x" * 150_000  # more than the box takes
+    label_button(at, "support").click().run()
+    with session_scope(engine) as session:
+        assert [len(r) for r in session.exec(select(Label.rationale)).all()] == [100_000]  # what the box held

@@ -28,6 +28,7 @@ from annotator.ui.i18n import ENGLISH, date_text, datetime_text, language_for, n
 from annotator.vocabulary import HOLD_REASONS, LABELS, ROLES, SEVERITIES
 from annotator.workflow import State
 from tests.factories import PASSWORD, pilot
+from tests.conftest import label_button
 
 UI = Path(__file__).resolve().parents[1] / "annotator" / "ui"
 UI_FILES = sorted(UI.rglob("*.py"))
@@ -326,7 +327,7 @@ def test_an_english_browser_gets_english(app_db):
     at = _open("en-US", "alice")
     at.switch_page("views/label.py").run()
     assert [x.value for x in at.title] == ["Label"]
-    assert at.button(key="label.button.support").label == "support"
+    assert label_button(at, "support").label == "support"
 
 
 def test_a_japanese_browser_gets_every_page_text_in_japanese(app_db):
@@ -334,9 +335,9 @@ def test_a_japanese_browser_gets_every_page_text_in_japanese(app_db):
     at.switch_page("views/label.py").run()
     assert not at.exception
     assert [x.value for x in at.title] == ["ラベル付け"]
-    assert [at.button(key=f"label.button.{v}").label for v in LABELS] == ["支持", "矛盾", "根拠不足"]
+    assert [label_button(at, v).label for v in LABELS] == ["支持", "矛盾", "根拠不足"]
     assert at.sidebar.selectbox(key="language.sidebar").label == "表示言語"
-    shown = " ".join([x.value for x in at.caption] + [x.value for x in at.subheader] + [x.value for x in at.markdown])
+    shown = " ".join([x.value for x in at.caption] + [x.value for x in at.header] + [x.value for x in at.markdown])
     assert "Claim" not in shown and "claim" not in shown and "主張" in shown
 
 

@@ -29,6 +29,7 @@ from annotator.services.access import OPERATOR
 from annotator.services.labeling import assign_cases, save_label
 from annotator.services.users import add_user, get_user
 from annotator.ui.components import PASSAGE_HEIGHT, plain_markdown
+from tests.conftest import label_button
 
 APP = Path(__file__).resolve().parents[1] / "annotator" / "ui" / "app.py"
 PASSWORD = "keyboard-pass-1234"
@@ -122,7 +123,7 @@ def go_to(at: AppTest, claim_id: str) -> None:
 
 
 def shown_claim(at: AppTest) -> str:
-    return next(s.value for s in at.subheader if s.value.startswith("Claim ")).removeprefix("Claim ")
+    return next(s.value for s in at.header if s.value.startswith("Claim ")).removeprefix("Claim ")
 
 
 def passage_html(at: AppTest) -> list[str]:
@@ -142,7 +143,8 @@ def test_the_label_move_and_cite_buttons_carry_their_keys(engine):
     assert shown_claim(at) == "case-1-c1"
     shortcuts = {b.key: b.proto.shortcut for b in at.button if b.key and b.proto.shortcut}
     assert shortcuts == {
-        "label.button.support": "1", "label.button.contradict": "2", "label.button.insufficient": "3",
+        label_button(at, "support").key: "1", label_button(at, "contradict").key: "2",
+        label_button(at, "insufficient").key: "3",
         "label.next": "j", "label.previous": "k",
         "label.cite_button.1": "shift+1", "label.cite_button.2": "shift+2", "label.cite_button.3": "shift+3",
     }
@@ -189,7 +191,7 @@ def test_a_save_cites_what_the_keys_chose_toasts_what_it_saved_and_opens_the_nex
     claim_pk = _pk(engine, "case-1-c1")
     at.button(key="label.cite_button.1").click().run()
     at.button(key="label.cite_button.3").click().run()
-    at.button(key="label.button.contradict").click().run()
+    label_button(at, "contradict").click().run()
     assert not at.exception and [e.value for e in at.error] == []
     assert [toast.value for toast in at.toast] == ["Saved contradict on claim case-1-c1."]
     assert shown_claim(at) == "case-1-c2"
@@ -199,8 +201,8 @@ def test_a_save_cites_what_the_keys_chose_toasts_what_it_saved_and_opens_the_nex
         assert drafts.get_draft(session, get_user(session, "aoi"), claim_pk) is None
     at.button(key="label.previous").click().run()  # back: the saved label is shown in words and with an icon
     assert shown_claim(at) == "case-1-c1"
-    assert at.button(key="label.button.contradict").proto.icon == ":material/check:"
-    assert at.button(key="label.button.support").proto.icon == ""
+    assert label_button(at, "contradict").proto.icon == ":material/check:"
+    assert label_button(at, "support").proto.icon == ""
     assert [at.checkbox(key=f"label.cite.{claim_pk}.{pid}").value for pid in ("p-old", "p-new", "p-memo")] == [
         True, False, True]
 
@@ -289,3 +291,12 @@ def test_the_adjudicate_page_marks_the_claim_s_words_too(engine):
     old, new, _ = passage_html(at)
     assert marked(old) == ["国内出張", "日当", "１日2,000円"] and marked(new) == ["国内出張", "日当", "１日"]
     assert any(m.value.startswith(":material/history: **Old version**") for m in at.markdown)
+
+
+def test_the_label_page_marks_the_claim_shown_for_the_browsers_key_guard(engine):
+    at = open_page()
+    markers = [h.proto.body for h in at.get("html") if "data-annotator-key-guard" in h.proto.body]
+    assert len(markers) == 1
+    assert f'data-claim="{at.session_state["label.claim_pk"]}"' in markers[0]
+    assert 'data-keys="1 2 3"' in markers[0] and 'data-buttons="st-key-label-button-"' in markers[0]
+    assert 'window.addEventListener("keydown"' in markers[0]  # the script rides with the marker

@@ -13,6 +13,7 @@ from annotator.models import Case, Claim, ClaimPassage, Label, utcnow
 from annotator.services.audit import record_event
 from annotator.services.states import claim_states
 from annotator.workflow import State
+from tests.conftest import decision_button, label_button
 from tests.test_ui_app import _label_both, _claim_pk, engine, open_app, shown_claim  # noqa: F401 - engine: a fixture
 
 META = {"required_evidence_ids": ["case-1-p1"], "forbidden_evidence_ids": ["case-1-p2"],
@@ -78,8 +79,8 @@ def test_a_label_to_review_comes_back_with_a_notice_and_the_same_value_clears_it
     assert [w.value for w in at.warning] == [
         "This claim changed after you labeled it (text); review your label: your saved label is filled in below, "
         "save it again (changed or not)."]
-    assert at.button(key="label.button.support").proto.type == "primary"  # the saved value, prefilled
-    at.button(key="label.button.support").click().run()
+    assert label_button(at, "support").proto.type == "primary"  # the saved value, prefilled
+    label_button(at, "support").click().run()
     assert not at.exception and [e.value for e in at.error] == []
     assert [t.value for t in at.toast] == ["Saved support on claim case-1-c1."]
     with session_scope(engine) as session:
@@ -88,7 +89,7 @@ def test_a_label_to_review_comes_back_with_a_notice_and_the_same_value_clears_it
         assert claim_states(session, claim_pks=[pk])[pk] is State.STALE  # ren still to review
     at = open_app("ren")
     assert shown_claim(at) == "case-1-c1"
-    at.button(key="label.button.support").click().run()
+    label_button(at, "support").click().run()
     with session_scope(engine) as session:
         assert claim_states(session, claim_pks=[pk])[pk] is State.AGREED
 
@@ -108,7 +109,7 @@ def test_a_label_pressed_on_a_claim_that_changed_after_the_page_showed_it_is_ref
     assert shown_claim(at) == "case-1-c1"
     pk = _claim_pk(engine, "case-1-c1")
     _change_text(engine, pk, "Claim text 1.1, changed while aoi read it.")
-    at.button(key="label.button.support").click().run()
+    label_button(at, "support").click().run()
     assert [e.value for e in at.error] == [
         "this claim's text or passages changed after you opened it (an import with --update); your input is kept: "
         "read the claim again, then save"]
@@ -116,7 +117,7 @@ def test_a_label_pressed_on_a_claim_that_changed_after_the_page_showed_it_is_ref
     with session_scope(engine) as session:
         assert session.exec(select(Label).where(Label.claim_pk == pk)).all() == []
     assert shown_claim(at) == "case-1-c1"  # the new text is on screen now
-    at.button(key="label.button.support").click().run()
+    label_button(at, "support").click().run()
     assert [t.value for t in at.toast] == ["Saved support on claim case-1-c1."]
 
 
@@ -126,7 +127,7 @@ def test_a_decision_pressed_on_a_claim_that_changed_after_the_page_showed_it_is_
     assert shown_claim(at) == "case-1-c2"
     pk = _claim_pk(engine, "case-1-c2")
     _change_text(engine, pk, "Claim text 1.2, changed while mika read it.")
-    at.button(key="adjudicate.button.support").click().run()
+    decision_button(at, "support").click().run()
     assert any("changed after you opened it" in e.value for e in at.error)
     with session_scope(engine) as session:
         assert claim_states(session, claim_pks=[pk])[pk] is not State.ADJUDICATED
@@ -135,7 +136,7 @@ def test_a_decision_pressed_on_a_claim_that_changed_after_the_page_showed_it_is_
 def test_a_citation_of_a_passage_the_claim_no_longer_shows_is_named_before_a_save_drops_it(engine):  # noqa: F811
     at = open_app("aoi")
     at.checkbox(key=[c.key for c in at.checkbox if c.key.endswith(".case-1-p2")][0]).check().run()
-    at.button(key="label.button.support").click().run()
+    label_button(at, "support").click().run()
     pk = _claim_pk(engine, "case-1-c1")
     with session_scope(engine) as session:  # what `import --update` of the claim's passages does
         claim = session.get(Claim, pk)

@@ -38,6 +38,8 @@ from annotator.text import check_free_text, clean_name
 
 MAX_VERSION_LENGTH = 64
 """The longest version name accepted, in characters."""
+MAX_GUIDELINE_CHARS = 1_000_000
+"""The longest guideline text accepted, in characters (a document, longer than a rationale)."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,7 @@ def publish_guideline(session: Session, admin: Caller, version: str, markdown: s
     if "admin" not in caller_roles(admin):
         raise PermissionDeniedError.of("msg.guideline.admin_only")
     name = _check_version(version)
-    text = _normalized(check_free_text("guideline", markdown))
+    text = _normalized(check_free_text("guideline", markdown, most=MAX_GUIDELINE_CHARS))
     if not text.strip():
         raise InvalidValueError.of("msg.guideline.empty")
     taken = session.exec(select(Guideline.version).where(func.lower(Guideline.version) == name.lower())).first()

@@ -26,7 +26,7 @@ from sqlalchemy import and_, func
 from sqlmodel import Session, select
 
 from annotator.errors import PermissionDeniedError, ReleaseBlockedError
-from annotator.messages import Message
+from annotator.messages import Message, shortened
 from annotator.models import Adjudication, Assignment, Case, Claim, Dataset, Hold, Label, LabelEvent
 from annotator.services import releases
 from annotator.services.access import Caller, caller_roles, require
@@ -393,7 +393,7 @@ def open_claim_link(session: Session, user: Caller, claim_id: str) -> ClaimLink:
         if waiting is not None:
             return ClaimLink("adjudicate", waiting.claim_pk, claim_id)
     if {"labeler", "adjudicator"} <= roles:
-        raise PermissionDeniedError.of("msg.claim_not_in_queue_nor_waiting", claim_id=claim_id)
+        raise PermissionDeniedError.of("msg.claim_not_in_queue_nor_waiting", claim_id=shortened(claim_id))
     if "adjudicator" in roles:
-        raise PermissionDeniedError.of("msg.claim_not_waiting", claim_id=claim_id)
-    raise PermissionDeniedError.of("msg.claim_not_in_queue", claim_id=claim_id)
+        raise PermissionDeniedError.of("msg.claim_not_waiting", claim_id=shortened(claim_id))
+    raise PermissionDeniedError.of("msg.claim_not_in_queue", claim_id=shortened(claim_id))

@@ -31,6 +31,7 @@ from sqlmodel import Session, select
 from annotator import formats
 from annotator.bulk import collector_paused
 from annotator.errors import AnnotatorError, ImportFileError, ImportRowError, InvalidValueError, PermissionDeniedError
+from annotator.messages import MESSAGES, Joined, Message, Term, english, msg, recognize
 from annotator.services.access import Caller, require
 from annotator.workflow import Permission
 from annotator.formats import AdjudicationRecord, CaseRecord, ClaimRecord, LabelRecord, PassageRecord
@@ -104,31 +105,73 @@ class ImportReport:
         """The summary as lines, e.g. "Read climate-fever.jsonl as UTF-8 (climate-fever) into
         dataset 'climate-fever': 1,535 cases, 7,675 claims, ...", one line of counts per kind
         ("  claims: 0 new, 7,675 unchanged, 0 updated"), the users created, the existing users given
-        a role ("Gave role labeler to mika ..."), skips and warnings."""
-        where = f" into dataset '{self.dataset}'" if self.dataset else ""
-        totals = ", ".join(f"{self.total(kind):,} {kind}" for kind in self.counts)
-        lines = [f"Read {Path(self.path).name} as {self.encoding} ({self.format}){where}: {totals}"]
-        lines += [f"  {kind}: " + ", ".join(f"{counts.get(k, 0):,} {k}" for k in KINDS) for kind, counts in self.counts.items()]
-        if self.created_users:
-            people = "users " if len(self.created_users) > 1 else "user "
-            lines.append(f"Created {people}{', '.join(self.created_users)} (role {self.created_role}, no password: "
-                         "they cannot log in until an admin sets one)")
-        if self.given_role_users:
-            who = "existing users, who keep" if len(self.given_role_users) > 1 else "an existing user, who keeps"
-            lines.append(f"Gave role {self.given_role} to {', '.join(self.given_role_users)} ({who} their other roles)")
-        if self.labels_to_review:
-            one = self.labels_to_review == 1
-            lines.append(f"Marked {self.labels_to_review:,} label{'' if one else 's'} for review: made before "
-                         + ("its claim's text or passages changed, it is back in its labeler's queue" if one else
-                            "their claims' text or passages changed, they are back in their labelers' queues")
-                         + " (Label page) to be saved again; a claim with two or more labels is stale until each label "
-                         "to review is saved again or an adjudicator decides the claim (a claim with one label stays single)")
-        lines += [f"Skipped {count:,} claims: {reason}" for reason, count in sorted(self.skipped.items())]
+        a role ("Gave role labeler to mika ..."), skips and warnings: the English texts of
+        `summary_messages`."""
+        return [str(line) for line in self.summary_messages()]
+
+    def summary_messages(self) -> list[Message | str]:
+        """The summary's lines as messages (annotator/messages.py), for the app to write in the
+        user's language: `headline`, the counts per kind, `notes`, the lines skipped and the
+        warnings (`warning_messages`)."""
+        lines: list[Message | str] = [self.headline()]
+        lines += [msg("msg.import.report.counts", kind=self.kind_name(kind), **{k: counts.get(k, 0) for k in KINDS})
+                  for kind, counts in self.counts.items()]
+        lines += self.notes()
         if self.skipped_lines:
-            lines.append(f"Skipped {len(self.skipped_lines):,} bad line{'s' if len(self.skipped_lines) > 1 else ''} (--partial):")
-            lines += [f"  {skipped}" for skipped in self.skipped_lines]
-        lines += [f"Warning: {warning}" for warning in self.warnings]
+            n = len(self.skipped_lines)
+            lines.append(msg("msg.import.report.skipped_lines" if n > 1 else "msg.import.report.skipped_line", n=n))
+            lines += [msg("msg.import.report.skipped_entry", line=skipped.message()) for skipped in self.skipped_lines]
+        lines += [msg("msg.import.report.warning", warning=warning) for warning in self.warning_messages()]
         return lines
+
+    def warning_messages(self) -> list[Message | str]:
+        """The warnings (English texts) as their messages (msg.import.warn.*, found again by
+        messages.recognize), for the app to write in the user's language; a warning that is none
+        of them as it is."""
+        return [recognize(warning, "msg.import.warn.") or warning for warning in self.warnings]
+
+    @staticmethod
+    def kind_name(kind: str) -> Message | str:
+        """A kind of record of the counts ("cases", "claims", "passages", "labels",
+        "adjudications") as a message field; another kind as it is."""
+        key = f"msg.import.kind.{kind}"
+        return msg(key) if key in MESSAGES else kind
+
+    def headline(self) -> Message:
+        """The summary's first line: "Read FILE as ENCODING (FORMAT) into dataset 'D': 2 cases, ..."."""
+        totals = Joined(tuple(msg("msg.import.report.total", n=self.total(kind), kind=self.kind_name(kind))
+                              for kind in self.counts))
+        encoding = msg("msg.import.encoding.utf8_bom") if self.encoding == formats.UTF8_BOM else self.encoding
+        read = dict(file=Path(self.path).name, encoding=encoding, format=self.format, totals=totals)
+        if self.dataset:
+            return msg("msg.import.report.read_into", dataset=self.dataset, **read)
+        return msg("msg.import.report.read", **read)
+
+    def notes(self) -> list[Message]:
+        """The summary's lines between the counts and the lines skipped: the users created, the
+        existing users given a role, the labels marked for review, the claims skipped (vote mode)."""
+        notes = []
+        if self.created_users:
+            key = "msg.import.report.created_users" if len(self.created_users) > 1 else "msg.import.report.created_user"
+            notes.append(msg(key, names=", ".join(self.created_users), role=Term("role", self.created_role or "")))
+        if self.given_role_users:
+            key = "msg.import.report.gave_role_many" if len(self.given_role_users) > 1 else "msg.import.report.gave_role_one"
+            notes.append(msg(key, role=Term("role", self.given_role or ""), names=", ".join(self.given_role_users)))
+        if self.labels_to_review:
+            key = "msg.import.report.to_review_one" if self.labels_to_review == 1 else "msg.import.report.to_review_many"
+            notes.append(msg(key, n=self.labels_to_review))
+        notes += [msg("msg.import.report.skipped_claims", n=count, reason=_skip_reason(reason))
+                  for reason, count in sorted(self.skipped.items())]
+        return notes
+
+
+def _skip_reason(reason: str) -> Message | str:
+    """A reason a vote-mode import skipped claims (a key of ImportReport.skipped, English text) as
+    its message, the claim's state a vocabulary word; the text as it is when it is none of them."""
+    found = recognize(reason, "msg.import.skip.")
+    if found is None or "state" not in found.fields:
+        return found or reason
+    return msg(found.key, state=Term("state", str(found.fields["state"])))
 
 
 class _Tally:
@@ -197,7 +240,7 @@ def import_cases(
                       _votes_picker(with_votes, first_votes), _known_slices(session, found.id if found else None, slices))
     _stream(source, CHUNK_CASES, run.add, progress)
     if run.cases_read == 0 and not skips:
-        raise ImportFileError(f"{source.path}: the file holds no cases")
+        raise ImportFileError.of("msg.import.file.no_cases", path=str(source.path))
     refresh_statistics(session)
     warnings = list(source.warnings) + run.warnings()
     people = run.people()
@@ -254,20 +297,33 @@ def _votes_picker(with_votes: bool, first_n: int | None) -> Callable[[tuple[str 
 
 @dataclass(frozen=True)
 class SkippedLine:
-    """A line a partial import skipped: where, which field, and why (problem and what to do)."""
+    """A line a partial import skipped (or a refused file's bad line): where, which field, and why
+    (problem and what to do). `reason` is the English text ("problem. fix"), `reason_message` the
+    same as a message (msg.import.reason: set by `of`, for the app to write in the user's language;
+    left out of comparisons, which the English text decides)."""
 
     path: str
     line: int | None
     field: str | None
     reason: str
+    reason_message: Message | None = field(default=None, compare=False)
 
     @classmethod
     def of(cls, error: ImportRowError) -> SkippedLine:
-        return cls(error.path, error.line, error.field, f"{error.problem}. {error.fix}")
+        """The line `error` refused."""
+        reason = msg("msg.import.reason", problem=error.problem, fix=error.fix)
+        return cls(error.path, error.line, error.field, str(reason), reason)
+
+    def said(self) -> Message | str:
+        """Why the line is refused, as a message when there is one (else the English text)."""
+        return self.reason_message or self.reason
+
+    def message(self) -> Message:
+        """The whole line as a message: "FILE, line N, field 'F': problem. fix"."""
+        return msg("msg.import.row", where=formats.where_message(self.path, self.line, self.field), reason=self.said())
 
     def __str__(self) -> str:
-        where = str(self.path) + (f", line {self.line}" if self.line is not None else "")
-        return where + (f", field '{self.field}'" if self.field else "") + f": {self.reason}"
+        return str(self.message())
 
 
 def check_dataset_name(dataset: str | None) -> None:
@@ -275,20 +331,18 @@ def check_dataset_name(dataset: str | None) -> None:
     if dataset is None:
         return
     if not dataset.strip():
-        raise InvalidValueError(f"the dataset name {dataset!r} is blank: give a name (e.g. --dataset pilot), "
-                                "or leave --dataset out to use the default")
+        raise InvalidValueError.of("msg.import.option.dataset_blank", name=repr(dataset))
     if dataset != dataset.strip():
-        raise InvalidValueError(f"the dataset name {dataset!r} has spaces around it: "
-                                f"use --dataset {dataset.strip()!r}")
+        raise InvalidValueError.of("msg.import.option.dataset_spaces", name=repr(dataset), stripped=repr(dataset.strip()))
 
 
 def _check_vote_options(fmt: str, with_votes: bool, first_votes: int | None) -> None:
     if with_votes and first_votes is not None:
-        raise InvalidValueError("choose either --with-votes (all vote slots) or --first-votes N, not both")
+        raise InvalidValueError.of("msg.import.option.votes_both")
     if (with_votes or first_votes is not None) and fmt != "climate-fever":
-        raise InvalidValueError(f"votes can only be imported from a CLIMATE-FEVER file, not from a {fmt} file")
+        raise InvalidValueError.of("msg.import.option.votes_not_climate_fever", fmt=fmt)
     if first_votes is not None and not 1 <= first_votes <= 5:
-        raise InvalidValueError(f"--first-votes must be 1 to 5 (CLIMATE-FEVER has five vote slots), got {first_votes}")
+        raise InvalidValueError.of("msg.import.option.first_votes_range", n=first_votes)
 
 
 @dataclass(frozen=True)
@@ -375,9 +429,10 @@ class _CaseImport:
         """Compare a case, its passages and claims with the database; plan the writes only when
         all of it passes (a partial import skips the whole line). Returns the counts to add."""
         if case.slice and case.slice not in self.known_slices:
-            raise ImportRowError(self.path, case.line, "slice", f"unknown slice {case.slice!r} (known: "
-                                 f"{', '.join(sorted(self.known_slices))})",
-                                 f"Fix the name, or declare the new slice: --slices {case.slice}")
+            raise ImportRowError(self.path, case.line, "slice",
+                                 msg("msg.import.problem.unknown_slice", slice=repr(case.slice),
+                                     known=", ".join(sorted(self.known_slices))),
+                                 msg("msg.import.fix.declare_slice", slice=case.slice))
         outcomes: list[tuple[str, str]] = []
         passages: list[tuple[str, Any, PassageRecord]] = []
         seen_here: set[str] = set()
@@ -437,11 +492,13 @@ class _CaseImport:
             return "unchanged"
         if not self.update:
             differing, shown = _differences(found.content, content)
-            when = f" (stored version written {since:%Y-%m-%d %H:%M} UTC)" if since is not None else ""
+            when = msg("msg.import.problem.stored_when", time=f"{since:%Y-%m-%d %H:%M}") if since is not None else ""
+            noun_said = msg(f"msg.import.noun.{noun}")
             raise ImportRowError(
                 self.path, line, field_of(differing[0]),
-                f"{noun} '{key}' is already in dataset '{self.dataset}'{when} with another {', '.join(differing)}: {shown}",
-                f"Import with --update to replace it (an adjudicated {noun} then becomes stale), or give it another id",
+                msg("msg.import.problem.stored_other", noun=noun_said, id=key, dataset=self.dataset, when=when,
+                    fields=", ".join(differing), shown=shown),
+                msg("msg.import.fix.update_or_new_id", noun=noun_said),
             )
         return "updated"
 
@@ -462,19 +519,15 @@ class _CaseImport:
                     continue
                 if stored.adjudicators.get(found.pk) == labeler:
                     raise ImportRowError(self.path, claim.line, "votes",
-                                         f"{labeler} adjudicated claim '{claim.claim_id}' and cannot also label it",
-                                         "An adjudicator never adjudicates a claim they labeled: import fewer votes")
+                                         msg("msg.import.problem.voter_adjudicated", labeler=labeler,
+                                             claim_id=claim.claim_id), msg("msg.import.fix.fewer_votes"))
                 label = stored.labels.get((found.pk, labeler))
                 if label is None:
                     items.append(item)
                 elif label.content() == item.content():
                     items.append(replace(item, stored=_UNCHANGED_LABEL))
                 elif not self.update:
-                    differing, shown = _differences(label.fields(), item.fields())
-                    raise ImportRowError(
-                        self.path, claim.line, differing[0],
-                        f"{labeler} already labeled claim '{claim.claim_id}' with another {', '.join(differing)}: {shown}",
-                        "Import with --update to replace the stored label (revision + 1; an adjudicated claim then becomes stale)")
+                    raise _label_stored_other(self.path, claim.line, labeler, claim.claim_id, label.fields(), item.fields())
                 else:
                     items.append(replace(item, stored=label))
         return items
@@ -575,8 +628,7 @@ class _CaseImport:
     def warnings(self) -> list[str]:
         if not self.touched:
             return []
-        return [f"{self.touched:,} claims are shown with changed passages: they are marked changed "
-                "(adjudicated ones become stale)"]
+        return [english("msg.import.warn.changed_passages", n=f"{self.touched:,}")]
 
 
 _UNCHANGED_LABEL: Any = object()
@@ -676,13 +728,19 @@ def _plan_label(path: str, item: _LabelItem, stored: dict[tuple[Any, str], _Stor
     if found.content() == item.content():
         return "unchanged", None
     if not update:
-        differing, shown = _differences(found.fields(), item.fields())
-        raise ImportRowError(
-            path, item.line, differing[0],
-            f"{item.labeler} already labeled claim '{item.claim_id}' with another {', '.join(differing)}: {shown}",
-            "Import with --update to replace the stored label (revision + 1; an adjudicated claim then becomes stale)",
-        )
+        raise _label_stored_other(path, item.line, item.labeler, item.claim_id, found.fields(), item.fields())
     return "updated", _replace_stored(item, found)
+
+
+def _label_stored_other(path: str, line: int, labeler: str, claim_id: str, stored: dict[str, Any],
+                        new: dict[str, Any]) -> ImportRowError:
+    """The refusal of a label whose labeler has a stored label on the claim with other content,
+    naming the first differing field and showing both values (without --update)."""
+    differing, shown = _differences(stored, new)
+    return ImportRowError(path, line, differing[0],
+                          msg("msg.import.problem.label_stored_other", labeler=labeler, claim_id=claim_id,
+                              fields=", ".join(differing), shown=shown),
+                          msg("msg.import.fix.update_label"))
 
 
 def _replace_stored(item: _LabelItem, found: _StoredLabel) -> _LabelItem:
@@ -693,18 +751,18 @@ SHOWN_CHARACTERS = 60
 """A stored or new text longer than this is cut in error messages."""
 
 
-def _differences(stored: dict[str, Any], new: dict[str, Any]) -> tuple[list[str], str]:
+def _differences(stored: dict[str, Any], new: dict[str, Any]) -> tuple[list[str], Joined]:
     """The names of the fields whose values differ, and each shown as "label 'contradict' in the
-    database, 'support' in this file" (joined by "; ")."""
+    database, 'support' in this file" (messages joined by "; ")."""
     differing = [name for name in new if stored.get(name) != new[name]]
-    shown = "; ".join(f"{name} {_shown(stored.get(name))} in the database, {_shown(new[name])} in this file"
-                      for name in differing)
+    shown = Joined(tuple(msg("msg.import.problem.difference", name=name, stored=_shown(stored.get(name)),
+                             new=_shown(new[name])) for name in differing), "; ")
     return differing, shown
 
 
-def _shown(value: Any) -> str:
+def _shown(value: Any) -> Message | str:
     if value is None or value in ("", ()):
-        return "empty"
+        return msg("msg.import.problem.empty_value")
     text = "; ".join(value) if isinstance(value, tuple | list) else str(value)
     if len(text) > SHOWN_CHARACTERS:
         text = text[:SHOWN_CHARACTERS - 1] + "\u2026"
@@ -815,7 +873,7 @@ def import_labels(session: Session, actor: Caller, path: str | Path, *, dataset:
     run = _LabelImport(session, actor, source.path, dataset, update, skips)
     _stream(source, CHUNK_ROWS, run.add)
     if run.read == 0 and not skips:
-        raise ImportFileError(f"{source.path}: the file holds no labels")
+        raise ImportFileError.of("msg.import.file.no_labels", path=str(source.path))
     refresh_statistics(session)
     report = run.people.people().report(source.path, source.format, source.encoding, dataset, run.tally.as_dict(), {},
                                         source.warnings)
@@ -908,12 +966,13 @@ def _checked_label(path: str, record: LabelRecord, claim_pk: int, shown: dict[in
     for passage_id in record.passage_ids:
         if passage_id not in allowed:
             raise ImportRowError(path, record.line, "passage_ids",
-                                 f"claim '{record.claim_id}' is not shown with passage '{passage_id}'",
-                                 f"Cite only passages the claim is shown with: {', '.join(allowed) or 'none'}")
+                                 msg("msg.import.problem.passage_not_shown", claim_id=record.claim_id,
+                                     passage_id=passage_id),
+                                 msg("msg.import.fix.cite_shown", passages=formats._ids_or_none(allowed)))
     if adjudicators.get(claim_pk) == record.labeler:
         raise ImportRowError(path, record.line, "labeler",
-                             f"{record.labeler} adjudicated claim '{record.claim_id}' and cannot also label it",
-                             "An adjudicator never adjudicates a claim they labeled: give the label to someone else")
+                             msg("msg.import.problem.voter_adjudicated", labeler=record.labeler, claim_id=record.claim_id),
+                             msg("msg.import.fix.label_to_other"))
     return _LabelItem(claim_pk, record.claim_id, record.labeler, record.label, record.line, record.rationale,
                       record.passage_ids, record.severity)
 
@@ -977,18 +1036,18 @@ def import_adjudications(
     fmt = formats.detect_format(path) if fmt == "auto" and Path(path).is_file() else fmt
     if fmt == "climate-fever":
         if vote is None:
-            raise ImportFileError(f"{path}: a CLIMATE-FEVER file gives adjudications only with a vote number (--vote K)")
+            raise ImportFileError.of("msg.import.file.vote_needed", path=str(path))
         if partial:
-            raise InvalidValueError("--partial works with a CSV or JSONL file of adjudications, not with --vote")
+            raise InvalidValueError.of("msg.import.option.partial_vote")
         return _import_vote_adjudications(session, path, dataset, vote)
     if vote is not None:
-        raise ImportFileError(f"{path}: --vote works only with a CLIMATE-FEVER file")
+        raise ImportFileError.of("msg.import.file.vote_not_climate_fever", path=str(path))
     skips = formats.Skips() if partial else None
     source = formats.read_adjudications(path, fmt, skips=skips, unique=False)  # repeats: `_RowImport.checked`
     run = _AdjudicationImport(session, actor, source.path, dataset, update, skips)
     _stream(source, CHUNK_ROWS, run.add)
     if run.read == 0 and not skips:
-        raise ImportFileError(f"{source.path}: the file holds no adjudications")
+        raise ImportFileError.of("msg.import.file.no_adjudications", path=str(source.path))
     refresh_statistics(session)
     report = run.people.people().report(source.path, source.format, source.encoding, dataset, run.tally.as_dict(),
                                         dict(run.skipped), source.warnings)
@@ -1035,7 +1094,7 @@ def _adjudication_item(record: AdjudicationRecord, claim_pk: int) -> _Adjudicati
 def _import_vote_adjudications(session: Session, path: str | Path, dataset: str | None, vote: int) -> ImportReport:
     """Vote mode: the K-th non-null vote of each disputed CLIMATE-FEVER claim, by cf-vote-K."""
     if not 1 <= vote <= 5:
-        raise InvalidValueError(f"--vote must be 1 to 5 (CLIMATE-FEVER has five vote slots), got {vote}")
+        raise InvalidValueError.of("msg.import.option.vote_range", n=vote)
     source = formats.read_cases(path, "climate-fever")
     name = dataset or DEFAULT_DATASETS["climate-fever"]
     dataset_pk = get_dataset(session, name).id
@@ -1061,15 +1120,16 @@ def _vote_item(path: str, dataset: str, claim: ClaimRecord, claim_pks: dict[str,
     is not disputed or has no K-th vote. An adjudicated claim is passed on (it may be unchanged)."""
     claim_pk = claim_pks.get(claim.claim_id)
     if claim_pk is None:
-        raise ImportRowError(path, claim.line, "claim_id", f"claim '{claim.claim_id}' is not in dataset '{dataset}'",
-                             "Import the file first (annotator import FILE), or name its dataset with --dataset")
+        raise ImportRowError(path, claim.line, "claim_id",
+                             msg("msg.import.problem.claim_not_in_dataset", claim_id=claim.claim_id, dataset=dataset),
+                             msg("msg.import.fix.import_first"))
     state = states[claim_pk]
     if state not in (State.DISPUTED, State.ADJUDICATED):
-        skipped[f"not disputed ({state.value})"] += 1
+        skipped[_not_disputed(state)] += 1
         return None
     value = formats.nth_vote(claim.votes, vote)
     if value is None:
-        skipped[f"disputed but no vote {vote}"] += 1
+        skipped[english("msg.import.skip.no_vote", vote=vote)] += 1
         return None
     return _AdjudicationItem(claim_pk, claim.claim_id, formats.voter_name(vote), value,
                              f"CLIMATE-FEVER vote {vote}", None, claim.line)
@@ -1112,13 +1172,14 @@ def _plan_adjudication(path: str, item: _AdjudicationItem, found: tuple[Any, ...
     if found is not None and tuple(found[1:5]) == item.content() and state is State.ADJUDICATED:
         return "unchanged", None
     if vote_mode and state not in ADJUDICABLE:
-        return f"not disputed ({state.value})", None
+        return _not_disputed(state), None
     replacing = found is not None and state is State.ADJUDICATED
     if replacing and not update:
         differing, shown = _differences(dict(zip(ADJUDICATION_FIELDS, found[1:5], strict=True)), item.fields())
         raise ImportRowError(path, item.line, differing[0],
-                             f"claim '{item.claim_id}' is already adjudicated with another {', '.join(differing)}: {shown}",
-                             "Import with --update to replace the stored decision (revision + 1)")
+                             msg("msg.import.problem.adjudicated_other", claim_id=item.claim_id,
+                                 fields=", ".join(differing), shown=shown),
+                             msg("msg.import.fix.update_decision"))
     _check_adjudicable(path, item, state, labelers, ADJUDICABLE | {State.ADJUDICATED} if replacing else ADJUDICABLE)
     return ("new" if found is None else "updated"), _PlannedAdjudication(item, found)
 
@@ -1127,12 +1188,17 @@ def _check_adjudicable(path: str, item: _AdjudicationItem, state: State, labeler
                        allowed: frozenset[State] = ADJUDICABLE) -> None:
     if item.adjudicator in labelers:
         raise ImportRowError(path, item.line, "adjudicator",
-                             f"{item.adjudicator} labeled claim '{item.claim_id}' and cannot adjudicate it",
-                             "An adjudicator never adjudicates a claim they labeled: give the claim to someone else")
+                             msg("msg.import.problem.labeler_adjudicates", adjudicator=item.adjudicator,
+                                 claim_id=item.claim_id), msg("msg.import.fix.claim_to_other"))
     if state not in allowed:
         raise ImportRowError(path, item.line, "claim_id",
-                             f"claim '{item.claim_id}' is {state.value}; only a disputed or stale claim can be adjudicated",
-                             "Remove the line, or check the claim id")
+                             msg("msg.import.problem.not_adjudicable", claim_id=item.claim_id,
+                                 state=Term("state", state.value)), msg("msg.import.fix.remove_line"))
+
+
+def _not_disputed(state: State) -> str:
+    """Why vote mode skips a claim in `state`: "not disputed (agreed)" (a key of ImportReport.skipped)."""
+    return english("msg.import.skip.not_disputed", state=state.value)
 
 
 def _write_adjudications(session: Session, planned: list[_PlannedAdjudication], users: dict[str, int],
@@ -1240,17 +1306,15 @@ class _ChunkClaims:
         decision, so its messages would tell them of the other labels (the blind rule, blind.py)."""
         pks = self.found.get(claim_id)
         if not pks:
-            where = f" in dataset '{self.dataset}'" if self.dataset else ""
-            raise ImportRowError(self.path, line, "claim_id", f"no claim with id '{claim_id}'{where}",
-                                 "Import the claim's case first, or fix the id")
+            problem = (msg("msg.import.problem.no_claim_in", claim_id=claim_id, dataset=self.dataset) if self.dataset
+                       else msg("msg.import.problem.no_claim", claim_id=claim_id))
+            raise ImportRowError(self.path, line, "claim_id", problem, msg("msg.import.fix.import_case_first"))
         if len(pks) > 1:
-            raise ImportRowError(self.path, line, "claim_id", f"claim id '{claim_id}' exists in more than one dataset",
-                                 "Name the dataset with --dataset")
+            raise ImportRowError(self.path, line, "claim_id", msg("msg.import.problem.ambiguous_claim", claim_id=claim_id),
+                                 msg("msg.import.fix.name_dataset"))
         if pks[0] in self.blind:
-            raise ImportRowError(self.path, line, "claim_id",
-                                 f"you are assigned to label claim '{claim_id}' and have not labeled it yet, so you "
-                                 "may not import labels or decisions for it (the import compares them with the "
-                                 "other labels)", "Label the claim first, or let another admin or the command line import the file")
+            raise ImportRowError(self.path, line, "claim_id", msg("msg.import.problem.still_to_label", claim_id=claim_id),
+                                 msg("msg.import.fix.label_first"))
         return pks[0]
 
 
@@ -1322,11 +1386,12 @@ class _PeopleSoFar:
             self._checked.add(name)
             return
         earlier = self._first_lines.get(taken)
-        whose = f" (created by this import for line {earlier})" if earlier is not None and taken in self._created else ""
+        whose = (msg("msg.import.problem.created_for_line", line=earlier)
+                 if earlier is not None and taken in self._created else "")
         raise ImportRowError(self.path, line, field_name,
-                             f"{self.role} '{name}' differs only in case from the existing user '{taken}'{whose}",
-                             f"Use the existing name exactly ('{taken}'): names that differ only in case are one "
-                             "person's, and `annotator users add` refuses them too")
+                             msg("msg.import.problem.name_case", role=Term("role", self.role), name=name, taken=taken,
+                                 whose=whose),
+                             msg("msg.import.fix.existing_name", taken=taken))
 
     def add(self, name: str, line: int) -> None:
         """Know `name` from now on (created or given the role at once, `pks`), so that `check`
@@ -1433,6 +1498,8 @@ class ImportCheck:
     refusal: str | None = None
     bad_lines: tuple[SkippedLine, ...] = ()
     preview: tuple[dict[str, Any], ...] = ()
+    refusal_message: Message | str | None = None
+    """The refusal as a message (formats.refusal_message), for the app to write in the user's language."""
 
 
 def check_upload(session: Session, actor: Caller, name: str, data: bytes, options: UploadOptions) -> ImportCheck:
@@ -1452,7 +1519,8 @@ def check_upload(session: Session, actor: Caller, name: str, data: bytes, option
             raise
         except AnnotatorError as error:
             named = _named(error, path, name)
-            return ImportCheck(None, str(named), _bad_lines(session, actor, path, name, options, named))
+            return ImportCheck(None, str(named), _bad_lines(session, actor, path, name, options, named),
+                               refusal_message=formats.refusal_message(named))
         skipped = {line.line for line in report.skipped_lines}
         return ImportCheck(_named_report(report, path, name), preview=_preview(path, options, skipped))
 
@@ -1477,18 +1545,18 @@ def import_upload(session: Session, actor: Caller, name: str, data: bytes, optio
 def _import_file(session: Session, actor: Caller, path: Path, options: UploadOptions,
                  progress: Callable[[int, int], None] | None) -> ImportReport:
     if options.kind not in UPLOAD_KINDS:
-        raise InvalidValueError(f"unknown kind of import {options.kind!r}: use one of {', '.join(UPLOAD_KINDS)}")
+        raise InvalidValueError.of("msg.import.option.unknown_kind", kind=repr(options.kind), choices=", ".join(UPLOAD_KINDS))
     if options.kind == "cases":
         return import_cases(session, actor, path, fmt=options.fmt, dataset=options.dataset, update=options.update,
                             partial=options.partial, slices=options.slices, progress=progress)
     if options.slices:
-        raise InvalidValueError("declared slices apply to case files only")
+        raise InvalidValueError.of("msg.import.option.slices_cases_only")
     size = path.stat().st_size
     if progress is not None:
         progress(0, size)
     if options.kind == "labels":
         if options.fmt != "auto":
-            raise InvalidValueError("a labels file's format is found from the file itself: use auto")
+            raise InvalidValueError.of("msg.import.option.labels_auto")
         report = import_labels(session, actor, path, dataset=options.dataset, update=options.update,
                                partial=options.partial)
     else:
@@ -1539,16 +1607,31 @@ def _uploaded(name: str, data: bytes) -> Iterator[Path]:
 
 
 def _named(error: AnnotatorError, path: Path, name: str) -> AnnotatorError:
-    """The same error naming the file `name` instead of the temporary `path`."""
+    """The same error naming the file `name` instead of the temporary `path` (in its message too)."""
     if isinstance(error, ImportRowError):
         return ImportRowError(error.path.replace(str(path), name), error.line, error.field,
-                              error.problem.replace(str(path), name), error.fix.replace(str(path), name))
+                              _renamed(error.problem, path, name), _renamed(error.fix, path, name))
+    if error.key is not None:
+        return type(error).of(error.key, **{key: _renamed(value, path, name) for key, value in error.fields.items()})
     return type(error)(str(error).replace(str(path), name))
+
+
+def _renamed(value: T, path: Path, name: str) -> T:
+    """A text, or a message with its fields (Joined parts too), naming the file `name` instead of `path`."""
+    if isinstance(value, str):
+        return value.replace(str(path), name)  # type: ignore[return-value]
+    if isinstance(value, Message):
+        return Message(value.key, {key: _renamed(field_value, path, name)  # type: ignore[return-value]
+                                   for key, field_value in value.fields.items()})
+    if isinstance(value, Joined):
+        return Joined(tuple(_renamed(part, path, name) for part in value.parts), value.separator)  # type: ignore[return-value]
+    return value
 
 
 def _named_report(report: ImportReport, path: Path, name: str) -> ImportReport:
     return replace(report, path=name, warnings=tuple(warning.replace(str(path), name) for warning in report.warnings),
-                   skipped_lines=tuple(replace(line, path=name, reason=line.reason.replace(str(path), name))
+                   skipped_lines=tuple(replace(line, path=name, reason=line.reason.replace(str(path), name),
+                                               reason_message=_renamed(line.reason_message, path, name))
                                        for line in report.skipped_lines))
 
 

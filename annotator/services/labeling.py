@@ -40,7 +40,7 @@ from annotator.models import (
     Adjudication, Assignment, Case, Claim, ClaimPassage, Draft, Guideline, Hold, Label, LabelEvent, Passage, User, utcnow,
 )
 from annotator.services.audit import append_event, event_row, record_event
-from annotator.messages import msg
+from annotator.messages import msg, shortened
 from annotator.services.users import get_user, has_role, still_logged_in
 from annotator.vocabulary import HOLD_REASONS, LABELS, SEVERITIES
 from annotator.workflow import label_to_review, may_revise
@@ -282,7 +282,7 @@ def find_assigned_claim(session: Session, user: User, claim_id: str) -> int:
     query = _assigned_claims(user.id).where(Claim.claim_id == claim_id).limit(1)
     found = session.exec(query).first()
     if found is None:
-        raise PermissionDeniedError.of("msg.claim_not_in_queue", claim_id=claim_id)
+        raise PermissionDeniedError.of("msg.claim_not_in_queue", claim_id=shortened(claim_id))
     return found
 
 

@@ -106,8 +106,7 @@ except DatabaseUnavailableError as error:
 language.apply(me)  # the user's language (else the login page's, else the browser's) before any page text
 if me is None:
     auth.finish_log_out()  # one more run after Log out: Streamlit then deletes the user's downloads
-    if st.query_params.get("claim"):  # a deep link opened in a new tab: keep it for after the login
-        st.session_state[ui.PENDING_CLAIM] = st.query_params["claim"]
+    ui.keep_claim_link()  # a deep link opened in a new tab: kept for after the login
     if st.query_params.get("history"):  # a link to a claim's history: keep it for after the login
         st.session_state["auth.pending_history"] = st.query_params["history"]
     if sso is None:

@@ -19,7 +19,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from annotator.db import make_engine, read_scope, resolve_url, session_scope
-from annotator.errors import AnnotatorError, NotFoundError, PermissionDeniedError
+from annotator.errors import AnnotatorError, InvalidValueError, NotFoundError, PermissionDeniedError
 from annotator.highlight import Highlight, highlight, old_versions, to_html
 from annotator.models import User
 from annotator.services.labeling import PassageView
@@ -31,14 +31,17 @@ from annotator.ui.i18n import error_text, t
 USER_PK = "auth.user_pk"
 USER_NAME = "auth.user_name"
 PENDING_CLAIM = "auth.pending_claim"
-"""A `?claim=` deep link that arrived before login (each new tab starts logged out)."""
+"""The claim ids of a `?claim=` deep link that arrived before login (each new tab starts logged out)."""
+CLAIM_PARAM = "claim"
 _FLASH = "ui.flash"
 _MOVED_AT = "ui.moved_at"
 _RUN_USER = "ui.run_user"
 
 DOUBLE_CLICK_SECONDS = 0.6
-"""A label or decision click this soon after the page moved to a new claim is ignored: it is the
-second click of a double click (or a key pressed twice), aimed at a claim nobody has read yet."""
+"""A label or decision click this soon after the page drew a claim a save moved it to, or after a
+click ignored so, is ignored: it is the second click of a double click, or a key pressed again and
+again (or held down), aimed at a claim nobody has read yet (`too_soon_after_move`)."""
+_DRAWING = "ui.drawing_moved_claim"
 
 PAGE_ROLES: dict[str, frozenset[str]] = {
     "home": frozenset({"labeler", "adjudicator", "admin"}),  # every role: where each stands
@@ -182,18 +185,59 @@ def show_flash() -> None:
             st.error(text)
 
 
+# --- deep links ----------------------------------------------------------------------------------
+
+
+def keep_claim_link() -> None:
+    """Before the login: keep the claim ids of a `?claim=` link for after it (PENDING_CLAIM)."""
+    if st.query_params.get(CLAIM_PARAM):
+        st.session_state[PENDING_CLAIM] = st.query_params.get_all(CLAIM_PARAM)
+
+
+def take_claim_link() -> str | None:
+    """The claim id of a `?claim=` link in the address, or of one kept through the login; None
+    when there is none. The link is taken away whatever it leads to (the address no longer names
+    a claim, and a rerun opens nothing again). Raises InvalidValueError when it names more than
+    one claim (`?claim=a&claim=b`): which one was meant is unknown, so none is opened."""
+    linked = [claim_id for claim_id in st.query_params.get_all(CLAIM_PARAM) if claim_id]
+    pending = st.session_state.pop(PENDING_CLAIM, None) or []
+    if CLAIM_PARAM in st.query_params:
+        del st.query_params[CLAIM_PARAM]
+    claim_ids = list(dict.fromkeys(linked or pending))
+    if len(claim_ids) > 1:
+        raise InvalidValueError.of("msg.claim_link_many", n=len(claim_ids))
+    return claim_ids[0] if claim_ids else None
+
+
 # --- double clicks -----------------------------------------------------------------------------
 
 
 def moved_to_new_claim() -> None:
-    """Note that a save just moved the page to another claim (see `too_soon_after_move`)."""
+    """A save just moved the page to another claim: clicks that save are ignored for a while
+    (`too_soon_after_move`). The page calls `new_claim_drawn` once it has drawn that claim."""
     st.session_state[_MOVED_AT] = time.monotonic()
+    st.session_state[_DRAWING] = True
+
+
+def new_claim_drawn() -> None:
+    """The end of a page run: when the run drew the claim a save moved to, the quiet time
+    (DOUBLE_CLICK_SECONDS) starts again from now, when the browser shows it, rather than from the
+    save (the run drawing it may take long)."""
+    if st.session_state.pop(_DRAWING, False):
+        st.session_state[_MOVED_AT] = time.monotonic()
 
 
 def too_soon_after_move() -> bool:
-    """Whether a click comes within DOUBLE_CLICK_SECONDS of the last move to a new claim."""
+    """Whether a click that saves comes within DOUBLE_CLICK_SECONDS of the last move to a new claim
+    or of the last click ignored so. A click ignored starts the quiet time again, so a burst of
+    clicks (a key pressed again and again, or held down) saves once, whatever its length: the
+    claim must stay on screen DOUBLE_CLICK_SECONDS with no click before a click saves it."""
     moved_at = st.session_state.get(_MOVED_AT)
-    return moved_at is not None and time.monotonic() - moved_at < DOUBLE_CLICK_SECONDS
+    now = time.monotonic()
+    if moved_at is None or now - moved_at >= DOUBLE_CLICK_SECONDS:
+        return False
+    st.session_state[_MOVED_AT] = now
+    return True
 
 
 # --- display ---------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ from annotator.ui import components as ui
 from annotator.ui.i18n import date_text, t
 
 PANEL_KEY = "guideline.panel"
+SEEN_VERSION = "guideline.seen_version"
+"""The guideline version this tab showed last (session state)."""
 
 
 def panel_title(guideline: GuidelineView) -> str:
@@ -32,10 +34,17 @@ def guideline_panel() -> None:
 
 def show_guideline_panel(current: GuidelineView | None) -> None:
     """Render `current` (the current guideline, read by the page with the rest of what it shows)
-    in the sidebar, or a note that none is published yet."""
+    in the sidebar, or a note that none is published yet. When a new version was published since
+    this tab last showed one, say so on the page and open the panel: what the next label records
+    changed under the user's eyes."""
+    seen = st.session_state.get(SEEN_VERSION)
+    changed = current is not None and seen is not None and seen != current.version
+    st.session_state[SEEN_VERSION] = None if current is None else current.version
+    if changed:
+        st.info(t("guideline.changed", version=ui.plain_markdown(current.version)), icon=":material/menu_book:")
     with st.sidebar:
         if current is None:
             st.caption(t("guideline.none"))
             return
-        with st.expander(panel_title(current), icon=":material/menu_book:"):
+        with st.expander(panel_title(current), icon=":material/menu_book:", expanded=changed):
             st.markdown(current.markdown)

@@ -493,6 +493,8 @@ ENGLISH: dict[str, str] = {
     # guideline
     "guideline.panel": "Guideline {version} · published {date}",
     "guideline.none": "No labeling guideline is published yet.",
+    "guideline.changed": "A new guideline version, {version}, was published: read it in the sidebar. Your labels from "
+                         "now on record it.",
     "guideline.col_version": "Version",
     "guideline.col_published": "Published",
     "guideline.col_by": "By",

@@ -10,8 +10,9 @@ import pandas as pd
 import streamlit as st
 
 from annotator.errors import AnnotatorError
+from annotator.formats import MAX_TEXT_CHARS
 from annotator.services import adjudication
-from annotator.ui import case_fields
+from annotator.ui import case_fields, keyguard
 from annotator.ui import components as ui
 from annotator.ui.guideline import guideline_panel
 from annotator.ui import unsaved
@@ -19,6 +20,7 @@ from annotator.ui.i18n import t
 from annotator.vocabulary import LABELS, SEVERITIES
 
 PICK = "adjudicate.claim_pk"
+DECISION_BUTTONS = "adjudicate.button."  # the decision buttons' key prefix (keyguard.button_key)
 
 
 def _rationale_key(claim_pk: int) -> str:
@@ -84,11 +86,12 @@ st.selectbox(t("adjudicate.pick"), list(by_pk), key=PICK,
 if view is None:
     st.stop()
 
+keyguard.guard(view.claim_pk, DECISION_BUTTONS)  # before the claim: the browser sees a new one first
 ui.case_header(view.case_id, view.slice, view.split, view.question, view.answer)
 case_fields.case_details(view.metadata)
 claim_col, evidence_col = st.columns([2, 3])
 with claim_col:
-    st.subheader(t("label.claim", claim_id=view.claim_id))
+    st.header(t("label.claim", claim_id=view.claim_id))
     with st.container(border=True):
         st.text(view.text)
     for column, blind in zip(st.columns(len(view.labels) or 1), view.labels, strict=False):
@@ -99,22 +102,25 @@ with claim_col:
             st.caption(t("adjudicate.severity", severity=t(f"severity.{blind.severity}") if blind.severity else "-"))
             st.text(ui.optional(blind.rationale))
 with evidence_col:
-    st.subheader(t("label.evidence"))
+    st.header(t("label.evidence"))
     for passage in view.passages:
         case_fields.evidence_role(view.metadata, passage.passage_id)
         ui.passage_card(passage, claim_text=view.text, shown_with=view.passages, metadata=view.metadata,
                         known_versions=view.document_versions)
 
-st.subheader(t("adjudicate.decision"))
+st.header(t("adjudicate.decision"))
 if view.decision is not None:
     st.warning(t("adjudicate.stale", value=t(f"value.{view.decision.value}")))
 elif view.state == "stale":  # not decided yet: a label was made before the claim changed
     st.info(t("adjudicate.changed_after_labels"))
-st.text_area(t("label.rationale"), key=_rationale_key(view.claim_pk), placeholder=t("adjudicate.rationale_hint"))
+st.text_area(t("label.rationale"), key=_rationale_key(view.claim_pk), placeholder=t("adjudicate.rationale_hint"),
+             max_chars=MAX_TEXT_CHARS)
 st.selectbox(t("label.severity"), SEVERITIES, index=None, key=_severity_key(view.claim_pk),
              format_func=lambda s: t(f"severity.{s}"), placeholder=t("label.severity_none"), help=t("label.severity_help"))
 expected = None if view.decision is None else view.decision.revision
-for column, (number, value) in zip(st.columns(len(LABELS)), enumerate(LABELS, start=1), strict=True):
-    column.button(t(f"value.{value}"), key=f"adjudicate.button.{value}", shortcut=str(number), width="stretch",
+for column, value, key in zip(st.columns(len(LABELS)), LABELS, keyguard.LABEL_KEYS, strict=True):
+    column.button(t(f"value.{value}"), key=keyguard.button_key(DECISION_BUTTONS, view.claim_pk, value), shortcut=key,
+                  width="stretch",
                   on_click=_decide, args=(view.claim_pk, view.claim_id, value, expected, view.content_changed_at))
 st.caption(t("adjudicate.shortcuts"))
+ui.new_claim_drawn()  # a decision's move: its quiet time for decision presses starts once the claim is drawn

@@ -90,7 +90,7 @@ headline(report)
 if paradox := fmt.paradox_text(report):
     st.warning(paradox, icon=":material/balance:")
 
-st.subheader(t("agreement.overall"))
+st.header(t("agreement.overall"))
 table_col, counts_col = st.columns([5, 2])
 with table_col:
     st.table(fmt.overall_table(report), hide_index=True)
@@ -113,13 +113,13 @@ if not report["n_items"]:
     st.warning(t("agreement.no_pairs"))
     st.stop()
 
-st.subheader(t("agreement.sample_size"))
+st.header(t("agreement.sample_size"))
 st.radio(t("agreement.target"), TARGETS, index=TARGETS.index(DEFAULT_TARGET_HALF_WIDTH), key="agreement.target",
          horizontal=True, format_func=lambda hw: t("agreement.target_option", hw=hw))
 st.markdown(fmt.sample_size_text(report, target))
 st.caption(t("agreement.sample_method"))
 
-st.subheader(t("agreement.breakdowns"))
+st.header(t("agreement.breakdowns"))
 shown = {}
 for column in GROUP_COLUMNS:
     groups = report.get(f"by_{column}") or {}
@@ -134,7 +134,7 @@ if shown:
         with tab:
             breakdown(column, groups, target, fmt.group_metrics(report))
 
-st.subheader(t("agreement.confusion"))
+st.header(t("agreement.confusion"))
 st.caption(t("agreement.confusion_help"))
 pairs = report.get("by_pair") or []
 for number, pair in enumerate(pairs):
@@ -151,7 +151,7 @@ for number, pair in enumerate(pairs):
                                    title=t("agreement.confusion_chart", a=pair["rater_a"], b=pair["rater_b"]))
         )
 
-st.subheader(t("agreement.pairs"))
+st.header(t("agreement.pairs"))
 st.caption(t("agreement.pairs_help"))
 st.dataframe(fmt.pair_table(report), hide_index=True)
 raters, cells = fmt.pair_cells(report)
@@ -163,7 +163,7 @@ if len(raters) > 2:
 else:
     st.caption(t("agreement.pair_matrix_two"))
 
-st.subheader(t("agreement.by_category"))
+st.header(t("agreement.by_category"))
 st.caption(t("agreement.category_help", example=fmt.category_name(report["categories"][0])))
 table_col, chart_col = st.columns(2)
 table_col.dataframe(fmt.category_table(report), hide_index=True)

@@ -50,13 +50,10 @@ def _link(me, page: str, label: str, query_params: dict | None = None) -> None: 
 def _claim_link(me) -> str | None:  # noqa: ANN001 - User
     """Follow a `?claim=` link (or one kept through the login) to the page that opens the claim;
     returns the refusal's message when it leads nowhere for `me`, None when there was no link."""
-    claim_id = st.query_params.get("claim") or st.session_state.get(ui.PENDING_CLAIM)
-    st.session_state.pop(ui.PENDING_CLAIM, None)
-    if "claim" in st.query_params:
-        del st.query_params["claim"]
-    if not claim_id:
-        return None
     try:
+        claim_id = ui.take_claim_link()
+        if not claim_id:
+            return None
         with ui.db() as session:
             link = home.open_claim_link(session, me, claim_id)
     except AnnotatorError as error:
@@ -72,7 +69,7 @@ def _claim_link(me) -> str | None:  # noqa: ANN001 - User
 
 def labeler_section(me, overview: home.LabelerOverview) -> None:  # noqa: ANN001 - User
     counts = overview.counts
-    st.subheader(t("home.labeler"))
+    st.header(t("home.labeler"))
     st.progress(counts.done / counts.assigned if counts.assigned else 0.0,
                 text=t("label.progress", done=counts.done, total=counts.assigned))
     for column, group in zip(st.columns(4), ("to_label", "to_review", "on_hold", "done"), strict=True):
@@ -91,7 +88,7 @@ def labeler_section(me, overview: home.LabelerOverview) -> None:  # noqa: ANN001
 
 
 def adjudicator_section(me, overview: home.AdjudicatorOverview) -> None:  # noqa: ANN001 - User
-    st.subheader(t("home.adjudicator"))
+    st.header(t("home.adjudicator"))
     if not overview.waiting:
         st.success(t("adjudicate.empty"))
         return
@@ -111,7 +108,7 @@ def _state_names() -> list[str]:
 
 
 def admin_section(me, overview: home.AdminOverview) -> None:  # noqa: ANN001 - User
-    st.subheader(t("home.admin"))
+    st.header(t("home.admin"))
     if overview.claims_left_out:
         st.caption(t("home.left_out", n=overview.claims_left_out))
     if not overview.claims:

@@ -1,7 +1,8 @@
 """Import (admins): upload a case, label or adjudication file with the command line's options,
 check it (the import run and rolled back: encoding, counts, warnings, every bad line with its
 line and field, a preview), then import it for real with a progress bar. Nothing is written
-before Import is pressed."""
+before Import is pressed. The report, the refusals and every bad line's problem and fix are the
+service's messages, written in the user's language (the command line prints their English)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import pandas as pd
 import streamlit as st
 
 from annotator.errors import AnnotatorError
+from annotator.formats import refusal_message
 from annotator.services import imports
 from annotator.ui import components as ui
-from annotator.ui.i18n import error_text, t
+from annotator.ui.i18n import error_text, message_text, t
 
 _CHECKED = "imports.checked"  # (what was checked, ImportCheck): shown while the upload and options stay the same
 _DONE = "imports.done"  # (file name, ImportReport or None, error or None, the check's counts)
@@ -35,26 +37,26 @@ def _options(kind: str) -> imports.UploadOptions:
 
 def _bad_lines_table(lines: tuple[imports.SkippedLine, ...]) -> None:
     st.dataframe(pd.DataFrame([{t("imports.col_file"): line.path, t("imports.col_line"): line.line,
-                                t("imports.col_field"): line.field or "-", t("imports.col_reason"): line.reason}
+                                t("imports.col_field"): line.field or "-",
+                                t("imports.col_reason"): message_text(line.said())}
                                for line in lines]), hide_index=True)
 
 
 def _report(report: imports.ImportReport) -> None:
-    """The report as the command line prints it, in parts: the encoding line, the counts per kind,
-    the people created, the skipped lines and the warnings."""
-    lines = report.summary_lines()
-    st.info(ui.plain_markdown(lines[0]))
-    st.table(pd.DataFrame([{t("imports.col_kind"): kind, **{t(f"imports.col_{k}"): counts.get(k, 0) for k in imports.KINDS}}
+    """The report as the command line prints it, in parts and in the user's language: the encoding
+    line, the counts per kind, the people created, the skipped lines and the warnings."""
+    st.info(ui.plain_markdown(message_text(report.headline())))
+    st.table(pd.DataFrame([{t("imports.col_kind"): message_text(report.kind_name(kind)),
+                            **{t(f"imports.col_{k}"): counts.get(k, 0) for k in imports.KINDS}}
                            for kind, counts in report.counts.items()]), hide_index=True)
-    tail = (len(report.skipped_lines) + 1 if report.skipped_lines else 0) + len(report.warnings)
-    for note in lines[1 + len(report.counts):len(lines) - tail]:  # people created or given a role, skipped claims
-        st.caption(ui.plain_markdown(note))
+    for note in report.notes():  # people created or given a role, labels to review, skipped claims
+        st.caption(ui.plain_markdown(message_text(note)))
     if report.skipped_lines:
         st.warning(t("imports.skipped", n=len(report.skipped_lines)))
         _bad_lines_table(report.skipped_lines)
     if report.warnings:
-        st.warning(t("imports.warnings", n=len(report.warnings)) + "\n\n"
-                   + "\n".join(f"- {ui.plain_markdown(warning)}" for warning in report.warnings))
+        st.warning(t("imports.warnings", n=len(report.warnings)) + "\n\n" + "\n".join(
+            f"- {ui.plain_markdown(message_text(warning))}" for warning in report.warning_messages()))
 
 
 ui.require_page("imports")
@@ -104,9 +106,10 @@ if done is not None:
 stored = st.session_state.get(_CHECKED)
 checked = stored[1] if stored is not None and stored[0] == upload else None  # a check of other input is void
 if checked is not None:
-    st.subheader(t("imports.check_result", file=uploaded.name))
+    st.header(t("imports.check_result", file=uploaded.name))
     if checked.report is None:
-        st.error(t("imports.refused") + "\n\n" + ui.plain_markdown(checked.refusal))
+        refusal = checked.refusal if checked.refusal_message is None else checked.refusal_message
+        st.error(t("imports.refused") + "\n\n" + ui.plain_markdown(message_text(refusal)))
         if checked.bad_lines:
             _bad_lines_table(checked.bad_lines)
     else:
@@ -127,7 +130,7 @@ if checked is not None:
                     report = imports.import_upload(session, ui.session_user(session), uploaded.name, uploaded.getvalue(),
                                                    options, progress=progress)
             except AnnotatorError as error:
-                st.session_state[_DONE] = (uploaded.name, None, error_text(error), None)
+                st.session_state[_DONE] = (uploaded.name, None, message_text(refusal_message(error)), None)
             else:
                 st.session_state[_DONE] = (uploaded.name, report, None, checked.report.counts)
             st.session_state.pop(_RUNNING, None)

@@ -19,6 +19,10 @@ the label buttons', J/K the Next/Previous buttons', Shift+1..9 the cite buttons'
 A cite button flips the passage's checkbox through its own session key (`_cite_key`), so drafts,
 restored drafts and saves see one citation whichever was used. Streamlit fires no key without
 Ctrl/Alt/Cmd while a text box has the focus, so typing a rationale never triggers one.
+A label key pressed again and again, or held down, saves once: the browser drops the repeats and
+the presses that come right after a save moved to the next claim (ui/keyguard.py), the server
+ignores those that slip through (components.py `too_soon_after_move`), and each label button's
+key names its claim, so a press meant for one claim never saves another.
 """
 
 from __future__ import annotations
@@ -29,9 +33,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import streamlit as st
 
 from annotator.errors import AnnotatorError, ContentChangedError, GuidelineChangedError, OnHoldError, StaleWriteError
+from annotator.formats import MAX_TEXT_CHARS
 from annotator.services import drafts, labeling
 from annotator.services.guidelines import current_guideline
-from annotator.ui import case_fields
+from annotator.ui import case_fields, keyguard
 from annotator.ui import components as ui
 from annotator.ui.guideline import show_guideline_panel
 from annotator.ui import unsaved
@@ -53,6 +58,7 @@ PREVIOUS_KEY = "K"
 # The keys that cite passages 1..9 (Shift+digit: the digits alone save a label). Streamlit fires
 # no shortcut without Ctrl/Alt/Cmd while a text box has the focus, so typing never triggers one.
 CITE_KEYS = tuple(f"Shift+{n}" for n in range(1, 10))
+LABEL_BUTTONS = "label.button."  # the label buttons' key prefix (keyguard.button_key)
 
 
 def _cite_key(claim_pk: int, passage_id: str) -> str:
@@ -259,7 +265,8 @@ def _save(claim_pk: int, claim_id: str, value: str, passage_ids: tuple[str, ...]
                 drafts.discard_draft(session, me, claim_pk)
             next_pk = labeling.next_claim_for(session, me)
     except (StaleWriteError, OnHoldError) as error:  # the input stays on screen and in the draft
-        ui.flash_error(error)
+        if not isinstance(error, OnHoldError):  # the page says the case is on hold: once is enough
+            ui.flash_error(error)
         st.session_state[_choice_key(claim_pk)] = value
         _keep_draft(claim_pk, passage_ids)
         if isinstance(error, StaleWriteError) and not isinstance(error, (ContentChangedError, GuidelineChangedError)):
@@ -305,13 +312,9 @@ def _lift(case_pk: int) -> None:
 
 def _open_deep_link(session, me) -> None:  # noqa: ANN001 - Session, User
     """`?claim=<claim_id>` opens one of the user's own assigned claims; the service refuses others."""
-    pending = st.session_state.pop(ui.PENDING_CLAIM, None)
-    claim_id = st.query_params.get("claim") or pending
-    if not claim_id:
-        return
-    if "claim" in st.query_params:
-        del st.query_params["claim"]
-    st.session_state[CURRENT] = labeling.find_assigned_claim(session, me, claim_id)
+    claim_id = ui.take_claim_link()
+    if claim_id:
+        st.session_state[CURRENT] = labeling.find_assigned_claim(session, me, claim_id)
 
 
 me = ui.require_page("label")
@@ -345,6 +348,7 @@ if view is None:
 if next_pk is None:
     st.success(t("label.queue_done"))
 
+keyguard.guard(view.claim_pk, LABEL_BUTTONS)  # before the claim: the browser sees a new one first
 previous_col, where_col, next_col = st.columns([1, 4, 1], vertical_alignment="center")
 previous_col.button(t("label.previous"), key="label.previous", icon=":material/arrow_back:", shortcut=PREVIOUS_KEY,
                     on_click=_go, args=(place.previous_pk,), disabled=place.previous_pk is None)
@@ -366,7 +370,7 @@ if not read_only:
 
 claim_col, evidence_col = st.columns([2, 3])
 with claim_col:
-    st.subheader(t("label.claim", claim_id=view.claim_id))
+    st.header(t("label.claim", claim_id=view.claim_id))
     with st.container(border=True):
         st.text(view.text)
     if own is not None:
@@ -395,14 +399,16 @@ with claim_col:
             st.markdown(f"**{t('label.severity')}**: {t(f'severity.{own.severity}') if own.severity else '-'}")
     else:
         st.text_area(t("label.rationale"), key=_rationale_key(view.claim_pk), placeholder=t("label.rationale_hint"),
+                     max_chars=MAX_TEXT_CHARS,
                      on_change=_keep_draft, args=(view.claim_pk, passage_ids))
         st.selectbox(t("label.severity"), SEVERITIES, index=None, key=_severity_key(view.claim_pk),
                      format_func=lambda s: t(f"severity.{s}"), placeholder=t("label.severity_none"),
                      help=t("label.severity_help"), on_change=_keep_draft, args=(view.claim_pk, passage_ids))
         expected = st.session_state[_base_key(view.claim_pk)]
-        for column, (number, value) in zip(st.columns(len(LABELS)), enumerate(LABELS, start=1), strict=True):
+        for column, value, key in zip(st.columns(len(LABELS)), LABELS, keyguard.LABEL_KEYS, strict=True):
             column.button(
-                t(f"value.{value}"), key=f"label.button.{value}", shortcut=str(number), width="stretch",
+                t(f"value.{value}"), key=keyguard.button_key(LABEL_BUTTONS, view.claim_pk, value), shortcut=key,
+                width="stretch",
                 type="primary" if own is not None and own.value == value else "secondary",
                 icon=":material/check:" if own is not None and own.value == value else None,  # not colour alone
                 on_click=_save, args=(view.claim_pk, view.claim_id, value, passage_ids, expected, view.content_changed_at,
@@ -411,7 +417,7 @@ with claim_col:
         _shortcut_list(len(view.passages))
 
 with evidence_col:
-    st.subheader(t("label.evidence"))
+    st.header(t("label.evidence"))
     cited = set(own.passage_ids) if own is not None else set()
     for number, passage in enumerate(view.passages, start=1):
         case_fields.evidence_role(view.metadata, passage.passage_id)
@@ -426,5 +432,6 @@ if not view.on_hold:
     with st.expander(t("label.hold")):
         st.selectbox(t("label.hold_reason"), HOLD_REASONS, key=f"label.hold_reason.{view.case_pk}",
                      format_func=lambda r: t(f"hold.{r}"))
-        st.text_input(t("label.hold_note"), key=f"label.hold_note.{view.case_pk}")
+        st.text_input(t("label.hold_note"), key=f"label.hold_note.{view.case_pk}", max_chars=MAX_TEXT_CHARS)
         st.button(t("label.hold_button"), key="label.hold_button", on_click=_hold, args=(view.case_pk, view.claim_pk))
+ui.new_claim_drawn()  # a save's move: its quiet time for label presses starts once the claim is drawn

@@ -12,9 +12,10 @@ import pandas as pd
 import streamlit as st
 
 from annotator.errors import AnnotatorError
+from annotator.release import problem_message
 from annotator.services import releases
 from annotator.ui import components as ui
-from annotator.ui.i18n import datetime_text, error_text, t
+from annotator.ui.i18n import datetime_text, error_text, message_text, t
 
 _VERIFIED = "releases.verified"
 _NOTES = "releases.notes"  # what a create did on the way (stopped releases finished, leftovers removed)
@@ -121,13 +122,13 @@ for note in st.session_state.pop(_NOTES, []):
     st.info(note)
 
 with st.container(border=True):
-    st.subheader(t("releases.create"))
+    st.header(t("releases.create"))
     st.text_input(t("releases.name"), key="releases.name", placeholder=t("releases.name_hint"))
     ui.dataset_select("releases.dataset")
     st.checkbox(t("releases.only_final"), key="releases.only_final", help=t("releases.only_final_help"))
     st.button(t("releases.create_button"), key="releases.create_button", type="primary", on_click=_create)
 
-st.subheader(t("releases.list"))
+st.header(t("releases.list"))
 if not known:
     st.caption(t("releases.none"))
     st.stop()
@@ -160,10 +161,11 @@ if verified is not None and verified[0] == release.name:
     if ok:
         st.success(t("releases.verify_ok", name=release.name))
     else:
-        st.error(t("releases.verify_bad", name=release.name) + "\n\n" + "\n".join(f"- {p}" for p in problems))
+        st.error(t("releases.verify_bad", name=release.name) + "\n\n"
+                 + "\n".join(f"- {message_text(problem_message(p))}" for p in problems))
 
 with st.container(border=True):
-    st.subheader(t("releases.compare"))
+    st.header(t("releases.compare"))
     names = list(by_name)  # newest first
     left, right = st.columns(2)
     older = left.selectbox(t("releases.compare_older"), names, index=min(1, len(names) - 1), key=_OLDER)
