@@ -310,8 +310,9 @@ def test_the_import_page_refuses_a_labels_line_in_japanese(app_db):
     assert bad[0]["問題と対処"] == "ID が「n1-c1」の主張はありません。先に主張のケースをインポートするか、ID を直してください。"
 
 
-def test_the_releases_page_shows_verify_problems_in_japanese(app_db):
-    with session_scope(app_db) as session:
+def _tampered_release(engine) -> None:  # noqa: ANN001 - an Engine
+    """Release gold-v1 of the pilot, then gold.csv changed and notes.txt added in its folder."""
+    with session_scope(engine) as session:
         for name in ("alice", "bob"):
             labeler = users.get_user(session, name)
             for claim in session.exec(select(Claim)).all():
@@ -322,6 +323,24 @@ def test_the_releases_page_shows_verify_problems_in_japanese(app_db):
     with open(folder / "gold.csv", "a", encoding="utf-8") as gold:
         gold.write("tampered\n")
     (folder / "notes.txt").write_text("x")
+
+
+def test_a_stored_release_that_no_longer_matches_keeps_its_english_and_reads_in_japanese(app_db):
+    _tampered_release(app_db)
+    with session_scope(app_db) as session, pytest.raises(ReleaseVerifyError) as refused:
+        releases.check_stored_release(session, OPERATOR, "gold-v1")
+    english_text = str(refused.value)
+    assert english_text.startswith("release 'gold-v1' (") and "does not match what was released: gold.csv: changed" in english_text
+    assert "; notes.txt: unexpected file (not listed in manifest.json)" in english_text
+    with use_language("ja"):
+        text = error_text(refused.value)
+    assert text.startswith("リリース「gold-v1」（") and "一致しません: gold.csv: 変更されています（sha256 " in text
+    assert "; notes.txt: 想定外のファイルです（manifest.json に載っていません）" in text
+    assert "changed" not in text and "unexpected" not in text
+
+
+def test_the_releases_page_shows_verify_problems_in_japanese(app_db):
+    _tampered_release(app_db)
     at = _open("root").switch_page("views/releases.py").run()
     at.button(key="releases.verify").click().run()
     assert not at.exception

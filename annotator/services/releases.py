@@ -53,6 +53,7 @@ from annotator.release import (
     finish_staged,
     kill_point,
     read_gold,
+    problem_message,
     read_passage_texts,
     metadata_text,
     release_layout,
@@ -222,7 +223,8 @@ def check_stored_release(session: Session, actor: Caller, name: str) -> VerifyRe
     result = verify_stored_release(session, actor, name)
     if not result.ok:
         path = get_release(session, actor, name).path
-        raise ReleaseVerifyError.of("msg.release.mismatch", name=name, path=str(path), problems="; ".join(result.problems))
+        problems = Joined(tuple(problem_message(problem) for problem in result.problems), "; ")  # English: as before
+        raise ReleaseVerifyError.of("msg.release.mismatch", name=name, path=str(path), problems=problems)
     return result
 
 
