@@ -692,11 +692,14 @@ def test_a_demo_labeler_starts_on_the_first_demo_claim_with_its_case(tmp_path, m
     demo_engine.dispose()
 
 
-def test_the_rationale_box_takes_no_more_than_an_import_may_hold(engine):
+def test_a_rationale_over_the_import_limit_is_refused_naming_its_length_and_kept_on_screen(engine):
     at = open_app("aoi")
     claim_pk = at.session_state["label.claim_pk"]
-    assert at.text_area(key=f"label.rationale.{claim_pk}").proto.max_chars == 100_000  # the browser stops typing there
-    at.session_state[f"label.rationale.{claim_pk}"] = "x" * 150_000  # more than the box takes
+    at.session_state[f"label.rationale.{claim_pk}"] = "x" * 100_001  # pasted: the box takes it, the save says why not
     label_button(at, "support").click().run()
+    assert [e.value for e in at.error] == [
+        "the rationale is 100,001 characters long, over the limit of 100,000; shorten it"]
     with session_scope(engine) as session:
-        assert [len(r) for r in session.exec(select(Label.rationale)).all()] == [100_000]  # what the box held
+        assert session.exec(select(Label)).all() == []
+    assert at.session_state["label.claim_pk"] == claim_pk
+    assert len(at.text_area(key=f"label.rationale.{claim_pk}").value) == 100_001  # nothing typed is lost

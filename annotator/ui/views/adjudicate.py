@@ -10,7 +10,6 @@ import pandas as pd
 import streamlit as st
 
 from annotator.errors import AnnotatorError
-from annotator.formats import MAX_TEXT_CHARS
 from annotator.services import adjudication
 from annotator.ui import case_fields, keyguard
 from annotator.ui import components as ui
@@ -113,8 +112,7 @@ if view.decision is not None:
     st.warning(t("adjudicate.stale", value=t(f"value.{view.decision.value}")))
 elif view.state == "stale":  # not decided yet: a label was made before the claim changed
     st.info(t("adjudicate.changed_after_labels"))
-st.text_area(t("label.rationale"), key=_rationale_key(view.claim_pk), placeholder=t("adjudicate.rationale_hint"),
-             max_chars=MAX_TEXT_CHARS)
+st.text_area(t("label.rationale"), key=_rationale_key(view.claim_pk), placeholder=t("adjudicate.rationale_hint"))
 st.selectbox(t("label.severity"), SEVERITIES, index=None, key=_severity_key(view.claim_pk),
              format_func=lambda s: t(f"severity.{s}"), placeholder=t("label.severity_none"), help=t("label.severity_help"))
 expected = None if view.decision is None else view.decision.revision

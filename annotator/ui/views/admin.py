@@ -10,7 +10,6 @@ import pandas as pd
 import streamlit as st
 
 from annotator.errors import AnnotatorError, InvalidValueError, StaleWriteError
-from annotator.formats import MAX_TEXT_CHARS
 from annotator.services import corrections, guidelines, history, labeling, users
 from annotator.services.lookup import dataset_pk, find_case
 from annotator.services.status import project_status
@@ -258,11 +257,11 @@ def _correct_section(view: corrections.CorrectionView) -> None:
                  format_func=lambda v: t(f"value.{v}"))
     cited_options = list(dict.fromkeys((*view.passage_ids, *current.passage_ids)))  # a stored citation stays choosable
     st.multiselect(t("admin.correct_passages"), cited_options, key=_key(view.claim_pk, labeler, "passages"))
-    st.text_area(t("label.rationale"), key=_key(view.claim_pk, labeler, "rationale"), max_chars=MAX_TEXT_CHARS)
+    st.text_area(t("label.rationale"), key=_key(view.claim_pk, labeler, "rationale"))
     st.selectbox(t("label.severity"), SEVERITIES, index=None, key=_key(view.claim_pk, labeler, "severity"),
                  format_func=lambda s: t(f"severity.{s}"), placeholder=t("label.severity_none"), help=t("label.severity_help"))
     st.text_input(t("admin.correct_reason"), key=_key(view.claim_pk, labeler, "reason"),
-                  placeholder=t("admin.correct_reason_hint"), max_chars=MAX_TEXT_CHARS)
+                  placeholder=t("admin.correct_reason_hint"))
     submit, restart = st.columns([1, 2])
     submit.button(t("admin.correct_button"), key=f"admin.correct.{view.claim_pk}.submit", type="primary",
                   on_click=_correct, args=(view.claim_pk, view.claim_id, labeler))

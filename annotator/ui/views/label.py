@@ -33,7 +33,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import streamlit as st
 
 from annotator.errors import AnnotatorError, ContentChangedError, GuidelineChangedError, OnHoldError, StaleWriteError
-from annotator.formats import MAX_TEXT_CHARS
 from annotator.services import drafts, labeling
 from annotator.services.guidelines import current_guideline
 from annotator.ui import case_fields, keyguard
@@ -399,7 +398,6 @@ with claim_col:
             st.markdown(f"**{t('label.severity')}**: {t(f'severity.{own.severity}') if own.severity else '-'}")
     else:
         st.text_area(t("label.rationale"), key=_rationale_key(view.claim_pk), placeholder=t("label.rationale_hint"),
-                     max_chars=MAX_TEXT_CHARS,
                      on_change=_keep_draft, args=(view.claim_pk, passage_ids))
         st.selectbox(t("label.severity"), SEVERITIES, index=None, key=_severity_key(view.claim_pk),
                      format_func=lambda s: t(f"severity.{s}"), placeholder=t("label.severity_none"),
@@ -432,6 +430,6 @@ if not view.on_hold:
     with st.expander(t("label.hold")):
         st.selectbox(t("label.hold_reason"), HOLD_REASONS, key=f"label.hold_reason.{view.case_pk}",
                      format_func=lambda r: t(f"hold.{r}"))
-        st.text_input(t("label.hold_note"), key=f"label.hold_note.{view.case_pk}", max_chars=MAX_TEXT_CHARS)
+        st.text_input(t("label.hold_note"), key=f"label.hold_note.{view.case_pk}")
         st.button(t("label.hold_button"), key="label.hold_button", on_click=_hold, args=(view.case_pk, view.claim_pk))
 ui.new_claim_drawn()  # a save's move: its quiet time for label presses starts once the claim is drawn
