@@ -8,6 +8,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from argon2 import PasswordHasher
 from sqlalchemy import create_engine, text
 
 from annotator.db import init_db
@@ -117,3 +118,23 @@ def _claim_button(at, prefix: str, value: str):  # noqa: ANN001, ANN202
     found = [button for button in at.button if button.key and button.key.startswith(f"{prefix}{value}.")]
     assert len(found) == 1, f"expected one {prefix}{value} button, found keys {[b.key for b in found]}"
     return found[0]
+
+
+CHEAP_HASHER = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+"""Argon2id at its smallest cost: the in-process tests hash four seeded users each, which at the
+production cost (about 0.25 s a hash here) was most of their time. Servers and command lines the
+tests start as subprocesses keep the production cost; test_users pins it."""
+
+
+@pytest.fixture(autouse=True, scope="session")
+def production_hasher():
+    """The production PasswordHasher, set aside while every in-process test hashes with
+    CHEAP_HASHER (what a test of the production parameters asks for)."""
+    from annotator.services import users
+
+    production = users._hasher
+    users._hasher = CHEAP_HASHER
+    users._stand_in_hash.cache_clear()
+    yield production
+    users._hasher = production
+    users._stand_in_hash.cache_clear()

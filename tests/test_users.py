@@ -277,3 +277,11 @@ def test_concurrent_failed_logins_under_one_name_are_each_counted(any_engine, mo
     assert errors == []
     with session_scope(any_engine) as s:
         assert _failures(s, "nobody") == 8
+
+
+def test_passwords_are_hashed_with_argon2id_at_rfc_9106_low_memory_cost(production_hasher):
+    # RFC 9106, section 4, second recommended option: Argon2id, t=3, 64 MiB, 4 lanes. The other
+    # tests hash at the smallest cost (conftest.CHEAP_HASHER); this pins what users get.
+    stored = production_hasher.hash("s3cret-pass")
+    assert stored.startswith("$argon2id$v=19$m=65536,t=3,p=4$")
+    assert production_hasher.verify(stored, "s3cret-pass")
