@@ -4,14 +4,16 @@ shared real data, and small helpers to seed users and data."""
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from pathlib import Path
 
 import pytest
 from argon2 import PasswordHasher
 from sqlalchemy import create_engine, text
+from sqlalchemy.engine import Engine
 
-from annotator.db import init_db
+from annotator.db import init_db, make_engine
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("ANNOTATOR_SHARED", REPO.parent / "shared"))
@@ -77,18 +79,58 @@ def any_db_url(request):
     return request.getfixturevalue("postgres_url")
 
 
+@pytest.fixture(scope="session")
+def migrated_sqlite_template(tmp_path_factory) -> Path:
+    """A SQLite file migrated once per test run: a test's fresh database is a copy of it (about
+    5 ms, where migrating anew takes about 100 ms)."""
+    path = tmp_path_factory.mktemp("template") / "annotator.db"
+    init_db(f"sqlite:///{path}").dispose()  # the last connection's close checkpoints the WAL into the file
+    return path
+
+
+@pytest.fixture(scope="session")
+def migrated_postgres_template():
+    """A PostgreSQL database migrated once per test run, the template of each test's fresh one."""
+    require_postgres()
+    name = f"annotator_template_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    init_db(POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + name).dispose()
+    yield name
+    with admin.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+def migrated_engine(url: str, request) -> Engine:  # noqa: ANN001 - a pytest FixtureRequest
+    """The engine of a fresh, migrated, empty database at `url` (a SQLite file that does not exist
+    yet, or a PostgreSQL database made by `postgres_url`), copied from the run's template."""
+    if url.startswith("sqlite"):
+        shutil.copyfile(request.getfixturevalue("migrated_sqlite_template"), url.split(":///", 1)[1])
+        return make_engine(url)
+    template = request.getfixturevalue("migrated_postgres_template")
+    name = url.rsplit("/", 1)[1]
+    admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'DROP DATABASE "{name}"'))
+        connection.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
+    admin.dispose()
+    return make_engine(url)
+
+
 @pytest.fixture
-def engine(sqlite_url):
+def engine(sqlite_url, request):
     """A migrated, empty SQLite database's engine."""
-    engine = init_db(sqlite_url)
+    engine = migrated_engine(sqlite_url, request)
     yield engine
     engine.dispose()
 
 
 @pytest.fixture
-def any_engine(any_db_url):
+def any_engine(any_db_url, request):
     """A migrated, empty database's engine, on SQLite and on PostgreSQL."""
-    engine = init_db(any_db_url)
+    engine = migrated_engine(any_db_url, request)
     yield engine
     engine.dispose()
 
