@@ -615,4 +615,7 @@ MESSAGES: dict[str, str] = {
     "msg.verify.unexpected_folder": "{name}: unexpected folder (not listed in manifest.json)",
     "msg.verify.fewer_claims": "{name}: holds fewer claims than gold.jsonl",
     "msg.release.verify_mismatch": "release {folder} does not match its manifest: {problems}",
+    "msg.import.problem.duplicate_key": "the key '{name}' appears twice in one JSON object",
+    "msg.import.fix.duplicate_key": "Keep one of them: which value was meant is unknown, so nothing is guessed",
+    "msg.verify.symlink": "{name}: a symbolic link; a release folder holds only plain files (a link can point out of it): replace it with the file itself",
 }

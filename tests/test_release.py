@@ -636,3 +636,50 @@ def test_diff_names_added_removed_and_changed_claims_with_counts():
 def test_diff_refuses_a_claim_twice_on_one_side():
     with pytest.raises(ValueError, match="appears twice in the new release"):
         release.diff_releases([], _gold(("p", "q1", "a", "support"), ("p", "q1", "a", "support")))
+
+
+# ------------------------------------------------------------------------- links and repeated keys
+
+
+@pytest.mark.parametrize("where", ["gold.csv", "sub/gold.csv"])
+def test_verify_refuses_a_symlinked_file_anywhere_in_the_release_naming_it(tmp_path, where):
+    folder = _write(tmp_path)
+    outside = tmp_path / "outside.csv"
+    outside.write_bytes((folder / "gold.csv").read_bytes())  # the same bytes: only the link is wrong
+    (folder / where).parent.mkdir(exist_ok=True)
+    if where == "gold.csv":
+        (folder / "gold.csv").unlink()
+    (folder / where).symlink_to(outside)
+    result = verify_release(folder)
+    assert not result.ok
+    assert result.problems == (f"{where}: a symbolic link; a release folder holds only plain files (a link can point "
+                               "out of it): replace it with the file itself",)
+    with pytest.raises(ReleaseVerifyError, match=f"{where}: a symbolic link"):
+        check_release(folder)
+
+
+def test_verify_refuses_a_symlinked_folder_in_the_release_without_following_it(tmp_path):
+    folder = _write(tmp_path)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "link-inside").symlink_to(tmp_path)
+    (folder / "extra").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    assert verify_release(folder).problems == ("extra: a symbolic link; a release folder holds only plain files (a "
+                                               "link can point out of it): replace it with the file itself",)
+
+
+def test_a_manifest_giving_a_key_twice_is_refused_naming_the_key(tmp_path):
+    folder = _write(tmp_path)
+    text = (folder / "manifest.json").read_text(encoding="utf-8")
+    (folder / "manifest.json").write_text(text.replace("{", '{\n  "files": {},', 1), encoding="utf-8")
+    result = verify_release(folder)
+    assert result.problems == ("manifest.json: unreadable (the key 'files' appears twice in one object)",)
+
+
+def test_a_gold_jsonl_line_giving_a_key_twice_is_refused_naming_line_and_key(tmp_path):
+    folder = _write(tmp_path)
+    lines = (folder / "gold.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[1] = lines[1].replace("{", '{"gold_label": "support", ', 1)
+    (folder / "gold.jsonl").write_text("".join(lines), encoding="utf-8")
+    with pytest.raises(ReleaseVerifyError) as caught:
+        release.read_gold(folder)
+    assert str(caught.value) == "gold.jsonl, line 2: unreadable (the key 'gold_label' appears twice in one object)"

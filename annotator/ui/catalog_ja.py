@@ -974,4 +974,7 @@ JAPANESE: dict[str, str] = {
     "msg.verify.unexpected_folder": "{name}: 想定外のフォルダーです（manifest.json に載っていません）",
     "msg.verify.fewer_claims": "{name}: gold.jsonl より主張が少なくなっています",
     "msg.release.verify_mismatch": "リリース {folder} はマニフェストと一致しません: {problems}",
+    "msg.import.problem.duplicate_key": "1 つの JSON オブジェクトにキー '{name}' が 2 回あります",
+    "msg.import.fix.duplicate_key": "どちらか 1 つだけにしてください。どちらの値が意図されたか分からないため、推測しません",
+    "msg.verify.symlink": "{name}: シンボリックリンクです。リリースフォルダーには通常のファイルだけを置きます（リンクはフォルダーの外を指せます）。ファイルそのものに置き換えてください",
 }
