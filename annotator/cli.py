@@ -38,6 +38,8 @@ app.add_typer(guideline_app, name="guideline")
 Db = Annotated[Optional[str], typer.Option("--db", help="Database URL (default: DATABASE_URL, else data/annotator.db).")]
 DatasetOpt = Annotated[Optional[str], typer.Option("--dataset", help="Dataset name (default: all datasets).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
+HostOpt = Annotated[str, typer.Option("--host", help="Address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every interface).")]
+LOOPBACK = "127.0.0.1"
 
 MAX_BOOTSTRAP = 100_000
 UI_APP = Path(__file__).parent / "ui" / "app.py"
@@ -78,13 +80,19 @@ def init(db: Db = None) -> None:
 
 
 @app.command()
-def serve(db: Db = None, port: Annotated[int, typer.Option(min=1, max=65535, help="Port to serve on (1-65535).")] = 8501) -> None:
-    """Start the Streamlit app."""
-    from annotator.db import resolve_url
+def serve(db: Db = None, port: Annotated[int, typer.Option(min=1, max=65535, help="Port to serve on (1-65535).")] = 8501,
+          host: HostOpt = LOOPBACK) -> None:
+    """Start the Streamlit app (on this machine only, unless --host says otherwise)."""
+    from annotator.db import resolve_url, session_scope
+    from annotator.services.demo import demo_logins_in_use
 
+    host = _checked_host(host)
     url = resolve_url(db)
-    _engine(url)
-    _serve(url, port)
+    engine = _engine(url)
+    if not _is_loopback(host):
+        with session_scope(engine) as session:
+            _warn_demo_logins(host, demo_logins_in_use(session))
+    _serve(url, port, host)
 
 
 @app.command()
@@ -92,11 +100,14 @@ def demo(
     db: Db = None,
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to serve on (1-65535).")] = 8501,
     no_serve: Annotated[bool, typer.Option("--no-serve", help="Seed only; do not start the app.")] = False,
+    host: HostOpt = LOOPBACK,
 ) -> None:
-    """Seed the demo data set and demo users, print their logins, and start the app."""
+    """Seed the demo data set and demo users, print their logins, and start the app (on this
+    machine only, unless --host says otherwise)."""
     from annotator.db import resolve_url, session_scope
-    from annotator.services.demo import DEMO_USERS, seed_demo
+    from annotator.services.demo import DEMO_USERS, demo_logins_in_use, seed_demo
 
+    host = _checked_host(host)
     url = resolve_url(db)
     engine = _engine(url, create=True)
     with session_scope(engine) as session:
@@ -106,7 +117,40 @@ def demo(
     for user in DEMO_USERS:
         typer.echo(f"  {user.name:<6} {user.password:<18} {', '.join(user.roles)}")
     if not no_serve:
-        _serve(url, port)
+        if not _is_loopback(host):
+            with session_scope(engine) as session:
+                _warn_demo_logins(host, demo_logins_in_use(session))
+        _serve(url, port, host)
+
+
+def _checked_host(host: str) -> str:
+    """--host as given, stripped; a usage error when it is empty or holds a space or control character."""
+    host = host.strip()
+    if not host or any(char.isspace() or not char.isprintable() for char in host):
+        raise typer.BadParameter("give an address such as 127.0.0.1, a host name, or 0.0.0.0 for every interface",
+                                 param_hint="--host")
+    return host
+
+
+def _is_loopback(host: str) -> bool:
+    """Whether `host` is this machine only: localhost, 127.0.0.0/8 or ::1."""
+    import ipaddress
+
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:  # a host name: it may resolve to any address
+        return False
+
+
+def _warn_demo_logins(host: str, names: list[str]) -> None:
+    """On standard error: the app on a non-loopback `host` takes the demo logins `names`."""
+    if names:
+        typer.echo(f"Warning: --host {safe(host)} lets other machines reach the app, and the demo logins "
+                   f"({', '.join(names)}) have the passwords printed by `annotator demo` and in the README: anyone "
+                   "who can reach it can log in as them. Serve on 127.0.0.1 (the default), or set new passwords "
+                   "first (`annotator users passwd NAME`).", err=True)
 
 
 def _streamlit_flags() -> list[str]:
@@ -123,12 +167,14 @@ def _streamlit_flags() -> list[str]:
     return flags
 
 
-def _serve(url: str, port: int) -> None:
+def _serve(url: str, port: int, host: str = LOOPBACK) -> None:
     from annotator.db import display_url
 
     env = {**os.environ, "DATABASE_URL": url}
-    command = [sys.executable, "-m", "streamlit", "run", str(UI_APP), *_streamlit_flags(), "--server.port", str(port)]
-    typer.echo(f"Serving on http://localhost:{port} (database: {safe(display_url(url))}); Ctrl+C stops.")
+    command = [sys.executable, "-m", "streamlit", "run", str(UI_APP), *_streamlit_flags(), "--server.port", str(port),
+               "--server.address", host]
+    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host  # an IPv6 address
+    typer.echo(f"Serving on http://{safe(shown)}:{port} (database: {safe(display_url(url))}); Ctrl+C stops.")
     os.execve(sys.executable, command, env)  # Streamlit takes this process over: a signal to it stops the app
 
 
