@@ -7,6 +7,7 @@ busy timeout and foreign keys on; PostgreSQL is reached with `postgresql+psycopg
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
@@ -18,7 +19,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
 from sqlmodel import Session, create_engine
 
-from annotator.errors import DatabaseBusyError, DatabaseUnavailableError
+from annotator.errors import DatabaseBusyError, DatabaseUnavailableError, DiskFullError
 
 DEFAULT_SQLITE_PATH = Path("data") / "annotator.db"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -118,7 +119,8 @@ def session_scope(engine: Engine) -> Iterator[Session]:
     """A session whose work is one transaction: committed on success, rolled back on error.
 
     Raises DatabaseBusyError (nothing was written) when SQLite stays locked by another writer
-    past its busy timeout, instead of the driver's "database is locked".
+    past its busy timeout, instead of the driver's "database is locked"; DiskFullError (nothing
+    was written) when the disk is full (`is_disk_full`).
     """
     with Session(engine, expire_on_commit=False) as session:
         try:
@@ -129,11 +131,42 @@ def session_scope(engine: Engine) -> Iterator[Session]:
             if "database is locked" in str(error.orig):
                 raise DatabaseBusyError("the database is busy with another long write; nothing was saved. "
                                         "Try again in a moment") from None
+            if is_disk_full(error):
+                raise DiskFullError.of("msg.db.disk_full") from None
+            raise
+        except OSError as error:  # a file written inside the transaction
+            session.rollback()
+            if is_disk_full(error):
+                raise DiskFullError.of("msg.db.disk_full") from None
             raise
         except BaseException:
             session.rollback()
             raise
 
+
+
+_SQLITE_FULL = 13
+"""SQLite's result code "database or disk is full" (https://www.sqlite.org/rescode.html#full)."""
+_POSTGRES_DISK_FULL = "53100"
+"""PostgreSQL's SQLSTATE disk_full (https://www.postgresql.org/docs/current/errcodes-appendix.html)."""
+
+
+def is_disk_full(error: BaseException) -> bool:
+    """Whether `error` says the disk is full: an OSError ENOSPC, SQLite's SQLITE_FULL ("database
+    or disk is full", also when PRAGMA max_page_count is reached) or PostgreSQL's DiskFull
+    (SQLSTATE 53100), raw from the driver or wrapped by SQLAlchemy; also an error raised while
+    handling one (SQLite rolls the whole transaction back on SQLITE_FULL, so a ROLLBACK TO
+    SAVEPOINT after it fails with "no such savepoint")."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        orig = getattr(error, "orig", None) or error
+        if isinstance(orig, OSError) and orig.errno == errno.ENOSPC:
+            return True
+        if getattr(orig, "sqlite_errorcode", None) == _SQLITE_FULL or getattr(orig, "sqlstate", None) == _POSTGRES_DISK_FULL:
+            return True
+        error = error.__cause__ or error.__context__
+    return False
 
 
 @contextmanager

@@ -141,3 +141,11 @@ class AgreementInputError(AnnotatorError, ValueError):
 
 class DatabaseBusyError(AnnotatorError):
     """SQLite stayed locked by another writer past the busy timeout; nothing was written: retry."""
+
+
+class DiskFullError(AnnotatorError):
+    """The disk (or the database's size limit) is full; the transaction was rolled back, nothing was saved."""
+
+
+class DatabaseReadOnlyError(DatabaseUnavailableError):
+    """The database can be read but not written (file or folder permissions, a read-only role or server)."""

@@ -618,4 +618,5 @@ MESSAGES: dict[str, str] = {
     "msg.import.problem.duplicate_key": "the key '{name}' appears twice in one JSON object",
     "msg.import.fix.duplicate_key": "Keep one of them: which value was meant is unknown, so nothing is guessed",
     "msg.verify.symlink": "{name}: a symbolic link; a release folder holds only plain files (a link can point out of it): replace it with the file itself",
+    "msg.db.disk_full": "the disk is full; nothing was saved. Free space and try again",
 }

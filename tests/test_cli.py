@@ -315,3 +315,30 @@ def test_a_network_host_with_the_demo_logins_warns_naming_those_still_on_their_d
     with session_scope(init_db(db, create=False)) as session:
         set_password(session, OPERATOR, get_user(session, "admin"), "a-real-password-now")
     assert started(monkeypatch, "serve", "--db", db, "--host", "0.0.0.0")[2] == ""
+
+
+def test_an_import_onto_a_full_disk_says_so_exits_1_and_lands_nothing(monkeypatch, tmp_path):
+    from typer.testing import CliRunner
+
+    from annotator import cli as annotator_cli
+    from annotator import db as annotator_db
+
+    db = f"sqlite:///{tmp_path / 'full.db'}"
+    run("init", db=db, cwd=tmp_path)
+    configure = annotator_db._configure_sqlite
+
+    def full(connection, record):  # noqa: ANN001, ANN202 - the database may not grow by a page
+        configure(connection, record)
+        connection.execute("PRAGMA max_page_count=1")
+
+    monkeypatch.setattr(annotator_db, "_configure_sqlite", full)
+    monkeypatch.setattr(sys, "argv", ["annotator", "import", str(DEMO), "--db", db])
+    with CliRunner().isolation() as (out, err, *_):
+        with pytest.raises(SystemExit) as stop:
+            annotator_cli.main()
+        printed, errors = out.getvalue(), err.getvalue().decode("utf-8")
+    assert stop.value.code == 1
+    assert errors == "Error: the disk is full; nothing was saved. Free space and try again\n"
+    assert printed == b""
+    monkeypatch.setattr(annotator_db, "_configure_sqlite", configure)
+    assert json.loads(run("status", "--json", db=db, cwd=tmp_path).stdout)["cases"] == 0

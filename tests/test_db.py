@@ -219,3 +219,55 @@ def test_a_read_scope_does_not_block_a_writer(sqlite_url):
             writer.add(Dataset(name="written-meanwhile", source_format="test"))
     with read_scope(engine) as reader:
         assert [d.name for d in reader.exec(select(Dataset))] == ["written-meanwhile"]
+
+
+# ------------------------------------------------------------------------------ a full disk
+
+DISK_FULL = "the disk is full; nothing was saved. Free space and try again"
+
+
+def _fill_up(engine) -> None:  # noqa: ANN001 - an Engine
+    """Make the database full: SQLite may not grow by a page (PRAGMA max_page_count, per
+    connection); PostgreSQL answers the next statement with disk_full (SQLSTATE 53100)."""
+    from sqlalchemy import event
+
+    if engine.dialect.name == "sqlite":
+        engine.dispose()
+        event.listen(engine, "connect", lambda connection, _record: connection.execute("PRAGMA max_page_count=1"))
+    else:
+        event.listen(engine, "before_cursor_execute", _answer_disk_full, retval=True)
+
+
+def _answer_disk_full(connection, cursor, statement, parameters, context, executemany):  # noqa: ANN001, ANN202
+    if statement.lstrip().upper().startswith("INSERT"):
+        return "DO $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100'; END $$", {}
+    return statement, parameters
+
+
+def test_a_full_disk_is_one_clear_error_and_nothing_of_the_transaction_lands(any_engine):
+    from sqlmodel import select
+
+    from annotator.db import session_scope
+    from annotator.errors import DiskFullError
+    from annotator.models import User
+
+    _fill_up(any_engine)
+    with pytest.raises(DiskFullError) as caught, session_scope(any_engine) as session:
+        for n in range(200):
+            session.add(User(name=f"user-{n}-" + "x" * 2000, roles="labeler"))
+            session.flush()
+    assert str(caught.value) == DISK_FULL and caught.value.key == "msg.db.disk_full"
+    with session_scope(any_engine) as session:
+        assert session.exec(select(User)).all() == []
+
+
+def test_enospc_from_a_file_written_in_a_transaction_is_the_same_error(engine):
+    import errno
+
+    from annotator.db import session_scope
+    from annotator.errors import DiskFullError
+
+    with pytest.raises(DiskFullError, match="^the disk is full; nothing was saved"), session_scope(engine):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    with pytest.raises(PermissionError), session_scope(engine):  # any other OSError is left as it is
+        raise PermissionError(errno.EACCES, "Permission denied")

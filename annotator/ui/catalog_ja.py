@@ -977,4 +977,5 @@ JAPANESE: dict[str, str] = {
     "msg.import.problem.duplicate_key": "1 つの JSON オブジェクトにキー '{name}' が 2 回あります",
     "msg.import.fix.duplicate_key": "どちらか 1 つだけにしてください。どちらの値が意図されたか分からないため、推測しません",
     "msg.verify.symlink": "{name}: シンボリックリンクです。リリースフォルダーには通常のファイルだけを置きます（リンクはフォルダーの外を指せます）。ファイルそのものに置き換えてください",
+    "msg.db.disk_full": "ディスクがいっぱいです。何も保存されていません。空き容量を作ってからもう一度お試しください",
 }
