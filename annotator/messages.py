@@ -619,4 +619,9 @@ MESSAGES: dict[str, str] = {
     "msg.import.fix.duplicate_key": "Keep one of them: which value was meant is unknown, so nothing is guessed",
     "msg.verify.symlink": "{name}: a symbolic link; a release folder holds only plain files (a link can point out of it): replace it with the file itself",
     "msg.db.disk_full": "the disk is full; nothing was saved. Free space and try again",
+    "msg.db.read_only_sqlite": "the database {path} cannot be written: {reason}; nothing was saved. Let the user who runs annotator write the file and its folder {folder} (SQLite also writes {name}-wal and {name}-shm there), or give another --db / DATABASE_URL",
+    "msg.db.read_only.file": "the file is read-only (permissions {mode} of {path})",
+    "msg.db.read_only.folder": "its folder is read-only (permissions {mode} of {path})",
+    "msg.db.read_only.opened": "SQLite opened it read-only",
+    "msg.db.read_only_postgres": "the database {url} cannot be written: {reason}; nothing was saved. Connect as a role that may write annotator's tables (INSERT, UPDATE, DELETE; CREATE for `annotator init`), on the primary server rather than a read-only standby",
 }

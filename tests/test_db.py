@@ -1,5 +1,7 @@
 """The database layer: URL choice, SQLite settings, migrations that match the models."""
 
+from pathlib import Path
+
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -271,3 +273,96 @@ def test_enospc_from_a_file_written_in_a_transaction_is_the_same_error(engine):
         raise OSError(errno.ENOSPC, "No space left on device")
     with pytest.raises(PermissionError), session_scope(engine):  # any other OSError is left as it is
         raise PermissionError(errno.EACCES, "Permission denied")
+
+
+# ------------------------------------------------------------------------- a read-only database
+
+
+def _read_only_sqlite(monkeypatch) -> None:  # noqa: ANN001
+    """Connections SQLite opens from now on refuse writes (PRAGMA query_only), as a read-only
+    file or folder does for a user without the rights (the tests run as root, where chmod does not)."""
+    import annotator.db as annotator_db
+
+    configure = annotator_db._configure_sqlite
+
+    def read_only(connection, record):  # noqa: ANN001, ANN202
+        configure(connection, record)
+        connection.execute("PRAGMA query_only=1")
+
+    monkeypatch.setattr(annotator_db, "_configure_sqlite", read_only)
+
+
+def test_a_read_only_sqlite_database_says_it_cannot_be_written_not_how_to_write_a_url(sqlite_url, monkeypatch, tmp_path):
+    from annotator.errors import DatabaseReadOnlyError
+
+    init_db(sqlite_url).dispose()
+    _read_only_sqlite(monkeypatch)
+    with pytest.raises(DatabaseReadOnlyError) as caught:
+        init_db(sqlite_url, create=False)
+    path = tmp_path / "annotator.db"
+    assert str(caught.value) == (
+        f"the database {path} cannot be written: SQLite opened it read-only; nothing was saved. Let the user who runs "
+        f"annotator write the file and its folder {tmp_path} (SQLite also writes annotator.db-wal and annotator.db-shm "
+        "there), or give another --db / DATABASE_URL")
+    assert "URL" not in str(caught.value).replace("DATABASE_URL", "")
+
+
+@pytest.mark.parametrize("kind, words", [("file", "the file is read-only (permissions {mode} of {path})"),
+                                         ("folder", "its folder is read-only (permissions {mode} of {path})")])
+def test_a_read_only_sqlite_file_or_folder_is_named_with_its_permissions(sqlite_url, monkeypatch, tmp_path, kind, words):
+    import os
+
+    import annotator.db as annotator_db
+    from annotator.db import session_scope
+    from annotator.errors import DatabaseReadOnlyError
+    from annotator.models import User
+
+    engine = init_db(sqlite_url)
+    engine.dispose()
+    target = tmp_path / "annotator.db" if kind == "file" else tmp_path
+    real_access = os.access
+    monkeypatch.setattr(annotator_db.os, "access", lambda path, mode: False if Path(path) == target else real_access(path, mode))
+    _read_only_sqlite(monkeypatch)
+    engine = annotator_db.make_engine(sqlite_url)
+    with pytest.raises(DatabaseReadOnlyError) as caught, session_scope(engine) as session:
+        session.add(User(name="aoi", roles="labeler"))
+    engine.dispose()
+    assert words.format(mode=f"{target.stat().st_mode & 0o777:o}", path=target) in str(caught.value)
+
+
+def test_a_read_only_postgresql_role_or_transaction_says_the_database_cannot_be_written(postgres_url):
+    import uuid
+
+    from sqlalchemy import create_engine
+
+    from annotator.db import session_scope
+    from annotator.errors import DatabaseReadOnlyError
+    from annotator.models import User
+
+    init_db(postgres_url).dispose()
+    role = f"annotator_reader_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE ROLE "{role}" LOGIN'))
+        connection.execute(text(f'GRANT SELECT ON ALL TABLES IN SCHEMA public TO "{role}"'))
+    reader_url = postgres_url.replace("://postgres@", f"://{role}@")
+    try:
+        engine = init_db(reader_url, create=False)  # reading is allowed
+        with pytest.raises(DatabaseReadOnlyError) as caught, session_scope(engine) as session:
+            session.add(User(name="aoi", roles="labeler"))
+        engine.dispose()
+        assert str(caught.value).startswith(f"the database {postgres_url.replace('://postgres@', f'://{role}@')} "
+                                            'cannot be written: permission denied for table user; nothing was saved.')
+        with admin.connect() as connection:
+            connection.execute(text(f'GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO "{role}"'))
+            connection.execute(text(f'ALTER ROLE "{role}" SET default_transaction_read_only = on'))
+        engine = init_db(reader_url, create=False)
+        with pytest.raises(DatabaseReadOnlyError, match="cannot be written: cannot execute INSERT in a read-only "
+                                                        "transaction; nothing was saved"), session_scope(engine) as session:
+            session.add(User(name="aoi", roles="labeler"))
+        engine.dispose()
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP OWNED BY "{role}"'))
+            connection.execute(text(f'DROP ROLE "{role}"'))
+        admin.dispose()

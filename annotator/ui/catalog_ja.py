@@ -978,4 +978,9 @@ JAPANESE: dict[str, str] = {
     "msg.import.fix.duplicate_key": "どちらか 1 つだけにしてください。どちらの値が意図されたか分からないため、推測しません",
     "msg.verify.symlink": "{name}: シンボリックリンクです。リリースフォルダーには通常のファイルだけを置きます（リンクはフォルダーの外を指せます）。ファイルそのものに置き換えてください",
     "msg.db.disk_full": "ディスクがいっぱいです。何も保存されていません。空き容量を作ってからもう一度お試しください",
+    "msg.db.read_only_sqlite": "データベース {path} に書き込めません: {reason}。何も保存されていません。annotator を実行するユーザーがこのファイルとフォルダー {folder} に書き込めるようにしてください（SQLite はそこに {name}-wal と {name}-shm も書きます）。または別の --db / DATABASE_URL を指定してください",
+    "msg.db.read_only.file": "ファイルが読み取り専用です（{path} のパーミッション {mode}）",
+    "msg.db.read_only.folder": "フォルダーが読み取り専用です（{path} のパーミッション {mode}）",
+    "msg.db.read_only.opened": "SQLite が読み取り専用で開きました",
+    "msg.db.read_only_postgres": "データベース {url} に書き込めません: {reason}。何も保存されていません。annotator のテーブルに書き込めるロール（INSERT、UPDATE、DELETE。`annotator init` には CREATE も）で、読み取り専用のスタンバイではなくプライマリサーバーに接続してください",
 }
