@@ -149,3 +149,7 @@ class DiskFullError(AnnotatorError):
 
 class DatabaseReadOnlyError(DatabaseUnavailableError):
     """The database can be read but not written (file or folder permissions, a read-only role or server)."""
+
+
+class ConcurrentImportError(AnnotatorError):
+    """Another import wrote the same cases (or labels) at the same time; this one wrote nothing: run it again."""

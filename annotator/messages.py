@@ -624,4 +624,5 @@ MESSAGES: dict[str, str] = {
     "msg.db.read_only.folder": "its folder is read-only (permissions {mode} of {path})",
     "msg.db.read_only.opened": "SQLite opened it read-only",
     "msg.db.read_only_postgres": "the database {url} cannot be written: {reason}; nothing was saved. Connect as a role that may write annotator's tables (INSERT, UPDATE, DELETE; CREATE for `annotator init`), on the primary server rather than a read-only standby",
+    "msg.import.concurrent": "another import of these {kind} ran at the same time; nothing was imported; run it again",
 }

@@ -983,4 +983,5 @@ JAPANESE: dict[str, str] = {
     "msg.db.read_only.folder": "フォルダーが読み取り専用です（{path} のパーミッション {mode}）",
     "msg.db.read_only.opened": "SQLite が読み取り専用で開きました",
     "msg.db.read_only_postgres": "データベース {url} に書き込めません: {reason}。何も保存されていません。annotator のテーブルに書き込めるロール（INSERT、UPDATE、DELETE。`annotator init` には CREATE も）で、読み取り専用のスタンバイではなくプライマリサーバーに接続してください",
+    "msg.import.concurrent": "同じ{kind}の別のインポートが同時に実行されました。何もインポートされていません。もう一度実行してください",
 }
