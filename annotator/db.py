@@ -19,6 +19,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
 from sqlmodel import Session, create_engine
 
+from annotator.filemodes import create_private_file, make_private_folders
 from annotator.messages import Message, msg
 from annotator.errors import DatabaseBusyError, DatabaseReadOnlyError, DatabaseUnavailableError, DiskFullError
 
@@ -71,7 +72,9 @@ def display_url(url: str) -> str:
 
 def _check_sqlite_path(resolved: str) -> None:
     """The default file's folder is created; a folder named by the user must exist already (a
-    typing mistake must not quietly create an empty database elsewhere)."""
+    typing mistake must not quietly create an empty database elsewhere). A new database file is
+    created private to its owner (annotator.filemodes), and so are the default folder and SQLite's
+    -wal and -shm files beside it."""
     path = resolved.split(":///", 1)[-1]
     if not path or path == ":memory:":
         return
@@ -79,9 +82,14 @@ def _check_sqlite_path(resolved: str) -> None:
     if target.is_dir():
         raise DatabaseUnavailableError(f"{path} is a folder, not a database file; name a file such as {target / 'annotator.db'}")
     if target == DEFAULT_SQLITE_PATH:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        make_private_folders(target.parent)
     elif not target.parent.is_dir():
         raise DatabaseUnavailableError(f"the folder {target.parent} of the database {path} does not exist; create it first or fix --db / DATABASE_URL")
+    if not target.exists():
+        try:  # before SQLite creates it 0644: its -wal and -shm files take its mode
+            create_private_file(target)
+        except OSError:
+            pass  # SQLite's own open reports what is wrong (a read-only folder ...)
 
 
 def make_engine(url: str | None = None) -> Engine:

@@ -38,6 +38,7 @@ import pyarrow.parquet as pq
 
 import annotator
 from annotator.durable import sync_folder
+from annotator.filemodes import PRIVATE_FILE, PRIVATE_FOLDER, make_private_folders, private_mode
 from annotator.formats import loads_unique
 from annotator.errors import InvalidValueError, ReleaseExistsError, ReleaseVerifyError, ReleaseWriteError
 from annotator.messages import Joined, Message, english, recognize
@@ -100,10 +101,10 @@ kills the process with SIGKILL. Unset in normal use."""
 _STAGING = re.compile(r"\.(?P<name>[A-Za-z0-9._-]+)\.tmp-[a-z0-9_]+")
 """A staging folder's name: `.NAME.tmp-` and mkdtemp's random letters, digits and `_`."""
 
-FOLDER_MODE = 0o755
-"""Mode of a written release folder (readable by everyone; mkdtemp would leave 0700)."""
-FILE_MODE = 0o644
-"""Mode of each file of a written release."""
+FOLDER_MODE = PRIVATE_FOLDER
+"""Mode of a written release folder (0700, less what the umask forbids: annotator.filemodes)."""
+FILE_MODE = PRIVATE_FILE
+"""Mode of each file of a written release (0600, less what the umask forbids)."""
 
 _NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]+")
 _RESERVED_NAMES = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))})
@@ -540,7 +541,7 @@ def stage_release(
     if reserved:
         raise ValueError(f"manifest_fields may not set {sorted(reserved)}: write_release sets them")
     try:
-        out_dir.mkdir(parents=True, exist_ok=True)
+        make_private_folders(out_dir)
         temp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=out_dir))
     except OSError as error:
         raise _write_error(final, error) from error
@@ -622,8 +623,8 @@ def _write_contents(folder: Path, name: str, records: list[dict[str, Any]], fiel
         out.write(manifest_text(manifest))
         _sync(out)
     for path in layout.present_files().values():
-        os.chmod(path, FILE_MODE)
-    os.chmod(folder, FOLDER_MODE)
+        os.chmod(path, private_mode(FILE_MODE))
+    os.chmod(folder, private_mode(FOLDER_MODE))
     sync_folder(folder)
 
 

@@ -366,3 +366,29 @@ def test_a_read_only_postgresql_role_or_transaction_says_the_database_cannot_be_
             connection.execute(text(f'DROP OWNED BY "{role}"'))
             connection.execute(text(f'DROP ROLE "{role}"'))
         admin.dispose()
+
+
+# ------------------------------------------------------------------------------- file modes
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
+def test_a_new_sqlite_database_its_wal_shm_and_the_data_folder_are_private_to_their_owner(tmp_path, monkeypatch, umask):
+    import os
+    import stat
+
+    from annotator.db import session_scope
+    from annotator.models import User
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    previous = os.umask(umask)
+    try:
+        engine = init_db(None)  # the default file, data/annotator.db, in a data/ folder made for it
+        with session_scope(engine) as session:
+            session.add(User(name="aoi", roles="labeler"))
+        modes = {path.name: stat.S_IMODE(path.stat().st_mode) for path in (tmp_path / "data").iterdir()}
+        engine.dispose()
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((tmp_path / "data").stat().st_mode) == 0o700
+    assert modes == {"annotator.db": 0o600, "annotator.db-wal": 0o600, "annotator.db-shm": 0o600}

@@ -350,16 +350,20 @@ def test_a_failure_after_the_rename_takes_the_release_back_out(tmp_path, monkeyp
     assert list(tmp_path.iterdir()) == []
 
 
-def test_the_release_folder_is_0755_and_its_files_0644_whatever_the_umask(tmp_path):
-    previous = os.umask(0o077)
+@pytest.mark.parametrize("umask, folder_mode, file_mode", [(0o022, 0o700, 0o600), (0o000, 0o700, 0o600),
+                                                      (0o077, 0o700, 0o600), (0o277, 0o500, 0o400)])
+def test_the_release_folder_is_0700_and_its_files_0600_unless_the_umask_is_stricter(tmp_path, umask, folder_mode, file_mode):
+    previous = os.umask(umask)
     try:
-        folder = _write(tmp_path)
+        folder = _write(tmp_path / "new" / "out")
     finally:
         os.umask(previous)
-    assert stat.S_IMODE(folder.stat().st_mode) == 0o755
+    assert stat.S_IMODE(folder.stat().st_mode) == folder_mode
     assert {path.name: stat.S_IMODE(path.stat().st_mode) for path in folder.iterdir()} == {
-        "gold.jsonl": 0o644, "gold.csv": 0o644, "gold.parquet": 0o644, "cases.jsonl": 0o644, "manifest.json": 0o644,
+        "gold.jsonl": file_mode, "gold.csv": file_mode, "gold.parquet": file_mode, "cases.jsonl": file_mode,
+        "manifest.json": file_mode,
     }
+    assert stat.S_IMODE((tmp_path / "new").stat().st_mode) == 0o700 & ~umask  # the folders it made for --out
 
 
 def test_a_name_differing_only_in_case_from_an_existing_folder_is_refused_naming_it(tmp_path):
