@@ -124,8 +124,9 @@ def demo(
 
 
 def _checked_host(host: str) -> str:
-    """--host as given, stripped; a usage error when it is empty or holds a space or control character."""
-    host = host.strip()
+    """--host as given, stripped (an IPv6 address also of its brackets); a usage error when it is
+    empty or holds a space or control character."""
+    host = host.strip().removeprefix("[").removesuffix("]")
     if not host or any(char.isspace() or not char.isprintable() for char in host):
         raise typer.BadParameter("give an address such as 127.0.0.1, a host name, or 0.0.0.0 for every interface",
                                  param_hint="--host")
@@ -139,7 +140,7 @@ def _is_loopback(host: str) -> bool:
     if host.lower() == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        return ipaddress.ip_address(host).is_loopback
     except ValueError:  # a host name: it may resolve to any address
         return False
 
@@ -173,7 +174,7 @@ def _serve(url: str, port: int, host: str = LOOPBACK) -> None:
     env = {**os.environ, "DATABASE_URL": url}
     command = [sys.executable, "-m", "streamlit", "run", str(UI_APP), *_streamlit_flags(), "--server.port", str(port),
                "--server.address", host]
-    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host  # an IPv6 address
+    shown = f"[{host}]" if ":" in host else host  # an IPv6 address
     typer.echo(f"Serving on http://{safe(shown)}:{port} (database: {safe(display_url(url))}); Ctrl+C stops.")
     os.execve(sys.executable, command, env)  # Streamlit takes this process over: a signal to it stops the app
 

@@ -289,7 +289,7 @@ def test_serve_and_demo_listen_on_this_machine_only_unless_host_is_given(monkeyp
     command, out, err = started(monkeypatch, "serve", "--db", db, "--port", "8600")
     assert address_of(command) == "127.0.0.1" and err == ""
     assert out == f"Serving on http://127.0.0.1:8600 (database: {db}); Ctrl+C stops.\n"
-    command, out, err = started(monkeypatch, "serve", "--db", db, "--host", "::1")
+    command, out, err = started(monkeypatch, "serve", "--db", db, "--host", "[::1]")
     assert address_of(command) == "::1" and "http://[::1]:8501" in out and err == ""
 
 
