@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from annotator.formats import MAX_TEXT_CHARS, check_quotes_closed, decode_csv_bytes, nfc
+from annotator.formats import MAX_TEXT_CHARS, DuplicateKeyError, check_quotes_closed, decode_csv_bytes, loads_unique, nfc
 from annotator.errors import AgreementInputError, ImportFileError, ImportRowError, UndefinedCategoryError
 from annotator.messages import english
 from annotator.vocabulary import INDICATIVE_BELOW, LABELS
@@ -1219,7 +1219,10 @@ def _jsonl_rows(path: Path, text: str, categories: tuple[str, ...], keep: tuple[
 def _jsonl_row(path: Path, line: int, raw: str, keep: tuple[str, ...] = ()) -> tuple:
     """One JSONL line as (item_id, rater, label, line, *keep); ImportRowError when malformed."""
     try:
-        obj = json.loads(raw)
+        obj = loads_unique(raw)
+    except DuplicateKeyError as exc:
+        raise ImportRowError(str(path), line, exc.key, f"the key '{exc.key}' appears twice in one JSON object",
+                             "Keep one of them: which value was meant is unknown") from None
     except json.JSONDecodeError as exc:
         raise ImportRowError(str(path), line, None, f"not valid JSON ({exc.msg}, column {exc.colno})",
                              "Write one JSON object per line") from None

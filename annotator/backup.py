@@ -27,6 +27,7 @@ from sqlalchemy.exc import ArgumentError
 
 from annotator.db import SQLITE_BUSY_TIMEOUT_MS, display_url, resolve_url
 from annotator.durable import sync_folder
+from annotator.filemodes import PRIVATE_FILE, private_mode
 from annotator.errors import BackupFailedError, BackupTargetError, BackupUnsupportedError, DatabaseUnavailableError
 
 PAGES_PER_STEP = 256
@@ -101,7 +102,7 @@ def backup_database(
     try:
         steps, restarts = _copy(source, tmp, target, pages_per_step, step_sleep, max_restarts, progress)
         integrity, claims, labels = _check_copy(tmp)
-        os.chmod(tmp, stat.S_IMODE(source.stat().st_mode))
+        os.chmod(tmp, stat.S_IMODE(source.stat().st_mode) & private_mode(PRIVATE_FILE))  # never wider than the database
         _fsync(tmp)
         _move_into_place(tmp, target, force)
     except BaseException:

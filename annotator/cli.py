@@ -19,6 +19,7 @@ import typer
 from annotator import __version__
 from annotator.errors import AnnotatorError
 from annotator.services.access import OPERATOR
+from annotator.terminal import json_safe, terminal_safe as safe
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Blind double labeling, agreement, adjudication and gold releases for RAG claims.")
 labels_app = typer.Typer(no_args_is_help=True, help="Labels: import those made elsewhere, correct a stored one.")
@@ -37,6 +38,8 @@ app.add_typer(guideline_app, name="guideline")
 Db = Annotated[Optional[str], typer.Option("--db", help="Database URL (default: DATABASE_URL, else data/annotator.db).")]
 DatasetOpt = Annotated[Optional[str], typer.Option("--dataset", help="Dataset name (default: all datasets).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
+HostOpt = Annotated[str, typer.Option("--host", help="Address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every interface).")]
+LOOPBACK = "127.0.0.1"
 
 MAX_BOOTSTRAP = 100_000
 UI_APP = Path(__file__).parent / "ui" / "app.py"
@@ -51,7 +54,14 @@ def _engine(db: str | None, *, create: bool = False):  # noqa: ANN202 - sqlalche
 
 
 def _echo_json(data: object) -> None:
-    typer.echo(json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False))
+    typer.echo(json_safe(json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)))
+
+
+def _echo_lines(lines: list[str]) -> None:
+    """Print lines a service composed (a report): each terminal-safe, a line break or an escape
+    sequence inside one shown escaped, tabs kept."""
+    for line in lines:
+        typer.echo(safe(line, keep="\t"))
 
 
 def _dataset_pk(session, dataset: str | None) -> int | None:  # noqa: ANN001
@@ -66,17 +76,23 @@ def init(db: Db = None) -> None:
     from annotator.db import display_url, resolve_url
 
     _engine(db, create=True)
-    typer.echo(f"Database ready: {display_url(resolve_url(db))}")
+    typer.echo(f"Database ready: {safe(display_url(resolve_url(db)))}")
 
 
 @app.command()
-def serve(db: Db = None, port: Annotated[int, typer.Option(min=1, max=65535, help="Port to serve on (1-65535).")] = 8501) -> None:
-    """Start the Streamlit app."""
-    from annotator.db import resolve_url
+def serve(db: Db = None, port: Annotated[int, typer.Option(min=1, max=65535, help="Port to serve on (1-65535).")] = 8501,
+          host: HostOpt = LOOPBACK) -> None:
+    """Start the Streamlit app (on this machine only, unless --host says otherwise)."""
+    from annotator.db import resolve_url, session_scope
+    from annotator.services.demo import demo_logins_in_use
 
+    host = _checked_host(host)
     url = resolve_url(db)
-    _engine(url)
-    _serve(url, port)
+    engine = _engine(url)
+    if not _is_loopback(host):
+        with session_scope(engine) as session:
+            _warn_demo_logins(host, demo_logins_in_use(session))
+    _serve(url, port, host)
 
 
 @app.command()
@@ -84,11 +100,14 @@ def demo(
     db: Db = None,
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to serve on (1-65535).")] = 8501,
     no_serve: Annotated[bool, typer.Option("--no-serve", help="Seed only; do not start the app.")] = False,
+    host: HostOpt = LOOPBACK,
 ) -> None:
-    """Seed the demo data set and demo users, print their logins, and start the app."""
+    """Seed the demo data set and demo users, print their logins, and start the app (on this
+    machine only, unless --host says otherwise)."""
     from annotator.db import resolve_url, session_scope
-    from annotator.services.demo import DEMO_USERS, seed_demo
+    from annotator.services.demo import DEMO_USERS, demo_logins_in_use, seed_demo
 
+    host = _checked_host(host)
     url = resolve_url(db)
     engine = _engine(url, create=True)
     with session_scope(engine) as session:
@@ -98,7 +117,41 @@ def demo(
     for user in DEMO_USERS:
         typer.echo(f"  {user.name:<6} {user.password:<18} {', '.join(user.roles)}")
     if not no_serve:
-        _serve(url, port)
+        if not _is_loopback(host):
+            with session_scope(engine) as session:
+                _warn_demo_logins(host, demo_logins_in_use(session))
+        _serve(url, port, host)
+
+
+def _checked_host(host: str) -> str:
+    """--host as given, stripped (an IPv6 address also of its brackets); a usage error when it is
+    empty or holds a space or control character."""
+    host = host.strip().removeprefix("[").removesuffix("]")
+    if not host or any(char.isspace() or not char.isprintable() for char in host):
+        raise typer.BadParameter("give an address such as 127.0.0.1, a host name, or 0.0.0.0 for every interface",
+                                 param_hint="--host")
+    return host
+
+
+def _is_loopback(host: str) -> bool:
+    """Whether `host` is this machine only: localhost, 127.0.0.0/8 or ::1."""
+    import ipaddress
+
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name: it may resolve to any address
+        return False
+
+
+def _warn_demo_logins(host: str, names: list[str]) -> None:
+    """On standard error: the app on a non-loopback `host` takes the demo logins `names`."""
+    if names:
+        typer.echo(f"Warning: --host {safe(host)} lets other machines reach the app, and the demo logins "
+                   f"({', '.join(names)}) have the passwords printed by `annotator demo` and in the README: anyone "
+                   "who can reach it can log in as them. Serve on 127.0.0.1 (the default), or set new passwords "
+                   "first (`annotator users passwd NAME`).", err=True)
 
 
 def _streamlit_flags() -> list[str]:
@@ -115,12 +168,14 @@ def _streamlit_flags() -> list[str]:
     return flags
 
 
-def _serve(url: str, port: int) -> None:
+def _serve(url: str, port: int, host: str = LOOPBACK) -> None:
     from annotator.db import display_url
 
     env = {**os.environ, "DATABASE_URL": url}
-    command = [sys.executable, "-m", "streamlit", "run", str(UI_APP), *_streamlit_flags(), "--server.port", str(port)]
-    typer.echo(f"Serving on http://localhost:{port} (database: {display_url(url)}); Ctrl+C stops.")
+    command = [sys.executable, "-m", "streamlit", "run", str(UI_APP), *_streamlit_flags(), "--server.port", str(port),
+               "--server.address", host]
+    shown = f"[{host}]" if ":" in host else host  # an IPv6 address
+    typer.echo(f"Serving on http://{safe(shown)}:{port} (database: {safe(display_url(url))}); Ctrl+C stops.")
     os.execve(sys.executable, command, env)  # Streamlit takes this process over: a signal to it stops the app
 
 
@@ -144,7 +199,7 @@ def import_(
     with _import_progress(file) as progress, session_scope(_engine(db, create=True)) as session:
         report = import_cases(session, OPERATOR, file, fmt=fmt, dataset=dataset, with_votes=with_votes, first_votes=first_votes,
                               update=update, partial=partial, slices=declared, progress=progress)
-    typer.echo(report.summary())
+    _echo_lines(report.summary_lines())
 
 
 @contextmanager
@@ -155,11 +210,12 @@ def _import_progress(file: Path):  # noqa: ANN202 - a context manager of a progr
         yield None
         return
     from rich.console import Console
+    from rich.markup import escape
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
     with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
                   console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(f"Importing {file.name}", total=None)
+        task = bar.add_task(f"Importing {escape(safe(file.name))}", total=None)  # plain text, not rich markup
         yield lambda done, total: bar.update(task, completed=done, total=total or None)
 
 
@@ -177,7 +233,7 @@ def labels_import(
 
     with session_scope(_engine(db)) as session:
         report = import_labels(session, OPERATOR, file, dataset=dataset, update=update, partial=partial)
-    typer.echo(report.summary())
+    _echo_lines(report.summary_lines())
 
 
 @labels_app.command("correct")
@@ -208,11 +264,11 @@ def labels_correct(
         content = corrected_content(current, label, passage_ids=cited, rationale=rationale, severity=severity)
         done = correct_label(session, OPERATOR, view.claim_pk, labeler, **content, reason=reason,
                              expected_revision=current.revision if revision is None else revision)
-    where = f"claim {view.claim_id} (dataset {view.dataset})"
+    where = f"claim {safe(view.claim_id)} (dataset {safe(view.dataset)})"
     if not done.changed:
-        typer.echo(f"Nothing changed: {labeler}'s label on {where} already says that (revision {done.after.revision}).")
+        typer.echo(f"Nothing changed: {safe(labeler)}'s label on {where} already says that (revision {done.after.revision}).")
         return
-    typer.echo(f"Corrected {labeler}'s label on {where}: {done.before.value} -> {done.after.value}, "
+    typer.echo(f"Corrected {safe(labeler)}'s label on {where}: {done.before.value} -> {done.after.value}, "
                f"revision {done.before.revision} -> {done.after.revision}.")
     typer.echo(f"  claim state: {done.state_before.value} -> {done.state_after.value}")
     if done.made_stale:
@@ -237,7 +293,7 @@ def adjudications_import(
     with session_scope(_engine(db)) as session:
         report = import_adjudications(session, OPERATOR, file, dataset=dataset, fmt=fmt, vote=vote, update=update,
                                       partial=partial)
-    typer.echo(report.summary())
+    _echo_lines(report.summary_lines())
 
 
 @app.command()
@@ -283,7 +339,7 @@ def agreement(
     if as_json:
         _echo_json(data)
     else:
-        typer.echo(format_agreement(data))
+        _echo_lines(format_agreement(data).split("\n"))
 
 
 @queue_app.command("adjudication")
@@ -299,7 +355,7 @@ def queue_adjudication(dataset: DatasetOpt = None, as_json: JsonOpt = False, db:
         return
     typer.echo(f"{len(queue)} claims waiting for adjudication")
     for item in queue:
-        typer.echo(f"  {item.claim_id}\t{item.case_id}\t{item.state}\t{'/'.join(item.labels)}")
+        typer.echo(f"  {safe(item.claim_id)}\t{safe(item.case_id)}\t{item.state}\t{safe('/'.join(item.labels))}")
 
 
 @release_app.command("create")
@@ -321,11 +377,11 @@ def release_create(
         created = create_release(session, OPERATOR, name, dataset=dataset, only_final=only_final, out_dir=out,
                                  creator=creator or os.environ.get("USER", ""), n_bootstrap=bootstrap, excel=excel)
     for note in created.notes:
-        typer.echo(f"Note: {note}")
-    typer.echo(f"Release {created.name} written to {created.path}")
-    typer.echo(f"  claims: {json.dumps(created.counts, ensure_ascii=False)}")
+        typer.echo(f"Note: {safe(note)}")
+    typer.echo(f"Release {safe(created.name)} written to {safe(created.path)}")
+    typer.echo(f"  claims: {json_safe(json.dumps(created.counts, ensure_ascii=False))}")
     if created.excluded:
-        typer.echo(f"  left out: {json.dumps(created.excluded, ensure_ascii=False)}")
+        typer.echo(f"  left out: {json_safe(json.dumps(created.excluded, ensure_ascii=False))}")
     typer.echo(f"  manifest sha256: {created.manifest_sha256}")
 
 
@@ -350,7 +406,7 @@ def release_verify(
         with session_scope(_engine(db)) as session:
             result = verify_stored_release(session, OPERATOR, release)
             for note in result.notes:
-                typer.echo(f"Note: {note}")
+                typer.echo(f"Note: {safe(note)}")
             result = check_stored_release(session, OPERATOR, release) if not result.ok else result
         where = f"release {release}"
     elif folder is None:
@@ -360,7 +416,7 @@ def release_verify(
 
         result = check_release(folder, manifest_sha256)
         where = str(folder)
-    typer.echo(f"OK: {where} matches its manifest ({len(result.files)} files checked)")
+    typer.echo(f"OK: {safe(where)} matches its manifest ({len(result.files)} files checked)")
     typer.echo(f"  manifest sha256: {result.manifest_sha256}")
 
 
@@ -392,7 +448,7 @@ def release_diff(
         _echo_json(comparison.to_json())
         return
     diff, counts, more = comparison.diff, comparison.diff.counts(), comparison.diff.change_counts()
-    typer.echo(f"{old} ({comparison.old.claims} claims) -> {new} ({comparison.new.claims} claims): "
+    typer.echo(f"{safe(old)} ({comparison.old.claims} claims) -> {safe(new)} ({comparison.new.claims} claims): "
                f"{counts['added']} added, {counts['removed']} removed, {counts['changed']} gold label changed, "
                f"{counts['unchanged']} same gold label")
     typer.echo(f"  of the claims in both: {more['text_or_passages_changed']} text or passages changed, "
@@ -413,7 +469,7 @@ def release_diff(
             continue
         typer.echo(f"{title} ({len(changes)}):")
         for change in changes:
-            typer.echo(f"  {change.dataset}\t{change.case_id}\t{change.claim_id}\t{shown(change)}")
+            typer.echo(f"  {safe(change.dataset)}\t{safe(change.case_id)}\t{safe(change.claim_id)}\t{safe(shown(change))}")
     if diff.changed:
         typer.echo("gold label changes: " + ", ".join(f"{c['from']} -> {c['to']} {c['claims']}" for c in diff.changes_by_label()))
 
@@ -436,7 +492,7 @@ def users_add(
         password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
     with session_scope(_engine(db)) as session:
         user = add_user(session, OPERATOR, name, role, password)
-    typer.echo(f"Added user {user.name} ({user.roles})" + ("" if password else "; no password: cannot log in until one is set"))
+    typer.echo(f"Added user {safe(user.name)} ({user.roles})" + ("" if password else "; no password: cannot log in until one is set"))
 
 
 @users_app.command("list")
@@ -452,7 +508,7 @@ def users_list(as_json: JsonOpt = False, db: Db = None) -> None:
         return
     for row in rows:
         login = "can log in" if row["active"] and row["has_password"] else ("disabled" if not row["active"] else "no password")
-        typer.echo(f"{row['name']:<20} {','.join(row['roles']):<28} {login}")
+        typer.echo(f"{safe(row['name']):<20} {','.join(row['roles']):<28} {login}")
 
 
 @users_app.command("passwd")
@@ -472,7 +528,7 @@ def users_passwd(
         password = typer.prompt("New password", hide_input=True, confirmation_prompt=True)
     with session_scope(engine) as session:
         set_password(session, OPERATOR, get_user(session, name), password)
-    typer.echo(f"Password set for {name}")
+    typer.echo(f"Password set for {safe(name)}")
 
 
 @users_app.command("roles")
@@ -490,7 +546,7 @@ def users_roles(
         before = ",".join(sorted(roles_of(user)))
         set_roles(session, OPERATOR, user, role)
         after = ",".join(sorted(roles_of(user)))
-    typer.echo(f"Roles of {name}: {before} -> {after}")
+    typer.echo(f"Roles of {safe(name)}: {before} -> {after}")
 
 
 @users_app.command("disable")
@@ -501,7 +557,7 @@ def users_disable(name: Annotated[str, typer.Argument(help="Login name.")], db: 
 
     with session_scope(_engine(db)) as session:
         set_active(session, OPERATOR, get_user(session, name), False)
-    typer.echo(f"Disabled {name}")
+    typer.echo(f"Disabled {safe(name)}")
 
 
 @users_app.command("enable")
@@ -512,7 +568,7 @@ def users_enable(name: Annotated[str, typer.Argument(help="Login name.")], db: D
 
     with session_scope(_engine(db)) as session:
         set_active(session, OPERATOR, get_user(session, name), True)
-    typer.echo(f"Enabled {name}")
+    typer.echo(f"Enabled {safe(name)}")
 
 
 @guideline_app.command("publish")
@@ -530,7 +586,7 @@ def guideline_publish(
     markdown = read_guideline_file(file)
     with session_scope(_engine(db)) as session:
         published = publish_guideline(session, get_user(session, by), version, markdown)
-    typer.echo(f"Published guideline {published.version} from {file} by {published.published_by} "
+    typer.echo(f"Published guideline {safe(published.version)} from {safe(file)} by {safe(published.published_by)} "
                f"({published.chars} characters, sha256 {published.sha256[:12]}); labels saved from now on record it.")
 
 
@@ -549,9 +605,9 @@ def guideline_show(
     if shown is None:
         raise NotFoundError("no guideline is published yet; publish one with "
                             "`annotator guideline publish FILE.md --version V --by ADMIN`")
-    typer.echo(f"guideline {shown.version}, published {shown.published_at:%Y-%m-%d %H:%M} UTC by {shown.published_by}, "
+    typer.echo(f"guideline {safe(shown.version)}, published {shown.published_at:%Y-%m-%d %H:%M} UTC by {safe(shown.published_by)}, "
                f"sha256 {shown.sha256}", err=True)
-    typer.echo(shown.markdown, nl=not shown.markdown.endswith("\n"))
+    typer.echo(safe(shown.markdown, keep="\n\t"), nl=not shown.markdown.endswith("\n"))
 
 
 @guideline_app.command("list")
@@ -571,7 +627,7 @@ def guideline_list(as_json: JsonOpt = False, db: Db = None) -> None:
         return
     for row in rows:
         when = row["published_at"][:16].replace("T", " ")
-        typer.echo(f"{row['version']:<16} {when} UTC  {row['published_by']:<16} {row['chars']:>7} chars  "
+        typer.echo(f"{safe(row['version']):<16} {when} UTC  {safe(row['published_by']):<16} {row['chars']:>7} chars  "
                    f"sha256 {row['sha256'][:12]}" + ("  (current)" if row["current"] else ""))
 
 
@@ -591,7 +647,7 @@ def assign(
         raise typer.BadParameter("name two different labelers, e.g. --labelers aoi,ren", param_hint="--labelers")
     with session_scope(_engine(db)) as session:
         created = assign_cases(session, OPERATOR, first_unassigned_cases(session, first, _dataset_pk(session, dataset)), names)
-    typer.echo(f"Created {created} assignments ({', '.join(names)})")
+    typer.echo(f"Created {created} assignments ({safe(', '.join(names))})")
 
 
 @app.command()
@@ -607,10 +663,10 @@ def status(dataset: DatasetOpt = None, as_json: JsonOpt = False, db: Db = None) 
         return
     from annotator.db import display_url, resolve_url
 
-    typer.echo(f"database {display_url(resolve_url(db))}")
+    typer.echo(f"database {safe(display_url(resolve_url(db)))}")
     typer.echo(f"cases {data['cases']}, claims {data['claims']}, labels {data['labels']}, adjudications {data['adjudications']}, releases {data['releases']}")
     typer.echo("claims by state: " + ", ".join(f"{k} {v}" for k, v in data["claims_by_state"].items()))
-    typer.echo(f"holds: {data['holds']['active']} " + json.dumps(data["holds"]["by_reason"]))
+    typer.echo(f"holds: {data['holds']['active']} " + safe(json.dumps(data["holds"]["by_reason"])))
 
 
 @app.command()
@@ -623,7 +679,7 @@ def backup(
     from annotator.backup import backup_database
 
     done = backup_database(path, db, force=force)
-    typer.echo(f"Backup of {done.source} written to {done.path}")
+    typer.echo(f"Backup of {safe(done.source)} written to {safe(done.path)}")
     typer.echo(f"  {done.size_bytes:,} bytes; the copy holds {done.claims:,} claims and {done.labels:,} labels; integrity_check {done.integrity}")
     restarted = f", restarted {done.restarts} times as others wrote" if done.restarts else ""
     typer.echo(f"  took {done.seconds:.2f} s ({done.steps} step{'s' if done.steps != 1 else ''}{restarted})")
@@ -641,5 +697,5 @@ def main() -> None:
     try:
         app()
     except AnnotatorError as error:
-        typer.echo(f"Error: {error}", err=True)
+        typer.echo(f"Error: {safe(error, keep=chr(10))}", err=True)
         raise SystemExit(1) from None

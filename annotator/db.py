@@ -7,6 +7,7 @@ busy timeout and foreign keys on; PostgreSQL is reached with `postgresql+psycopg
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
@@ -18,7 +19,9 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
 from sqlmodel import Session, create_engine
 
-from annotator.errors import DatabaseBusyError, DatabaseUnavailableError
+from annotator.filemodes import create_private_file, make_private_folders
+from annotator.messages import Message, msg
+from annotator.errors import DatabaseBusyError, DatabaseReadOnlyError, DatabaseUnavailableError, DiskFullError
 
 DEFAULT_SQLITE_PATH = Path("data") / "annotator.db"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -69,7 +72,9 @@ def display_url(url: str) -> str:
 
 def _check_sqlite_path(resolved: str) -> None:
     """The default file's folder is created; a folder named by the user must exist already (a
-    typing mistake must not quietly create an empty database elsewhere)."""
+    typing mistake must not quietly create an empty database elsewhere). A new database file is
+    created private to its owner (annotator.filemodes), and so are the default folder and SQLite's
+    -wal and -shm files beside it."""
     path = resolved.split(":///", 1)[-1]
     if not path or path == ":memory:":
         return
@@ -77,9 +82,14 @@ def _check_sqlite_path(resolved: str) -> None:
     if target.is_dir():
         raise DatabaseUnavailableError(f"{path} is a folder, not a database file; name a file such as {target / 'annotator.db'}")
     if target == DEFAULT_SQLITE_PATH:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        make_private_folders(target.parent)
     elif not target.parent.is_dir():
         raise DatabaseUnavailableError(f"the folder {target.parent} of the database {path} does not exist; create it first or fix --db / DATABASE_URL")
+    if not target.exists():
+        try:  # before SQLite creates it 0644: its -wal and -shm files take its mode
+            create_private_file(target)
+        except OSError:
+            pass  # SQLite's own open reports what is wrong (a read-only folder ...)
 
 
 def make_engine(url: str | None = None) -> Engine:
@@ -118,22 +128,95 @@ def session_scope(engine: Engine) -> Iterator[Session]:
     """A session whose work is one transaction: committed on success, rolled back on error.
 
     Raises DatabaseBusyError (nothing was written) when SQLite stays locked by another writer
-    past its busy timeout, instead of the driver's "database is locked".
+    past its busy timeout, instead of the driver's "database is locked"; DiskFullError (nothing
+    was written) when the disk is full (`is_disk_full`); DatabaseReadOnlyError (nothing was
+    written) when the database cannot be written (`read_only_error`).
     """
     with Session(engine, expire_on_commit=False) as session:
         try:
             yield session
             session.commit()
-        except OperationalError as error:
+        except DBAPIError as error:
             session.rollback()
-            if "database is locked" in str(error.orig):
+            if isinstance(error, OperationalError) and "database is locked" in str(error.orig):
                 raise DatabaseBusyError("the database is busy with another long write; nothing was saved. "
                                         "Try again in a moment") from None
+            if is_disk_full(error):
+                raise DiskFullError.of("msg.db.disk_full") from None
+            refused = read_only_error(error, engine.url.render_as_string(hide_password=False))
+            if refused is not None:
+                raise refused from None
+            raise
+        except OSError as error:  # a file written inside the transaction
+            session.rollback()
+            if is_disk_full(error):
+                raise DiskFullError.of("msg.db.disk_full") from None
             raise
         except BaseException:
             session.rollback()
             raise
 
+
+
+_SQLITE_FULL = 13
+"""SQLite's result code "database or disk is full" (https://www.sqlite.org/rescode.html#full)."""
+_POSTGRES_DISK_FULL = "53100"
+"""PostgreSQL's SQLSTATE disk_full (https://www.postgresql.org/docs/current/errcodes-appendix.html)."""
+
+
+def is_disk_full(error: BaseException) -> bool:
+    """Whether `error` says the disk is full: an OSError ENOSPC, SQLite's SQLITE_FULL ("database
+    or disk is full", also when PRAGMA max_page_count is reached) or PostgreSQL's DiskFull
+    (SQLSTATE 53100), raw from the driver or wrapped by SQLAlchemy; also an error raised while
+    handling one (SQLite rolls the whole transaction back on SQLITE_FULL, so a ROLLBACK TO
+    SAVEPOINT after it fails with "no such savepoint")."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        orig = getattr(error, "orig", None) or error
+        if isinstance(orig, OSError) and orig.errno == errno.ENOSPC:
+            return True
+        if getattr(orig, "sqlite_errorcode", None) == _SQLITE_FULL or getattr(orig, "sqlstate", None) == _POSTGRES_DISK_FULL:
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+_SQLITE_READONLY, _SQLITE_CANTOPEN = 8, 14
+"""SQLite's primary result codes "attempt to write a readonly database" and "unable to open
+database file" (extended codes keep them in their low byte)."""
+_POSTGRES_READ_ONLY = {"25006", "42501"}
+"""PostgreSQL's SQLSTATEs read_only_sql_transaction (a read-only role, transaction or standby)
+and insufficient_privilege (no INSERT, UPDATE or CREATE right)."""
+
+
+def read_only_error(error: DBAPIError, url: str) -> DatabaseReadOnlyError | None:
+    """The error to raise when `error` (from the database at `url`) says the database cannot be
+    written, naming why: for SQLite the permissions of the file or of its folder (SQLite also
+    writes FILE-wal and FILE-shm there), else that it was opened read-only; for PostgreSQL the
+    server's reason (a read-only role, transaction or standby server, a missing privilege).
+    None when `error` is about something else."""
+    orig = error.orig
+    if url.startswith("sqlite"):
+        code = (getattr(orig, "sqlite_errorcode", None) or 0) & 0xFF
+        path = Path(url.split(":///", 1)[-1])
+        if code == _SQLITE_READONLY or (code == _SQLITE_CANTOPEN and _sqlite_not_writable(path) is not None):
+            return DatabaseReadOnlyError.of("msg.db.read_only_sqlite", path=str(path), folder=str(path.parent),
+                                            name=path.name, reason=_sqlite_not_writable(path) or msg("msg.db.read_only.opened"))
+        return None
+    if getattr(orig, "sqlstate", None) in _POSTGRES_READ_ONLY:
+        reason = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
+        return DatabaseReadOnlyError.of("msg.db.read_only_postgres", url=display_url(url), reason=reason)
+    return None
+
+
+def _sqlite_not_writable(path: Path) -> Message | None:
+    """Why the SQLite file at `path` cannot be written by this process (its permissions or its
+    folder's), None when both allow writing."""
+    for kind, target in (("file", path), ("folder", path.parent)):
+        if target.exists() and not os.access(target, os.W_OK):
+            return msg(f"msg.db.read_only.{kind}", path=str(target), mode=f"{target.stat().st_mode & 0o777:o}")
+    return None
 
 
 @contextmanager
@@ -230,7 +313,9 @@ def init_db(url: str | None = None, *, create: bool = True) -> Engine:
         PostgreSQL) that does not already hold annotator's tables: commands that only read or
         add to a database must not quietly make one where a path was mistyped. An annotator
         database of an older schema is still migrated.
-    Raises DatabaseUnavailableError when the database cannot be opened or reached.
+    Raises DatabaseUnavailableError when the database cannot be opened or reached,
+    DatabaseReadOnlyError (a DatabaseUnavailableError) when it cannot be written (see
+    `read_only_error`), DiskFullError when the disk is full.
     """
     from alembic import command
     from alembic.util.exc import CommandError
@@ -257,6 +342,11 @@ def init_db(url: str | None = None, *, create: bool = True) -> Engine:
             command.upgrade(config, "head")
     except DBAPIError as error:
         engine.dispose()
+        if is_disk_full(error):
+            raise DiskFullError.of("msg.db.disk_full") from None
+        refused = read_only_error(error, resolved)
+        if refused is not None:
+            raise refused from None
         reason = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
         raise DatabaseUnavailableError(f"cannot open the database {display_url(resolve_url(url))}: {reason}. {URL_HELP}") from None
     except CommandError as error:  # a schema revision this annotator does not know

@@ -141,3 +141,15 @@ class AgreementInputError(AnnotatorError, ValueError):
 
 class DatabaseBusyError(AnnotatorError):
     """SQLite stayed locked by another writer past the busy timeout; nothing was written: retry."""
+
+
+class DiskFullError(AnnotatorError):
+    """The disk (or the database's size limit) is full; the transaction was rolled back, nothing was saved."""
+
+
+class DatabaseReadOnlyError(DatabaseUnavailableError):
+    """The database can be read but not written (file or folder permissions, a read-only role or server)."""
+
+
+class ConcurrentImportError(AnnotatorError):
+    """Another import wrote the same cases (or labels) at the same time; this one wrote nothing: run it again."""

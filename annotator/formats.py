@@ -393,6 +393,41 @@ def nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
+class DuplicateKeyError(ValueError):
+    """One JSON object holds the same key twice (json.loads would silently keep the last value)."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(f"the key {key!r} appears twice in one object")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """json's object_pairs_hook: the object as a dict, or DuplicateKeyError for a key given twice,
+    also when two spellings of it are one key after NFC (the readers store keys in NFC)."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
+    if not all(key.isascii() for key in value):
+        seen = set()
+        for key in value:
+            if nfc(key) in seen:
+                raise DuplicateKeyError(nfc(key))
+            seen.add(nfc(key))
+    return value
+
+
+def loads_unique(text: str | bytes) -> Any:
+    """json.loads of `text`, refusing an object that gives one key twice.
+
+    Raises json.JSONDecodeError for text that is not JSON, DuplicateKeyError (a ValueError; its
+    `key` is the repeated key) for a repeated key at any depth."""
+    return json.loads(text, object_pairs_hook=_unique_keys)
+
+
 def _nfc_json(value: Any) -> Any:
     if isinstance(value, str):
         return nfc(value)
@@ -673,7 +708,10 @@ def _decode_line(path: Path, raw: bytes, number: int, offset: int) -> str:
 def _parse_json_object(path: Path, text: str, number: int) -> dict[str, Any]:
     text = text.rstrip("\r\n")  # an error at the end of the line is in this line, not at column 1 of the next
     try:
-        value = json.loads(text)
+        value = loads_unique(text)
+    except DuplicateKeyError as error:
+        raise ImportRowError(str(path), number, error.key, msg("msg.import.problem.duplicate_key", name=error.key),
+                             msg("msg.import.fix.duplicate_key")) from None
     except json.JSONDecodeError as error:
         raise ImportRowError(
             str(path), number, None,

@@ -38,6 +38,8 @@ import pyarrow.parquet as pq
 
 import annotator
 from annotator.durable import sync_folder
+from annotator.filemodes import PRIVATE_FILE, PRIVATE_FOLDER, make_private_folders, private_mode
+from annotator.formats import loads_unique
 from annotator.errors import InvalidValueError, ReleaseExistsError, ReleaseVerifyError, ReleaseWriteError
 from annotator.messages import Joined, Message, english, recognize
 from annotator.vocabulary import LABELS
@@ -99,10 +101,10 @@ kills the process with SIGKILL. Unset in normal use."""
 _STAGING = re.compile(r"\.(?P<name>[A-Za-z0-9._-]+)\.tmp-[a-z0-9_]+")
 """A staging folder's name: `.NAME.tmp-` and mkdtemp's random letters, digits and `_`."""
 
-FOLDER_MODE = 0o755
-"""Mode of a written release folder (readable by everyone; mkdtemp would leave 0700)."""
-FILE_MODE = 0o644
-"""Mode of each file of a written release."""
+FOLDER_MODE = PRIVATE_FOLDER
+"""Mode of a written release folder (0700, less what the umask forbids: annotator.filemodes)."""
+FILE_MODE = PRIVATE_FILE
+"""Mode of each file of a written release (0600, less what the umask forbids)."""
 
 _NAME_PATTERN = re.compile(r"[A-Za-z0-9._-]+")
 _RESERVED_NAMES = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))})
@@ -539,7 +541,7 @@ def stage_release(
     if reserved:
         raise ValueError(f"manifest_fields may not set {sorted(reserved)}: write_release sets them")
     try:
-        out_dir.mkdir(parents=True, exist_ok=True)
+        make_private_folders(out_dir)
         temp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=out_dir))
     except OSError as error:
         raise _write_error(final, error) from error
@@ -621,8 +623,8 @@ def _write_contents(folder: Path, name: str, records: list[dict[str, Any]], fiel
         out.write(manifest_text(manifest))
         _sync(out)
     for path in layout.present_files().values():
-        os.chmod(path, FILE_MODE)
-    os.chmod(folder, FOLDER_MODE)
+        os.chmod(path, private_mode(FILE_MODE))
+    os.chmod(folder, private_mode(FOLDER_MODE))
     sync_folder(folder)
 
 
@@ -764,10 +766,10 @@ def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
     """
     path = release_layout(folder).manifest
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest = loads_unique(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ReleaseVerifyError.of("msg.verify.missing_in", name=path.name, folder=str(Path(folder))) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (OSError, ValueError) as error:  # UnicodeDecodeError, JSONDecodeError, DuplicateKeyError
         raise ReleaseVerifyError.of("msg.verify.unreadable", name=path.name, error=str(error)) from None
     if not isinstance(manifest, dict):
         raise ReleaseVerifyError.of("msg.verify.not_object", name=path.name)
@@ -796,7 +798,8 @@ def verify_release(folder: str | os.PathLike[str], expected_manifest_sha256: str
     from expected_manifest_sha256 (when given), an unreadable manifest or one without a `files`
     object, a listed file that is missing or changed, a gold file (`required_files`) that the
     manifest does not list, a listed name that is not a plain file name, and any file or folder
-    in the release that is not listed; a staging folder `.NAME.tmp-XXXXXXXX` is refused whole
+    in the release that is not listed; a symbolic link anywhere in the folder (nothing is then
+    read); a staging folder `.NAME.tmp-XXXXXXXX` is refused whole
     (it is a release only once renamed into place). Returns a VerifyResult (with the manifest's
     own SHA-256); never raises for a bad release (see `check_release`).
     """
@@ -817,6 +820,9 @@ def _verify(folder: Path, expected_manifest_sha256: str | None) -> VerifyResult:
     """`verify_release` without the refusal of staging folders."""
     if not folder.is_dir():
         return VerifyResult(False, (english("msg.verify.not_a_folder", folder=str(folder)),), ())
+    links = _symlinks(folder)
+    if links:  # nothing is read through a link: it may point out of the release
+        return VerifyResult(False, tuple(english("msg.verify.symlink", name=name) for name in links), ())
     manifest_path = release_layout(folder).manifest
     manifest_sha256 = _hash_if_readable(manifest_path)
     problems: list[str] = []
@@ -839,6 +845,17 @@ def _verify(folder: Path, expected_manifest_sha256: str | None) -> VerifyResult:
             problems += _compare(folder / file_name, entry)
     problems += _unlisted_problems(folder, listed)
     return VerifyResult(not problems, tuple(problems), tuple(checked), manifest_sha256)
+
+
+def _symlinks(folder: Path) -> list[str]:
+    """The symbolic links anywhere in `folder` (files and folders, links not followed), as paths
+    relative to it, sorted. A release holds only plain files."""
+    found = []
+    for root, folders, files in os.walk(folder):  # os.walk does not descend into linked folders
+        for name in (*folders, *files):
+            if os.path.islink(os.path.join(root, name)):
+                found.append(Path(os.path.relpath(os.path.join(root, name), folder)).as_posix())
+    return sorted(found)
 
 
 def _hash_if_readable(path: Path) -> str | None:
@@ -1061,7 +1078,7 @@ def read_passage_texts(folder: str | os.PathLike[str], records: Sequence[Mapping
     try:
         with open(path, encoding="utf-8") as lines:
             for number, line in enumerate(lines, start=1):
-                case = json.loads(line)
+                case = loads_unique(line)
                 passages = {passage["passage_id"]: passage["text"] for passage in case["passages"]}
                 for claim in case["claims"]:
                     record = next(claims, None)
@@ -1084,7 +1101,7 @@ def read_gold(folder: str | os.PathLike[str]) -> list[dict[str, Any]]:
     try:
         with open(path, encoding="utf-8") as lines:
             for number, line in enumerate(lines, start=1):
-                record = json.loads(line)
+                record = loads_unique(line)
                 if not isinstance(record, dict):
                     raise ValueError("not a JSON object")
                 records.append(record)

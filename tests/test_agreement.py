@@ -873,3 +873,13 @@ def test_an_invisible_character_in_a_name_is_refused(tmp_path, name, text):
     with pytest.raises(ImportRowError, match="U\\+200B") as caught:
         read_label_table(write(tmp_path, name, text))
     assert caught.value.field == "rater"
+
+
+def test_a_labels_jsonl_line_giving_a_key_twice_is_refused_naming_file_line_and_key(tmp_path):
+    path = write(tmp_path, "labels.jsonl", '{"item_id": "c1", "rater": "ann", "label": "support"}\n'
+                                           '{"item_id": "c1", "rater": "bea", "label": "support", "label": "contradict"}\n')
+    with pytest.raises(ImportRowError) as caught:
+        read_label_frame(path)
+    assert (caught.value.path, caught.value.line, caught.value.field) == (str(path), 2, "label")
+    assert str(caught.value) == (f"{path}, line 2, field 'label': the key 'label' appears twice in one JSON object. "
+                                 "Keep one of them: which value was meant is unknown")

@@ -335,3 +335,14 @@ def test_a_killed_backup_never_leaves_a_half_file_at_the_path(project, tmp_path)
     assert killed.returncode == -9, killed.stderr
     assert not target.exists()
     assert [name for name in leftovers(tmp_path) if name.startswith(".copy.db.")]  # the temporary file, hidden
+
+
+def test_a_backup_is_private_to_its_owner_whatever_the_databases_mode(project, tmp_path):
+    import os
+    import stat
+
+    path, engine = project
+    engine.dispose()
+    os.chmod(path, 0o644)  # a database made before files were private
+    done = backup_database(tmp_path / "copy.db", str(path))
+    assert stat.S_IMODE(done.path.stat().st_mode) == 0o600

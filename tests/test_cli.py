@@ -255,3 +255,90 @@ def test_users_roles_replaces_a_users_roles_and_refuses_to_leave_no_admin(tmp_pa
     assert unknown.returncode == 1 and "boss" in unknown.stderr
     listed = run("users", "list", "--json", db=db, cwd=tmp_path)
     assert {row["name"]: sorted(row["roles"]) for row in json.loads(listed.stdout)} == {"chief": ["admin"], "mika": ["adjudicator", "labeler"]}
+
+
+# ------------------------------------------------------------------ where serve and demo listen
+
+
+def started(monkeypatch, *args: str) -> tuple[list[str], str, str]:
+    """`annotator ARGS` in this process with Streamlit's start caught: (the command it would
+    run, stdout, stderr)."""
+    from typer.testing import CliRunner
+
+    from annotator import cli as annotator_cli
+
+    commands: list[list[str]] = []
+    monkeypatch.setattr(annotator_cli.os, "execve", lambda _exe, command, _env: commands.append(command))
+    monkeypatch.setattr(sys, "argv", ["annotator", *args])
+    with CliRunner().isolation() as (out, err, *_):
+        with pytest.raises(SystemExit) as stop:
+            annotator_cli.app()
+        assert stop.value.code == 0, err.getvalue()
+        return commands[0], out.getvalue().decode("utf-8"), err.getvalue().decode("utf-8")
+
+
+def address_of(command: list[str]) -> str:
+    return command[len(command) - 1 - command[::-1].index("--server.address") + 1]
+
+
+def test_serve_and_demo_listen_on_this_machine_only_unless_host_is_given(monkeypatch, tmp_path):
+    db = f"sqlite:///{tmp_path / 'demo.db'}"
+    command, out, err = started(monkeypatch, "demo", "--db", db)
+    assert address_of(command) == "127.0.0.1" and err == ""
+    assert f"Serving on http://127.0.0.1:8501 (database: {db}); Ctrl+C stops." in out
+    command, out, err = started(monkeypatch, "serve", "--db", db, "--port", "8600")
+    assert address_of(command) == "127.0.0.1" and err == ""
+    assert out == f"Serving on http://127.0.0.1:8600 (database: {db}); Ctrl+C stops.\n"
+    command, out, err = started(monkeypatch, "serve", "--db", db, "--host", "[::1]")
+    assert address_of(command) == "::1" and "http://[::1]:8501" in out and err == ""
+
+
+def test_a_network_host_with_the_demo_logins_warns_naming_those_still_on_their_demo_password(monkeypatch, tmp_path):
+    from annotator.db import init_db, session_scope
+    from annotator.services.access import OPERATOR
+    from annotator.services.users import get_user, set_password
+
+    db = f"sqlite:///{tmp_path / 'demo.db'}"
+    command, _, err = started(monkeypatch, "demo", "--db", db, "--host", "0.0.0.0")
+    assert address_of(command) == "0.0.0.0"
+    assert err == ("Warning: --host 0.0.0.0 lets other machines reach the app, and the demo logins (aoi, ren, mika, "
+                   "admin) have the passwords printed by `annotator demo` and in the README: anyone who can reach it can "
+                   "log in as them. Serve on 127.0.0.1 (the default), or set new passwords first (`annotator users "
+                   "passwd NAME`).\n")
+    engine = init_db(db, create=False)
+    with session_scope(engine) as session:
+        for name in ("aoi", "ren", "mika"):
+            set_password(session, OPERATOR, get_user(session, name), "a-real-password-now")
+    engine.dispose()
+    _, _, err = started(monkeypatch, "serve", "--db", db, "--host", "192.0.2.7")
+    assert "the demo logins (admin) have the passwords" in err
+    with session_scope(init_db(db, create=False)) as session:
+        set_password(session, OPERATOR, get_user(session, "admin"), "a-real-password-now")
+    assert started(monkeypatch, "serve", "--db", db, "--host", "0.0.0.0")[2] == ""
+
+
+def test_an_import_onto_a_full_disk_says_so_exits_1_and_lands_nothing(monkeypatch, tmp_path):
+    from typer.testing import CliRunner
+
+    from annotator import cli as annotator_cli
+    from annotator import db as annotator_db
+
+    db = f"sqlite:///{tmp_path / 'full.db'}"
+    run("init", db=db, cwd=tmp_path)
+    configure = annotator_db._configure_sqlite
+
+    def full(connection, record):  # noqa: ANN001, ANN202 - the database may not grow by a page
+        configure(connection, record)
+        connection.execute("PRAGMA max_page_count=1")
+
+    monkeypatch.setattr(annotator_db, "_configure_sqlite", full)
+    monkeypatch.setattr(sys, "argv", ["annotator", "import", str(DEMO), "--db", db])
+    with CliRunner().isolation() as (out, err, *_):
+        with pytest.raises(SystemExit) as stop:
+            annotator_cli.main()
+        printed, errors = out.getvalue(), err.getvalue().decode("utf-8")
+    assert stop.value.code == 1
+    assert errors == "Error: the disk is full; nothing was saved. Free space and try again\n"
+    assert printed == b""
+    monkeypatch.setattr(annotator_db, "_configure_sqlite", configure)
+    assert json.loads(run("status", "--json", db=db, cwd=tmp_path).stdout)["cases"] == 0

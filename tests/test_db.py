@@ -1,5 +1,7 @@
 """The database layer: URL choice, SQLite settings, migrations that match the models."""
 
+from pathlib import Path
+
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -219,3 +221,174 @@ def test_a_read_scope_does_not_block_a_writer(sqlite_url):
             writer.add(Dataset(name="written-meanwhile", source_format="test"))
     with read_scope(engine) as reader:
         assert [d.name for d in reader.exec(select(Dataset))] == ["written-meanwhile"]
+
+
+# ------------------------------------------------------------------------------ a full disk
+
+DISK_FULL = "the disk is full; nothing was saved. Free space and try again"
+
+
+def _fill_up(engine) -> None:  # noqa: ANN001 - an Engine
+    """Make the database full: SQLite may not grow by a page (PRAGMA max_page_count, per
+    connection); PostgreSQL answers the next statement with disk_full (SQLSTATE 53100)."""
+    from sqlalchemy import event
+
+    if engine.dialect.name == "sqlite":
+        engine.dispose()
+        event.listen(engine, "connect", lambda connection, _record: connection.execute("PRAGMA max_page_count=1"))
+    else:
+        event.listen(engine, "before_cursor_execute", _answer_disk_full, retval=True)
+
+
+def _answer_disk_full(connection, cursor, statement, parameters, context, executemany):  # noqa: ANN001, ANN202
+    if statement.lstrip().upper().startswith("INSERT"):
+        return "DO $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100'; END $$", {}
+    return statement, parameters
+
+
+def test_a_full_disk_is_one_clear_error_and_nothing_of_the_transaction_lands(any_engine):
+    from sqlmodel import select
+
+    from annotator.db import session_scope
+    from annotator.errors import DiskFullError
+    from annotator.models import User
+
+    _fill_up(any_engine)
+    with pytest.raises(DiskFullError) as caught, session_scope(any_engine) as session:
+        for n in range(200):
+            session.add(User(name=f"user-{n}-" + "x" * 2000, roles="labeler"))
+            session.flush()
+    assert str(caught.value) == DISK_FULL and caught.value.key == "msg.db.disk_full"
+    with session_scope(any_engine) as session:
+        assert session.exec(select(User)).all() == []
+
+
+def test_enospc_from_a_file_written_in_a_transaction_is_the_same_error(engine):
+    import errno
+
+    from annotator.db import session_scope
+    from annotator.errors import DiskFullError
+
+    with pytest.raises(DiskFullError, match="^the disk is full; nothing was saved"), session_scope(engine):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    with pytest.raises(PermissionError), session_scope(engine):  # any other OSError is left as it is
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+
+# ------------------------------------------------------------------------- a read-only database
+
+
+def _read_only_sqlite(monkeypatch) -> None:  # noqa: ANN001
+    """Connections SQLite opens from now on refuse writes (PRAGMA query_only), as a read-only
+    file or folder does for a user without the rights (the tests run as root, where chmod does not)."""
+    import annotator.db as annotator_db
+
+    configure = annotator_db._configure_sqlite
+
+    def read_only(connection, record):  # noqa: ANN001, ANN202
+        configure(connection, record)
+        connection.execute("PRAGMA query_only=1")
+
+    monkeypatch.setattr(annotator_db, "_configure_sqlite", read_only)
+
+
+def test_a_read_only_sqlite_database_says_it_cannot_be_written_not_how_to_write_a_url(sqlite_url, monkeypatch, tmp_path):
+    from annotator.errors import DatabaseReadOnlyError
+
+    init_db(sqlite_url).dispose()
+    _read_only_sqlite(monkeypatch)
+    with pytest.raises(DatabaseReadOnlyError) as caught:
+        init_db(sqlite_url, create=False)
+    path = tmp_path / "annotator.db"
+    assert str(caught.value) == (
+        f"the database {path} cannot be written: SQLite opened it read-only; nothing was saved. Let the user who runs "
+        f"annotator write the file and its folder {tmp_path} (SQLite also writes annotator.db-wal and annotator.db-shm "
+        "there), or give another --db / DATABASE_URL")
+    assert "URL" not in str(caught.value).replace("DATABASE_URL", "")
+
+
+@pytest.mark.parametrize("kind, words", [("file", "the file is read-only (permissions {mode} of {path})"),
+                                         ("folder", "its folder is read-only (permissions {mode} of {path})")])
+def test_a_read_only_sqlite_file_or_folder_is_named_with_its_permissions(sqlite_url, monkeypatch, tmp_path, kind, words):
+    import os
+
+    import annotator.db as annotator_db
+    from annotator.db import session_scope
+    from annotator.errors import DatabaseReadOnlyError
+    from annotator.models import User
+
+    engine = init_db(sqlite_url)
+    engine.dispose()
+    target = tmp_path / "annotator.db" if kind == "file" else tmp_path
+    real_access = os.access
+    monkeypatch.setattr(annotator_db.os, "access", lambda path, mode: False if Path(path) == target else real_access(path, mode))
+    _read_only_sqlite(monkeypatch)
+    engine = annotator_db.make_engine(sqlite_url)
+    with pytest.raises(DatabaseReadOnlyError) as caught, session_scope(engine) as session:
+        session.add(User(name="aoi", roles="labeler"))
+    engine.dispose()
+    assert words.format(mode=f"{target.stat().st_mode & 0o777:o}", path=target) in str(caught.value)
+
+
+def test_a_read_only_postgresql_role_or_transaction_says_the_database_cannot_be_written(postgres_url):
+    import uuid
+
+    from sqlalchemy import create_engine
+
+    from annotator.db import session_scope
+    from annotator.errors import DatabaseReadOnlyError
+    from annotator.models import User
+
+    init_db(postgres_url).dispose()
+    role = f"annotator_reader_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE ROLE "{role}" LOGIN'))
+        connection.execute(text(f'GRANT SELECT ON ALL TABLES IN SCHEMA public TO "{role}"'))
+    reader_url = postgres_url.replace("://postgres@", f"://{role}@")
+    try:
+        engine = init_db(reader_url, create=False)  # reading is allowed
+        with pytest.raises(DatabaseReadOnlyError) as caught, session_scope(engine) as session:
+            session.add(User(name="aoi", roles="labeler"))
+        engine.dispose()
+        assert str(caught.value).startswith(f"the database {postgres_url.replace('://postgres@', f'://{role}@')} "
+                                            'cannot be written: permission denied for table user; nothing was saved.')
+        with admin.connect() as connection:
+            connection.execute(text(f'GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO "{role}"'))
+            connection.execute(text(f'ALTER ROLE "{role}" SET default_transaction_read_only = on'))
+        engine = init_db(reader_url, create=False)
+        with pytest.raises(DatabaseReadOnlyError, match="cannot be written: cannot execute INSERT in a read-only "
+                                                        "transaction; nothing was saved"), session_scope(engine) as session:
+            session.add(User(name="aoi", roles="labeler"))
+        engine.dispose()
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP OWNED BY "{role}"'))
+            connection.execute(text(f'DROP ROLE "{role}"'))
+        admin.dispose()
+
+
+# ------------------------------------------------------------------------------- file modes
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
+def test_a_new_sqlite_database_its_wal_shm_and_the_data_folder_are_private_to_their_owner(tmp_path, monkeypatch, umask):
+    import os
+    import stat
+
+    from annotator.db import session_scope
+    from annotator.models import User
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    previous = os.umask(umask)
+    try:
+        engine = init_db(None)  # the default file, data/annotator.db, in a data/ folder made for it
+        with session_scope(engine) as session:
+            session.add(User(name="aoi", roles="labeler"))
+        modes = {path.name: stat.S_IMODE(path.stat().st_mode) for path in (tmp_path / "data").iterdir()}
+        engine.dispose()
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((tmp_path / "data").stat().st_mode) == 0o700
+    assert modes == {"annotator.db": 0o600, "annotator.db-wal": 0o600, "annotator.db-shm": 0o600}

@@ -778,3 +778,37 @@ def test_a_partial_csv_import_skips_the_whole_case_of_a_refused_row_and_lists_ea
     assert [(error.line, error.field) for error in skips.errors] == [(3, "case_id"), (4, "split"), (5, "case_id")]
     assert "case 'g2' is skipped whole" in str(skips.errors[0])
     assert "refused row on line 4" in str(skips.errors[2])
+
+
+# ------------------------------------------------------------------ a key given twice in one object
+
+
+@pytest.mark.parametrize("reader, line", [
+    (lambda path: read_all(path), '{"case_id": "c1", "question": "Q?", "case_id": "c2"}'),
+    (lambda path: list(formats.read_labels(path).records), '{"claim_id": "k1", "labeler": "aoi", "label": "support", "label": "contradict"}'),
+    (lambda path: list(formats.read_adjudications(path).records), '{"claim_id": "k1", "adjudicator": "mei", "label": "support", "label": "insufficient"}'),
+])
+def test_a_key_given_twice_in_one_json_object_is_refused_naming_file_line_and_key(tmp_path, reader, line):
+    path = tmp_path / "input.jsonl"
+    path.write_text('\n' + line + '\n', encoding="utf-8")
+    error = error_of(lambda: reader(path))
+    key = "case_id" if "case_id" in line else "label"
+    assert (error.path, error.line, error.field) == (str(path), 2, key)
+    assert str(error) == (f"{path}, line 2, field '{key}': the key '{key}' appears twice in one JSON object. "
+                          "Keep one of them: which value was meant is unknown, so nothing is guessed")
+
+
+def test_a_key_given_twice_in_a_nested_object_or_in_two_unicode_spellings_is_refused(tmp_path):
+    path = tmp_path / "cases.jsonl"
+    path.write_text('{"case_id": "c1", "metadata": {"a": 1, "a": 2}}\n', encoding="utf-8")
+    assert (error_of(lambda: read_all(path)).line, error_of(lambda: read_all(path)).field) == (1, "a")
+    path.write_text('{"case_id": "c2", "caf\\u00e9": 1, "cafe\\u0301": 2}\n', encoding="utf-8")
+    assert error_of(lambda: read_all(path)).field == "caf\u00e9"
+
+
+def test_loads_unique_keeps_an_object_without_repeats_as_json_loads_does():
+    text = '{"a": 1, "b": {"c": [1, {"d": null}]}, "é": "x"}'
+    assert formats.loads_unique(text) == json.loads(text)
+    with pytest.raises(formats.DuplicateKeyError) as caught:
+        formats.loads_unique('[{"x": 1}, {"y": 1, "y": 1}]')
+    assert caught.value.key == "y"

@@ -797,3 +797,55 @@ def test_a_refusal_without_update_says_when_the_stored_version_was_written_not_f
     assert f"{noun} '{key}' is already in dataset 'default' (stored version written {written:%Y-%m-%d %H:%M} UTC) " \
         "with another " in str(caught.value)
     assert "2020-01-02" not in str(caught.value)
+
+
+# ------------------------------------------------------------------ two imports at the same time
+
+
+@pytest.mark.postgres
+def test_a_second_import_of_the_same_cases_at_the_same_time_is_refused_clearly_and_writes_nothing(postgres_url):
+    import threading
+    import time
+
+    from sqlmodel import func, select
+
+    from annotator.db import init_db, session_scope
+    from annotator.errors import ConcurrentImportError
+    from annotator.models import Case, Claim, Dataset
+    from annotator.services.access import OPERATOR
+    from annotator.services.imports import import_cases
+    from tests.conftest import DEMO
+
+    engine = init_db(postgres_url)
+    first_done, outcome = threading.Event(), {}
+
+    def first() -> None:  # imports, then holds its transaction open while the second starts
+        with session_scope(engine) as session:
+            import_cases(session, OPERATOR, DEMO, fmt="jsonl")
+            first_done.set()
+            time.sleep(1.5)
+
+    def second() -> None:
+        first_done.wait()
+        try:
+            with session_scope(engine) as session:
+                outcome["report"] = import_cases(session, OPERATOR, DEMO, fmt="jsonl")
+        except Exception as error:  # noqa: BLE001 - the test looks at what came out
+            outcome["error"] = error
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert isinstance(outcome.get("error"), ConcurrentImportError), outcome
+    assert str(outcome["error"]) == ("another import of these cases ran at the same time; nothing was imported; "
+                                     "run it again")
+    with session_scope(engine) as session:  # the first import, whole; nothing of the second
+        assert session.exec(select(func.count()).select_from(Dataset)).one() == 1
+        assert session.exec(select(func.count()).select_from(Case)).one() == 20
+        claims = session.exec(select(func.count()).select_from(Claim)).one()
+    with session_scope(engine) as session:  # run again: now a harmless repeat
+        again = import_cases(session, OPERATOR, DEMO, fmt="jsonl")
+    assert again.counts["claims"] == {"new": 0, "unchanged": claims, "updated": 0}
+    engine.dispose()

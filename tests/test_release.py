@@ -350,16 +350,20 @@ def test_a_failure_after_the_rename_takes_the_release_back_out(tmp_path, monkeyp
     assert list(tmp_path.iterdir()) == []
 
 
-def test_the_release_folder_is_0755_and_its_files_0644_whatever_the_umask(tmp_path):
-    previous = os.umask(0o077)
+@pytest.mark.parametrize("umask, folder_mode, file_mode", [(0o022, 0o700, 0o600), (0o000, 0o700, 0o600),
+                                                      (0o077, 0o700, 0o600), (0o277, 0o500, 0o400)])
+def test_the_release_folder_is_0700_and_its_files_0600_unless_the_umask_is_stricter(tmp_path, umask, folder_mode, file_mode):
+    previous = os.umask(umask)
     try:
-        folder = _write(tmp_path)
+        folder = _write(tmp_path / "new" / "out")
     finally:
         os.umask(previous)
-    assert stat.S_IMODE(folder.stat().st_mode) == 0o755
+    assert stat.S_IMODE(folder.stat().st_mode) == folder_mode
     assert {path.name: stat.S_IMODE(path.stat().st_mode) for path in folder.iterdir()} == {
-        "gold.jsonl": 0o644, "gold.csv": 0o644, "gold.parquet": 0o644, "cases.jsonl": 0o644, "manifest.json": 0o644,
+        "gold.jsonl": file_mode, "gold.csv": file_mode, "gold.parquet": file_mode, "cases.jsonl": file_mode,
+        "manifest.json": file_mode,
     }
+    assert stat.S_IMODE((tmp_path / "new").stat().st_mode) == 0o700 & ~umask  # the folders it made for --out
 
 
 def test_a_name_differing_only_in_case_from_an_existing_folder_is_refused_naming_it(tmp_path):
@@ -636,3 +640,50 @@ def test_diff_names_added_removed_and_changed_claims_with_counts():
 def test_diff_refuses_a_claim_twice_on_one_side():
     with pytest.raises(ValueError, match="appears twice in the new release"):
         release.diff_releases([], _gold(("p", "q1", "a", "support"), ("p", "q1", "a", "support")))
+
+
+# ------------------------------------------------------------------------- links and repeated keys
+
+
+@pytest.mark.parametrize("where", ["gold.csv", "sub/gold.csv"])
+def test_verify_refuses_a_symlinked_file_anywhere_in_the_release_naming_it(tmp_path, where):
+    folder = _write(tmp_path)
+    outside = tmp_path / "outside.csv"
+    outside.write_bytes((folder / "gold.csv").read_bytes())  # the same bytes: only the link is wrong
+    (folder / where).parent.mkdir(exist_ok=True)
+    if where == "gold.csv":
+        (folder / "gold.csv").unlink()
+    (folder / where).symlink_to(outside)
+    result = verify_release(folder)
+    assert not result.ok
+    assert result.problems == (f"{where}: a symbolic link; a release folder holds only plain files (a link can point "
+                               "out of it): replace it with the file itself",)
+    with pytest.raises(ReleaseVerifyError, match=f"{where}: a symbolic link"):
+        check_release(folder)
+
+
+def test_verify_refuses_a_symlinked_folder_in_the_release_without_following_it(tmp_path):
+    folder = _write(tmp_path)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "link-inside").symlink_to(tmp_path)
+    (folder / "extra").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    assert verify_release(folder).problems == ("extra: a symbolic link; a release folder holds only plain files (a "
+                                               "link can point out of it): replace it with the file itself",)
+
+
+def test_a_manifest_giving_a_key_twice_is_refused_naming_the_key(tmp_path):
+    folder = _write(tmp_path)
+    text = (folder / "manifest.json").read_text(encoding="utf-8")
+    (folder / "manifest.json").write_text(text.replace("{", '{\n  "files": {},', 1), encoding="utf-8")
+    result = verify_release(folder)
+    assert result.problems == ("manifest.json: unreadable (the key 'files' appears twice in one object)",)
+
+
+def test_a_gold_jsonl_line_giving_a_key_twice_is_refused_naming_line_and_key(tmp_path):
+    folder = _write(tmp_path)
+    lines = (folder / "gold.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[1] = lines[1].replace("{", '{"gold_label": "support", ', 1)
+    (folder / "gold.jsonl").write_text("".join(lines), encoding="utf-8")
+    with pytest.raises(ReleaseVerifyError) as caught:
+        release.read_gold(folder)
+    assert str(caught.value) == "gold.jsonl, line 2: unreadable (the key 'gold_label' appears twice in one object)"

@@ -597,13 +597,13 @@ def test_japanese_text_is_raw_utf8_in_gold_jsonl_and_manifest(any_engine, tmp_pa
     assert "田中".encode() in manifest and '"言い換え"'.encode() in manifest and b"\\u" not in manifest
 
 
-def test_a_created_release_folder_is_0755_with_0644_files(any_engine, tmp_path):
+def test_a_created_release_folder_is_0700_with_0600_files(any_engine, tmp_path):
     with session_scope(any_engine) as session:
         seed_final(session)
     with session_scope(any_engine) as session:
         created = create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
-    assert stat.S_IMODE(created.path.stat().st_mode) == 0o755
-    assert {stat.S_IMODE(path.stat().st_mode) for path in created.path.iterdir()} == {0o644}
+    assert stat.S_IMODE(created.path.stat().st_mode) == 0o700
+    assert {stat.S_IMODE(path.stat().st_mode) for path in created.path.iterdir()} == {0o600}
 
 
 # ---------------------------------------------------------------------------------- rows, lists

@@ -703,3 +703,30 @@ def test_a_rationale_over_the_import_limit_is_refused_naming_its_length_and_kept
         assert session.exec(select(Label)).all() == []
     assert at.session_state["label.claim_pk"] == claim_pk
     assert len(at.text_area(key=f"label.rationale.{claim_pk}").value) == 100_001  # nothing typed is lost
+
+
+def test_a_full_disk_while_typing_and_saving_says_so_and_keeps_the_input_on_the_label_page(engine, monkeypatch):
+    import annotator.db as annotator_db
+    from annotator.models import Draft
+
+    at = open_app("aoi")
+    claim_pk = at.session_state["label.claim_pk"]
+    configure = annotator_db._configure_sqlite
+
+    def full(connection, record):  # noqa: ANN001, ANN202 - the database may not grow by a page
+        configure(connection, record)
+        connection.execute("PRAGMA max_page_count=1")
+
+    monkeypatch.setattr(annotator_db, "_configure_sqlite", full)
+    st.cache_resource.clear()  # the app's next engine opens "full" connections
+    typed = "a long rationale that needs new pages " * 1000
+    at.text_area(key=f"label.rationale.{claim_pk}").input(typed).run()  # the draft save on_change
+    full_disk = "the disk is full; nothing was saved. Free space and try again"
+    assert not at.exception and [e.value for e in at.error] == [full_disk]
+    label_button(at, "contradict").click().run()
+    assert not at.exception and [e.value for e in at.error] == [full_disk]
+    assert at.session_state["label.claim_pk"] == claim_pk
+    assert at.text_area(key=f"label.rationale.{claim_pk}").value == typed
+    assert at.session_state[f"label.draft_value.{claim_pk}"] == "contradict"  # the chosen label, unsaved
+    with session_scope(engine) as session:
+        assert session.exec(select(Label)).all() == [] and session.exec(select(Draft)).all() == []

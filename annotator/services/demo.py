@@ -13,7 +13,7 @@ from annotator.services.access import OPERATOR
 from annotator.services.guidelines import current_guideline, publish_guideline, read_guideline_file
 from annotator.services.imports import import_cases
 from annotator.services.labeling import assign_cases, first_cases
-from annotator.services.users import add_user, get_user
+from annotator.services.users import _password_matches, add_user, get_user
 
 DEMO_FILE = Path(__file__).resolve().parents[2] / "data" / "demo.jsonl"
 DEMO_DATASET = "demo"
@@ -58,3 +58,13 @@ def seed_demo(session: Session, demo_file: Path = DEMO_FILE, guideline_file: Pat
         publish_guideline(session, get_user(session, DEMO_PUBLISHER), DEMO_GUIDELINE_VERSION,
                           read_guideline_file(guideline_file))
     return True
+
+
+def demo_logins_in_use(session: Session) -> list[str]:
+    """The names of the active demo users (DEMO_USERS) whose password is still the demo one
+    printed by `annotator demo` and in the README: anyone who can reach the app can log in as them."""
+    names = [demo_user.name for demo_user in DEMO_USERS]
+    users = {user.name: user for user in session.exec(select(User).where(User.name.in_(names)))}
+    return [demo_user.name for demo_user in DEMO_USERS
+            if demo_user.name in users and users[demo_user.name].active
+            and _password_matches(users[demo_user.name].password_hash, demo_user.password)]

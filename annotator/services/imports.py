@@ -15,6 +15,7 @@ CLIMATE-FEVER: Diggelmann et al. (2020), arXiv:2012.00614.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import tempfile
 from collections import Counter, defaultdict
@@ -26,11 +27,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlalchemy import delete, func, insert, update
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from annotator import formats
 from annotator.bulk import collector_paused
-from annotator.errors import AnnotatorError, ImportFileError, ImportRowError, InvalidValueError, PermissionDeniedError
+from annotator.errors import AnnotatorError, ConcurrentImportError, ImportFileError, ImportRowError, InvalidValueError, PermissionDeniedError
 from annotator.messages import MESSAGES, Joined, Message, Term, english, msg, recognize
 from annotator.services.access import Caller, require
 from annotator.workflow import Permission
@@ -190,6 +192,32 @@ class _Tally:
 # ---------------------------------------------------------------- import_cases
 
 
+_UNIQUE_VIOLATION = "23505"
+"""PostgreSQL's SQLSTATE unique_violation."""
+
+
+def _refused_when_concurrent(kind: str) -> Callable[[Callable[..., ImportReport]], Callable[..., ImportReport]]:
+    """An import (of `kind`: "cases", "labels", "adjudications") that raises ConcurrentImportError
+    when another transaction inserted the same rows first (PostgreSQL: this one waited on the
+    unique index, then hit unique_violation). The caller's session_scope rolls everything of it
+    back; SQLite serializes writers (BEGIN IMMEDIATE), so there a second import runs after the first."""
+
+    def decorate(function: Callable[..., ImportReport]) -> Callable[..., ImportReport]:
+        @functools.wraps(function)
+        def guarded(*args: Any, **kwargs: Any) -> ImportReport:
+            try:
+                return function(*args, **kwargs)
+            except IntegrityError as error:
+                if getattr(error.orig, "sqlstate", None) != _UNIQUE_VIOLATION:
+                    raise
+                raise ConcurrentImportError.of("msg.import.concurrent", kind=msg(f"msg.import.kind.{kind}")) from None
+
+        return guarded
+
+    return decorate
+
+
+@_refused_when_concurrent("cases")
 def import_cases(
     session: Session,
     actor: Caller,
@@ -841,6 +869,7 @@ def _label_pks(session: Session, claim_pks: Iterable[int]) -> dict[tuple[int, in
 # ---------------------------------------------------------------- import_labels
 
 
+@_refused_when_concurrent("labels")
 def import_labels(session: Session, actor: Caller, path: str | Path, *, dataset: str | None = None, update: bool = False,
                   partial: bool = False) -> ImportReport:
     """Import labels from a CSV or JSONL file (claim_id, labeler, label[, rationale, passage_ids,
@@ -1004,6 +1033,7 @@ class _AdjudicationItem:
                 "severity": self.severity, "revision": revision}
 
 
+@_refused_when_concurrent("adjudications")
 def import_adjudications(
     session: Session,
     actor: Caller, path: str | Path, *, dataset: str | None = None, fmt: str = "auto", vote: int | None = None,

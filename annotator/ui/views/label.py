@@ -32,7 +32,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import streamlit as st
 
-from annotator.errors import AnnotatorError, ContentChangedError, GuidelineChangedError, OnHoldError, StaleWriteError
+from annotator.errors import (AnnotatorError, ContentChangedError, DiskFullError, GuidelineChangedError, OnHoldError,
+                              StaleWriteError)
 from annotator.services import drafts, labeling
 from annotator.services.guidelines import current_guideline
 from annotator.ui import case_fields, keyguard
@@ -271,6 +272,10 @@ def _save(claim_pk: int, claim_id: str, value: str, passage_ids: tuple[str, ...]
         if isinstance(error, StaleWriteError) and not isinstance(error, (ContentChangedError, GuidelineChangedError)):
             st.session_state.pop(_base_key(claim_pk), None)  # the next press saves against the label now shown
             ui.flash("warning", t("label.stale_kept"))
+        return
+    except DiskFullError as error:  # nothing was saved, not even a draft: the inputs and the choice stay on screen
+        ui.flash_error(error)
+        st.session_state[_choice_key(claim_pk)] = value
         return
     except AnnotatorError as error:
         ui.flash_error(error)

@@ -1,0 +1,81 @@
+"""Values from users and files printed to a terminal: escape sequences, C1 and bidirectional
+controls shown escaped (annotator/terminal.py), by every command line print of such values."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from annotator import cli as annotator_cli
+from annotator.db import session_scope
+from annotator.models import User
+from annotator.terminal import json_safe, terminal_safe
+
+HOSTILE = "eve\x1b[2J\x1b]0;pwned\x07\x9b31m\u202egnp.exe\r"
+SHOWN = "eve\\x1b[2J\\x1b]0;pwned\\x07\\x9b31m\\u202egnp.exe\\x0d"
+
+
+@pytest.mark.parametrize("value, shown", [
+    (HOSTILE, SHOWN),
+    ("tab\tand\nline", "tab\\x09and\\x0aline"),
+    ("\x7f\x80\u061c\u200e\u200f\u2028\u2029\u202a\u2066\u2069", "\\x7f\\x80\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a\\u2066\\u2069"),
+    ("aoi 葵 ①㈱ é", "aoi 葵 ①㈱ é"),
+    (42, "42"),
+])
+def test_terminal_safe_shows_every_control_character_escaped_and_keeps_all_other_text(value, shown):
+    assert terminal_safe(value) == shown
+
+
+def test_terminal_safe_keeps_the_line_breaks_and_tabs_a_program_composed_when_asked():
+    assert terminal_safe("a\tb\nc\x1b[0m", keep="\n\t") == "a\tb\nc\\x1b[0m"
+
+
+def test_json_safe_escapes_c1_and_bidi_controls_and_gives_the_same_json_value():
+    value = {"name": HOSTILE, "葵": ["\u202e", "\x9b"]}
+    dumped = json_safe(json.dumps(value, ensure_ascii=False))
+    assert json.loads(dumped) == value
+    assert terminal_safe(dumped) == dumped  # nothing left a terminal would act on
+    assert "葵" in dumped and "\\u202e" in dumped and "\\u009b" in dumped
+
+
+def annotator(*args: str) -> tuple[int, str, str]:
+    """`annotator ARGS` in this process through cli.main: (exit status, stdout, stderr)."""
+    argv = sys.argv
+    with CliRunner().isolation() as (out, err, *_):
+        sys.argv = ["annotator", *args]
+        try:
+            annotator_cli.main()
+            code = 0
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else 1
+        finally:
+            sys.argv = argv
+        return code, out.getvalue().decode("utf-8"), err.getvalue().decode("utf-8")
+
+
+def test_users_list_shows_a_stored_name_with_escape_sequences_escaped(any_db_url, any_engine):
+    with session_scope(any_engine) as session:  # a name stored before names were checked, or by hand
+        session.add(User(name=HOSTILE, roles="labeler"))
+    code, out, _ = annotator("users", "list", "--db", any_db_url)
+    assert code == 0 and out == f"{SHOWN:<20} {'labeler':<28} no password\n"
+    code, out, _ = annotator("users", "list", "--json", "--db", any_db_url)
+    assert code == 0 and json.loads(out)[0]["name"] == HOSTILE and terminal_safe(out, keep="\n") == out
+
+
+def test_agreement_from_a_labels_file_prints_a_hostile_slice_name_escaped(tmp_path):
+    path = tmp_path / "labels.csv"
+    path.write_text("item_id,rater,label,slice\n"
+                    f"i1,ann,support,\"s\x1b[31m\"\ni1,bea,support,\"s\x1b[31m\"\n"
+                    f"i2,ann,support,\"s\x1b[31m\"\ni2,bea,contradict,\"s\x1b[31m\"\n", encoding="utf-8")
+    code, out, err = annotator("agreement", "--labels", str(path), "--by", "slice", "--bootstrap", "0")
+    assert code == 0, err
+    assert "\x1b" not in out and "\x9b" not in out and "\u202e" not in out and "\r" not in out
+    assert "s\\x1b[31m" in out
+
+
+def test_an_error_naming_a_hostile_value_prints_it_escaped(sqlite_url, engine):
+    code, out, err = annotator("users", "disable", "x\x1b[2Jy", "--db", sqlite_url)
+    assert code == 1 and "\x1b" not in err and "x\\x1b[2Jy" in err
