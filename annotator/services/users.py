@@ -236,18 +236,25 @@ def _password_matches(password_hash: str | None, password: str) -> bool:
     return password_hash is not None
 
 
-def _count_failure(session: Session, name: str, now: datetime) -> float:
-    """Count one failed login under `name` (one atomic upsert, safe under concurrent attempts),
-    start its delay and forget every name whose last failure is older than LOGIN_FAILURE_MEMORY.
-    Returns the delay in seconds."""
+def _claim_attempt(session: Session, name: str, now: datetime) -> float | None:
+    """Claim one login attempt under `name`, counted in advance as a failure: one atomic upsert
+    adds the failure unless the name's delay still runs (then nothing changes), and the delay
+    that failure causes starts. Names whose last failure is older than LOGIN_FAILURE_MEMORY are
+    forgotten. Concurrent claims under one name wait for each other on its row (PostgreSQL's
+    row lock, SQLite's write lock, both held until the claim is committed), so one attempt per
+    delay window gets past it.
+    Returns the delay in seconds the attempt starts if it fails, or None when it is refused."""
     table = LoginThrottle.__table__
     insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
     upsert = insert(table).values(name=name, failed_logins=1, locked_until=None, last_failed_at=now)
     upsert = upsert.on_conflict_do_update(index_elements=["name"], set_={
         "failed_logins": case((table.c.last_failed_at < now - LOGIN_FAILURE_MEMORY, 1), else_=table.c.failed_logins + 1),
         "last_failed_at": now,
-    }).returning(table.c.failed_logins)
-    delay = login_delay(session.execute(upsert).scalar_one())
+    }, where=table.c.locked_until.is_(None) | (table.c.locked_until <= now)).returning(table.c.failed_logins)
+    claimed = session.execute(upsert).scalar_one_or_none()
+    if claimed is None:
+        return None
+    delay = login_delay(claimed)
     session.execute(update(table).where(table.c.name == name)
                     .values(locked_until=now + timedelta(seconds=delay) if delay else None))
     session.execute(delete(table).where(table.c.last_failed_at < now - LOGIN_FAILURE_MEMORY))
@@ -259,6 +266,13 @@ def _forget_failures(session: Session, name: str) -> None:
     session.execute(delete(table).where(table.c.name == name))
 
 
+def _wait_seconds(session: Session, name: str, now: datetime) -> int:
+    """Whole seconds left of `name`'s delay (at least 1: a refused claim saw it running)."""
+    table = LoginThrottle.__table__
+    locked_until = session.execute(select(table.c.locked_until).where(table.c.name == name)).scalar_one_or_none()
+    return max(1, math.ceil((locked_until - now).total_seconds())) if locked_until is not None else 1
+
+
 def authenticate(session: Session, name: str, password: str, now: datetime | None = None) -> User:
     """The user whose name and password match.
 
@@ -268,26 +282,32 @@ def authenticate(session: Session, name: str, password: str, now: datetime | Non
     the user disabled or without a password, or the password wrong. Failures are counted per
     typed name, known or not (LoginThrottle), so the delay does not tell which names exist
     either; while a name's delay runs, "wait N seconds" without checking the password at all.
-    A failure is committed (it is kept although the caller's transaction rolls back); a
-    success clears the name's count.
+
+    Three steps, so that no transaction is open during the Argon2 check (on SQLite a login
+    would otherwise hold the write lock that every save needs): a short transaction claims the
+    attempt (`_claim_attempt`, counted as a failure in advance) and reads the user, and is
+    committed; the password is checked; a success clears the name's count and is committed.
+    So the session's transaction is committed before the check: give authenticate a session
+    with nothing else pending in it. A failure stays counted whatever the caller does next.
+    Raises DatabaseBusyError (from the session's engine) like any short write.
     """
     now = now or utcnow()
     typed = _typed_name(name)
-    throttle = session.get(LoginThrottle, typed, populate_existing=True)
-    if throttle is not None and throttle.locked_until is not None and now < throttle.locked_until:
-        wait = math.ceil((throttle.locked_until - now).total_seconds())
+    delay = _claim_attempt(session, typed, now)
+    if delay is None:
+        wait = _wait_seconds(session, typed, now)
+        session.commit()
         raise LoginError.of("msg.login_throttled", wait=seconds(wait))
     user = session.exec(select(User).where(User.name == typed)).first()
-    can_log_in = user is not None and user.active
-    if _password_matches(user.password_hash if can_log_in else None, password):
-        if throttle is not None:
-            _forget_failures(session, typed)
-        return user
-    delay = _count_failure(session, typed, now)
+    stored_hash = user.password_hash if user is not None and user.active else None
+    session.commit()  # the claim is seen by every other attempt; no lock is held while hashing
+    if not _password_matches(stored_hash, password):
+        if delay:
+            raise LoginError.of("msg.login_wrong_wait", wait=seconds(math.ceil(delay)))
+        raise LoginError.of("msg.login_wrong")
+    _forget_failures(session, typed)
     session.commit()
-    if delay:
-        raise LoginError.of("msg.login_wrong_wait", wait=seconds(math.ceil(delay)))
-    raise LoginError.of("msg.login_wrong")
+    return user
 
 
 LOGIN_AGAIN = english("msg.login_again")
