@@ -141,3 +141,8 @@ class AgreementInputError(AnnotatorError, ValueError):
 
 class DatabaseBusyError(AnnotatorError):
     """SQLite stayed locked by another writer past the busy timeout; nothing was written: retry."""
+
+
+class ConnectionsBusyError(DatabaseBusyError):
+    """Every connection of the engine's pool stayed in use past the pool timeout (many sessions
+    at once); nothing was written: retry."""

@@ -615,4 +615,7 @@ MESSAGES: dict[str, str] = {
     "msg.verify.unexpected_folder": "{name}: unexpected folder (not listed in manifest.json)",
     "msg.verify.fewer_claims": "{name}: holds fewer claims than gold.jsonl",
     "msg.release.verify_mismatch": "release {folder} does not match its manifest: {problems}",
+    "msg.database_busy": "the database is busy with another long write; nothing was saved. Try again in a moment",
+    "msg.database_connections_busy": "the app is busy: every database connection stayed in use for {wait}; nothing "
+                                     "was saved. Try again in a moment",
 }

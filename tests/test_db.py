@@ -219,3 +219,27 @@ def test_a_read_scope_does_not_block_a_writer(sqlite_url):
             writer.add(Dataset(name="written-meanwhile", source_format="test"))
     with read_scope(engine) as reader:
         assert [d.name for d in reader.exec(select(Dataset))] == ["written-meanwhile"]
+
+
+BUSY = "the app is busy: every database connection stayed in use for 1 second; nothing was saved. Try again in a moment"
+
+
+def test_a_session_that_waits_too_long_for_a_connection_is_told_the_app_is_busy_and_the_next_one_works(any_db_url, monkeypatch):
+    import annotator.db as db
+    from annotator.errors import ConnectionsBusyError
+
+    init_db(any_db_url).dispose()
+    monkeypatch.setattr(db, "POOL_SIZE", 1)
+    monkeypatch.setattr(db, "POOL_MAX_OVERFLOW", 0)
+    monkeypatch.setattr(db, "POOL_TIMEOUT_SECONDS", 1)
+    engine = make_engine(any_db_url)
+    try:
+        with engine.connect():  # the pool's only connection stays in use
+            for scope in (db.session_scope, db.read_scope):
+                with pytest.raises(ConnectionsBusyError) as busy, scope(engine) as session:
+                    session.exec(text("SELECT 1"))
+                assert str(busy.value) == BUSY and busy.value.key == "msg.database_connections_busy"
+        with db.session_scope(engine) as session:  # the connection came back: the app goes on by itself
+            assert session.exec(text("SELECT 1")).one() == (1,)
+    finally:
+        engine.dispose()

@@ -974,4 +974,6 @@ JAPANESE: dict[str, str] = {
     "msg.verify.unexpected_folder": "{name}: 想定外のフォルダーです（manifest.json に載っていません）",
     "msg.verify.fewer_claims": "{name}: gold.jsonl より主張が少なくなっています",
     "msg.release.verify_mismatch": "リリース {folder} はマニフェストと一致しません: {problems}",
+    "msg.database_busy": "データベースは別の長い書き込みの処理中です。何も保存されていません。少し待ってから、もう一度お試しください",
+    "msg.database_connections_busy": "アプリが混み合っています。データベースの接続が{wait}の間すべて使用中でした。何も保存されていません。少し待ってから、もう一度お試しください",
 }
