@@ -143,6 +143,11 @@ class DatabaseBusyError(AnnotatorError):
     """SQLite stayed locked by another writer past the busy timeout; nothing was written: retry."""
 
 
+class LoginBusyError(LoginError):
+    """Too many logins were waiting for a password check in this process; this one was not
+    checked: retry."""
+
+
 class ConnectionsBusyError(DatabaseBusyError):
     """Every connection of the engine's pool stayed in use past the pool timeout (many sessions
     at once); nothing was written: retry."""

@@ -618,4 +618,5 @@ MESSAGES: dict[str, str] = {
     "msg.database_busy": "the database is busy with another long write; nothing was saved. Try again in a moment",
     "msg.database_connections_busy": "the app is busy: every database connection stayed in use for {wait}; nothing "
                                      "was saved. Try again in a moment",
+    "msg.login_busy": "too many logins are being checked at once; yours was not checked. Try again in a moment",
 }

@@ -399,3 +399,51 @@ def test_simultaneous_attempts_after_the_delay_get_one_password_check(any_engine
     assert sorted(outcomes) == ["msg.login_throttled"] * 19 + ["msg.login_wrong_wait"]
     with session_scope(any_engine) as s:
         assert _failures(s, "alice") == LOGIN_FREE_ATTEMPTS + 1
+
+
+def test_password_checks_run_at_most_two_at_once_in_low_priority_threads(any_engine, monkeypatch):
+    import os
+
+    real, lock = users._hasher, threading.Lock()
+    running, most, niceness = [0], [0], set()
+
+    class Watching:
+        def verify(self, stored, password):
+            with lock:
+                running[0] += 1
+                most[0] = max(most[0], running[0])
+                niceness.add(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+            time.sleep(0.2)
+            with lock:
+                running[0] -= 1
+            return real.verify(stored, password)
+
+        def hash(self, password):
+            return real.hash(password)
+
+    monkeypatch.setattr(users, "_hasher", Watching())
+
+    def attempt(n):
+        with pytest.raises(LoginError), session_scope(any_engine) as s:
+            authenticate(s, f"nobody-{n}", "wrong-pass")
+
+    threads = [threading.Thread(target=attempt, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert (most[0], niceness) == (2, {max(10, os.getpriority(os.PRIO_PROCESS, 0))})
+
+
+def test_a_login_that_waits_too_long_for_a_password_check_is_refused_as_busy(any_engine, monkeypatch):
+    monkeypatch.setattr(users, "LOGIN_QUEUE_SECONDS", 0.2)
+    release = threading.Event()
+    blocking = [users._checkers.submit(release.wait) for _ in range(users.LOGIN_CHECKERS)]
+    try:
+        with pytest.raises(LoginError) as refused, session_scope(any_engine) as s:
+            authenticate(s, "alice", "s3cret-pass")
+    finally:
+        release.set()
+    assert [b.result() for b in blocking] == [True] * users.LOGIN_CHECKERS
+    assert (refused.value.key, str(refused.value)) == (
+        "msg.login_busy", "too many logins are being checked at once; yours was not checked. Try again in a moment")

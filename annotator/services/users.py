@@ -12,7 +12,12 @@ from __future__ import annotations
 
 import functools
 import math
+import os
+import sys
+import threading
 import unicodedata
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeoutError
 from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher
@@ -23,7 +28,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, func, select
 
 from annotator.text import clean_name
-from annotator.errors import InvalidValueError, LoginError, NotFoundError
+from annotator.errors import InvalidValueError, LoginBusyError, LoginError, NotFoundError
 from annotator.messages import english, seconds
 from annotator.services.access import Caller, require
 from annotator.workflow import Permission
@@ -225,15 +230,54 @@ def _stand_in_hash() -> str:
     return _hasher.hash("a password no account has")
 
 
-def _password_matches(password_hash: str | None, password: str) -> bool:
-    """Whether `password` matches the Argon2 hash. Without a hash (no such user, a disabled user,
-    no password yet) the password is checked against a stand-in hash and refused, so a refusal
-    takes the same time whether or not the name belongs to a user who can log in."""
+LOGIN_CHECKERS = 2
+"""Password checks one process runs at once, each in a thread of the checkers' pool."""
+
+LOGIN_CHECK_NICENESS = 10
+"""The checkers' threads' niceness (Linux; elsewhere they keep the process's). An Argon2 check
+costs about 0.25 s of CPU: a flood of logins must not take the CPU from labelers saving and from
+the server answering."""
+
+LOGIN_QUEUE_SECONDS = 10
+"""How long a login waits for a free checker before it is refused as busy (LoginBusyError)."""
+
+
+def _lower_priority() -> None:
+    """The checker thread's niceness to at least LOGIN_CHECK_NICENESS: on Linux a thread has
+    its own. Never raises (a pool whose initializer fails checks no password at all)."""
+    if sys.platform != "linux":
+        return
+    thread = threading.get_native_id()
+    try:
+        os.setpriority(os.PRIO_PROCESS, thread, max(LOGIN_CHECK_NICENESS, os.getpriority(os.PRIO_PROCESS, thread)))
+    except OSError:
+        pass
+
+
+_checkers = ThreadPoolExecutor(max_workers=LOGIN_CHECKERS, thread_name_prefix="login-check", initializer=_lower_priority)
+
+
+def _verify(password_hash: str | None, password: str) -> bool:
     try:
         _hasher.verify(password_hash or _stand_in_hash(), password)
     except (VerificationError, InvalidHashError):
         return False
     return password_hash is not None
+
+
+def _password_matches(password_hash: str | None, password: str) -> bool:
+    """Whether `password` matches the Argon2 hash. Without a hash (no such user, a disabled user,
+    no password yet) the password is checked against a stand-in hash and refused, so a refusal
+    takes the same time whether or not the name belongs to a user who can log in.
+    The check runs in one of the LOGIN_CHECKERS low-priority checker threads; raises
+    LoginBusyError when none came free within LOGIN_QUEUE_SECONDS (nothing was checked)."""
+    check = _checkers.submit(_verify, password_hash, password)
+    try:
+        return check.result(timeout=LOGIN_QUEUE_SECONDS)
+    except FutureTimeoutError:
+        if check.cancel():
+            raise LoginBusyError.of("msg.login_busy") from None
+        return check.result()  # it started meanwhile
 
 
 def _claim_attempt(session: Session, name: str, now: datetime) -> float | None:
@@ -289,6 +333,8 @@ def authenticate(session: Session, name: str, password: str, now: datetime | Non
     committed; the password is checked; a success clears the name's count and is committed.
     So the session's transaction is committed before the check: give authenticate a session
     with nothing else pending in it. A failure stays counted whatever the caller does next.
+    The check waits for a checker thread (`_password_matches`): LoginBusyError, counted as a
+    failure too, when the process has too many logins to check.
     Raises DatabaseBusyError (from the session's engine) like any short write.
     """
     now = now or utcnow()

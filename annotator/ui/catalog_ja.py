@@ -976,4 +976,5 @@ JAPANESE: dict[str, str] = {
     "msg.release.verify_mismatch": "リリース {folder} はマニフェストと一致しません: {problems}",
     "msg.database_busy": "データベースは別の長い書き込みの処理中です。何も保存されていません。少し待ってから、もう一度お試しください",
     "msg.database_connections_busy": "アプリが混み合っています。データベースの接続が{wait}の間すべて使用中でした。何も保存されていません。少し待ってから、もう一度お試しください",
+    "msg.login_busy": "同時に確認中のログインが多すぎるため、あなたのログインは確認されていません。少し待ってから、もう一度お試しください",
 }
