@@ -19,8 +19,32 @@ Prints the logins submitted, the save latencies (n, p50, p95, max), the saves th
 what the page said, the tracebacks shown in any tab, the health checks that failed, the server
 log's tracebacks and pool timeouts ("QueuePool limit"), and the time to recover.
 
-Run: `python benchmarks/login_flood.py [--tabs 3] [--rate 1] [--seconds 40] [--db URL]`
-(the `annotator` imported is the one on PYTHONPATH; needs playwright and /usr/bin/chromium).
+Run: `python benchmarks/login_flood.py [--tabs 3] [--rate 1] [--seconds 40] [--db URL] [--log FILE]`
+(the `annotator` served is the one on PYTHONPATH; needs playwright and /usr/bin/chromium).
+
+Measured on SQLite (2 cores shared with other people's tests, load average 11-19; python 3.11,
+streamlit 1.67, SQLite 3.40, argon2-cffi 25.1 at t=3, 64 MiB, p=4: a check took 0.25 s of CPU,
+0.75-0.9 s of wall time), defaults (3 tabs x 1 login/s, 40 s). "Before" is commit 6a2570c (the
+login held SQLite's write lock through the Argon2 check; pool 5 + 10, 30 s pool timeout), run
+alternately with "after" (check outside any transaction in low-priority checker threads; pool
+20 + 10, 10 s timeout, a pool timeout shown as "busy, try again"):
+                 logins  saves  save p50  save max   failed saves              server tracebacks         health fails  recovered
+  before, run 1    71      2    4.16 s    4.96 s     1 (no answer in 60 s)     ~12 pool timeouts         2 of 37       33.5 s
+  before, run 2    67      4    2.25 s    4.79 s     1 (no answer in 60 s)     15 DatabaseBusyError,     7 of 32       19.6 s
+                                                                               2 pool timeouts
+  before, run 3    51      3    2.53 s    4.45 s     1 ("database is busy"     10 DatabaseBusyError      3 of 37        9.6 s
+                                                       after 41.4 s)
+  after, run 1     43      7    1.26 s   15.80 s     0                         0                         6 of 33       11.6 s
+  after, run 2     66      8    1.50 s   21.93 s     0                         0                         5 of 34       14.0 s
+  after, run 3     38      5    2.90 s   14.28 s     0                         0                         8 of 32        7.0 s
+  after, run 4     51      6    4.67 s   18.44 s     0                         0                         6 of 33       13.7 s
+Without the flood (1 tab, one login every 10 s, 30 s, load average 12): 12 saves, p50 0.76 s,
+max 2.02 s, no failed health check. "Recovered" includes loading the login page in a new
+browser context (3.6-5.4 s without the flood). Before, a save waited behind the logins for the
+write lock and failed (or never answered) and tracebacks were logged; after, every save landed,
+but a save can still take 14-22 s and some health checks (2 s timeout) fail: the whole machine
+had 8-10 runnable processes a core, and the Argon2 checks' CPU (0.25 s each, ~1.6 logins/s)
+comes out of the same 2 cores.
 """
 
 from __future__ import annotations
@@ -37,6 +61,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -257,8 +282,11 @@ def report(result: dict, log_text: str, args: argparse.Namespace) -> None:
         print(f"  {error}")
     print(f"tracebacks shown in the login tabs: {flood['tracebacks_seen']}")
     print(f"health checks failed: {health['failed']} of {health['checks']}")
-    print(f"server log: {log_text.count('Uncaught app execution')} uncaught app errors, "
-          f"{log_text.count('QueuePool limit')} pool timeouts (QueuePool limit)")
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", log_text)  # Streamlit's tracebacks are coloured
+    raised = Counter(match.group(1) for match in re.finditer(r"^\s*(\w+(?:Error|Exception)): ", plain, re.MULTILINE))
+    print(f"server log: {sum(raised.values())} app errors with a traceback"
+          + "".join(f", {n} {name}" for name, n in raised.most_common())
+          + f"; {len(re.findall(r'TimeoutError: QueuePool limit', plain))} pool timeouts (QueuePool limit)")
     recovered = result["recovered"]
     print("after the flood: " + (f"a new login worked after {recovered:.1f} s" if recovered is not None
                                  else f"no login worked within {RECOVERY_TIMEOUT} s"))
