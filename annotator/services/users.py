@@ -5,7 +5,9 @@ without a password (created by a labels import) cannot log in until an admin set
 LOGIN_FREE_ATTEMPTS failed logins in a row under one name, each further attempt must wait a delay
 that doubles with every failure (login_delay), so guessing a password online is slow. Failures
 are counted per typed name whether or not a user has it, and every refusal runs the same Argon2
-check, so neither the delay nor the time taken tells which names exist.
+check, so neither the delay nor the time taken tells which names exist. An attempt is claimed
+atomically before its check (one per delay window, however many arrive at once), and the check
+runs with no transaction open, in a few low-priority threads (authenticate).
 """
 
 from __future__ import annotations
