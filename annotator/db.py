@@ -17,14 +17,20 @@ from urllib.parse import quote
 from sqlalchemy import event, text
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from sqlmodel import Session, create_engine
 
 from annotator.filemodes import create_private_file, make_private_folders
-from annotator.messages import Message, msg
-from annotator.errors import DatabaseBusyError, DatabaseReadOnlyError, DatabaseUnavailableError, DiskFullError
+from annotator.messages import Message, msg, seconds
+from annotator.errors import (ConnectionsBusyError, DatabaseBusyError, DatabaseReadOnlyError, DatabaseUnavailableError,
+                              DiskFullError)
 
 DEFAULT_SQLITE_PATH = Path("data") / "annotator.db"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+POOL_SIZE, POOL_MAX_OVERFLOW = 20, 10
+"""Connections an engine keeps, and how many more it opens at a peak (SQLite and PostgreSQL)."""
+POOL_TIMEOUT_SECONDS = 10
+"""How long a session waits for a free connection before ConnectionsBusyError ("busy, try again")."""
 
 
 def resolve_url(url: str | None = None) -> str:
@@ -109,9 +115,13 @@ URL_HELP = ("Give --db or DATABASE_URL as a SQLite file path (data/annotator.db)
 def _make_engine(resolved: str) -> Engine:
     if resolved.startswith("sqlite"):
         _check_sqlite_path(resolved)
+        # The pool is as large as PostgreSQL's: a connection is only a file handle, and SQLite's
+        # write lock, not the pool, makes writers take turns. With SQLAlchemy's default (5 + 10)
+        # a burst of page runs waited for a connection and failed with a pool timeout.
         engine = create_engine(
             resolved,
             connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+            pool_size=POOL_SIZE, max_overflow=POOL_MAX_OVERFLOW, pool_timeout=POOL_TIMEOUT_SECONDS,
         )
         event.listen(engine, "connect", _configure_sqlite)
         # SQLite's own BEGIN is deferred; take the write lock at BEGIN to avoid upgrade deadlocks,
@@ -120,7 +130,8 @@ def _make_engine(resolved: str) -> Engine:
         return engine
     # Room for 16+ sessions at once (one per app user working): the default 5 + 10 left one of 16
     # writers waiting for a connection for seconds.
-    return create_engine(resolved, pool_pre_ping=True, pool_size=20, max_overflow=10)
+    return create_engine(resolved, pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_MAX_OVERFLOW,
+                         pool_timeout=POOL_TIMEOUT_SECONDS)
 
 
 @contextmanager
@@ -128,9 +139,11 @@ def session_scope(engine: Engine) -> Iterator[Session]:
     """A session whose work is one transaction: committed on success, rolled back on error.
 
     Raises DatabaseBusyError (nothing was written) when SQLite stays locked by another writer
-    past its busy timeout, instead of the driver's "database is locked"; DiskFullError (nothing
-    was written) when the disk is full (`is_disk_full`); DatabaseReadOnlyError (nothing was
-    written) when the database cannot be written (`read_only_error`).
+    past its busy timeout, instead of the driver's "database is locked"; ConnectionsBusyError
+    (nothing was written) when no connection of the pool came free within POOL_TIMEOUT_SECONDS,
+    instead of SQLAlchemy's "QueuePool limit ... reached"; DiskFullError (nothing was written)
+    when the disk is full (`is_disk_full`); DatabaseReadOnlyError (nothing was written) when the
+    database cannot be written (`read_only_error`).
     """
     with Session(engine, expire_on_commit=False) as session:
         try:
@@ -139,8 +152,7 @@ def session_scope(engine: Engine) -> Iterator[Session]:
         except DBAPIError as error:
             session.rollback()
             if isinstance(error, OperationalError) and "database is locked" in str(error.orig):
-                raise DatabaseBusyError("the database is busy with another long write; nothing was saved. "
-                                        "Try again in a moment") from None
+                raise DatabaseBusyError.of("msg.database_busy") from None
             if is_disk_full(error):
                 raise DiskFullError.of("msg.db.disk_full") from None
             refused = read_only_error(error, engine.url.render_as_string(hide_password=False))
@@ -152,10 +164,16 @@ def session_scope(engine: Engine) -> Iterator[Session]:
             if is_disk_full(error):
                 raise DiskFullError.of("msg.db.disk_full") from None
             raise
+        except PoolTimeoutError:
+            session.rollback()
+            raise _connections_busy() from None
         except BaseException:
             session.rollback()
             raise
 
+
+def _connections_busy() -> ConnectionsBusyError:
+    return ConnectionsBusyError.of("msg.database_connections_busy", wait=seconds(POOL_TIMEOUT_SECONDS))
 
 
 _SQLITE_FULL = 13
@@ -223,10 +241,13 @@ def _sqlite_not_writable(path: Path) -> Message | None:
 def read_scope(engine: Engine) -> Iterator[Session]:
     """A session for reading only (reports, counts): on SQLite its transaction does not take the
     write lock, so a long report never makes labelers wait; it is rolled back at the end, so a
-    write in it is lost. Use session_scope for anything that writes."""
+    write in it is lost. Use session_scope for anything that writes.
+    Raises ConnectionsBusyError as session_scope does."""
     with Session(engine.execution_options(**{READ_ONLY: True}), expire_on_commit=False) as session:
         try:
             yield session
+        except PoolTimeoutError:
+            raise _connections_busy() from None
         finally:
             session.rollback()
 

@@ -153,3 +153,13 @@ class DatabaseReadOnlyError(DatabaseUnavailableError):
 
 class ConcurrentImportError(AnnotatorError):
     """Another import wrote the same cases (or labels) at the same time; this one wrote nothing: run it again."""
+
+
+class LoginBusyError(LoginError):
+    """Too many logins were waiting for a password check in this process; this one was not
+    checked: retry."""
+
+
+class ConnectionsBusyError(DatabaseBusyError):
+    """Every connection of the engine's pool stayed in use past the pool timeout (many sessions
+    at once); nothing was written: retry."""

@@ -625,4 +625,8 @@ MESSAGES: dict[str, str] = {
     "msg.db.read_only.opened": "SQLite opened it read-only",
     "msg.db.read_only_postgres": "the database {url} cannot be written: {reason}; nothing was saved. Connect as a role that may write annotator's tables (INSERT, UPDATE, DELETE; CREATE for `annotator init`), on the primary server rather than a read-only standby",
     "msg.import.concurrent": "another import of these {kind} ran at the same time; nothing was imported; run it again",
+    "msg.database_busy": "the database is busy with another long write; nothing was saved. Try again in a moment",
+    "msg.database_connections_busy": "the app is busy: every database connection stayed in use for {wait}; nothing "
+                                     "was saved. Try again in a moment",
+    "msg.login_busy": "too many logins are being checked at once; yours was not checked. Try again in a moment",
 }

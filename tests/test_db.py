@@ -392,3 +392,27 @@ def test_a_new_sqlite_database_its_wal_shm_and_the_data_folder_are_private_to_th
         os.umask(previous)
     assert stat.S_IMODE((tmp_path / "data").stat().st_mode) == 0o700
     assert modes == {"annotator.db": 0o600, "annotator.db-wal": 0o600, "annotator.db-shm": 0o600}
+
+
+BUSY = "the app is busy: every database connection stayed in use for 1 second; nothing was saved. Try again in a moment"
+
+
+def test_a_session_that_waits_too_long_for_a_connection_is_told_the_app_is_busy_and_the_next_one_works(any_db_url, monkeypatch):
+    import annotator.db as db
+    from annotator.errors import ConnectionsBusyError
+
+    init_db(any_db_url).dispose()
+    monkeypatch.setattr(db, "POOL_SIZE", 1)
+    monkeypatch.setattr(db, "POOL_MAX_OVERFLOW", 0)
+    monkeypatch.setattr(db, "POOL_TIMEOUT_SECONDS", 1)
+    engine = make_engine(any_db_url)
+    try:
+        with engine.connect():  # the pool's only connection stays in use
+            for scope in (db.session_scope, db.read_scope):
+                with pytest.raises(ConnectionsBusyError) as busy, scope(engine) as session:
+                    session.exec(text("SELECT 1"))
+                assert str(busy.value) == BUSY and busy.value.key == "msg.database_connections_busy"
+        with db.session_scope(engine) as session:  # the connection came back: the app goes on by itself
+            assert session.exec(text("SELECT 1")).one() == (1,)
+    finally:
+        engine.dispose()

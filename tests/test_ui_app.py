@@ -730,3 +730,40 @@ def test_a_full_disk_while_typing_and_saving_says_so_and_keeps_the_input_on_the_
     assert at.session_state[f"label.draft_value.{claim_pk}"] == "contradict"  # the chosen label, unsaved
     with session_scope(engine) as session:
         assert session.exec(select(Label)).all() == [] and session.exec(select(Draft)).all() == []
+
+
+
+BUSY = "the app is busy: every database connection stayed in use for 10 seconds; nothing was saved. Try again in a moment"
+
+
+def test_a_login_that_finds_every_database_connection_busy_says_try_again_not_a_traceback(engine, monkeypatch):
+    import annotator.services.users as users
+    from annotator.db import _connections_busy
+
+    def busy(*_args, **_kwargs):
+        raise _connections_busy()
+
+    monkeypatch.setattr(users, "authenticate", busy)
+    at = open_app("aoi")
+    assert [e.value for e in at.error] == [BUSY] and not at.exception
+    assert "auth.user_pk" not in at.session_state
+    assert [t.value for t in at.title] == ["RAG claim annotator"]  # the login page, ready for another try
+
+
+def test_a_page_that_finds_every_database_connection_busy_says_try_again_not_a_traceback(engine, monkeypatch):
+    from annotator.db import _connections_busy
+
+    at = open_app("aoi")
+    busy, real = [True], ui_components.session_user
+
+    def session_user(session):  # noqa: ANN001, ANN202 - the page's account read, busy once
+        if busy:
+            busy.pop()
+            raise _connections_busy()
+        return real(session)
+
+    monkeypatch.setattr(ui_components, "session_user", session_user)
+    at.run()
+    assert [e.value for e in at.error] == [BUSY] and not at.exception
+    at.run()
+    assert not at.error and not at.exception and at.session_state["auth.user_name"] == "aoi"  # still logged in

@@ -5,14 +5,21 @@ without a password (created by a labels import) cannot log in until an admin set
 LOGIN_FREE_ATTEMPTS failed logins in a row under one name, each further attempt must wait a delay
 that doubles with every failure (login_delay), so guessing a password online is slow. Failures
 are counted per typed name whether or not a user has it, and every refusal runs the same Argon2
-check, so neither the delay nor the time taken tells which names exist.
+check, so neither the delay nor the time taken tells which names exist. An attempt is claimed
+atomically before its check (one per delay window, however many arrive at once), and the check
+runs with no transaction open, in a few low-priority threads (authenticate).
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import os
+import sys
+import threading
 import unicodedata
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeoutError
 from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher
@@ -23,7 +30,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, func, select
 
 from annotator.text import clean_name
-from annotator.errors import InvalidValueError, LoginError, NotFoundError
+from annotator.errors import InvalidValueError, LoginBusyError, LoginError, NotFoundError
 from annotator.messages import english, seconds
 from annotator.services.access import Caller, require
 from annotator.workflow import Permission
@@ -225,10 +232,34 @@ def _stand_in_hash() -> str:
     return _hasher.hash("a password no account has")
 
 
-def _password_matches(password_hash: str | None, password: str) -> bool:
-    """Whether `password` matches the Argon2 hash. Without a hash (no such user, a disabled user,
-    no password yet) the password is checked against a stand-in hash and refused, so a refusal
-    takes the same time whether or not the name belongs to a user who can log in."""
+LOGIN_CHECKERS = 2
+"""Password checks one process runs at once, each in a thread of the checkers' pool."""
+
+LOGIN_CHECK_NICENESS = 10
+"""The checkers' threads' niceness (Linux; elsewhere they keep the process's). An Argon2 check
+costs about 0.25 s of CPU: a flood of logins must not take the CPU from labelers saving and from
+the server answering."""
+
+LOGIN_QUEUE_SECONDS = 10
+"""How long a login waits for a free checker before it is refused as busy (LoginBusyError)."""
+
+
+def _lower_priority() -> None:
+    """The checker thread's niceness to at least LOGIN_CHECK_NICENESS: on Linux a thread has
+    its own. Never raises (a pool whose initializer fails checks no password at all)."""
+    if sys.platform != "linux":
+        return
+    thread = threading.get_native_id()
+    try:
+        os.setpriority(os.PRIO_PROCESS, thread, max(LOGIN_CHECK_NICENESS, os.getpriority(os.PRIO_PROCESS, thread)))
+    except OSError:
+        pass
+
+
+_checkers = ThreadPoolExecutor(max_workers=LOGIN_CHECKERS, thread_name_prefix="login-check", initializer=_lower_priority)
+
+
+def _verify(password_hash: str | None, password: str) -> bool:
     try:
         _hasher.verify(password_hash or _stand_in_hash(), password)
     except (VerificationError, InvalidHashError):
@@ -236,18 +267,40 @@ def _password_matches(password_hash: str | None, password: str) -> bool:
     return password_hash is not None
 
 
-def _count_failure(session: Session, name: str, now: datetime) -> float:
-    """Count one failed login under `name` (one atomic upsert, safe under concurrent attempts),
-    start its delay and forget every name whose last failure is older than LOGIN_FAILURE_MEMORY.
-    Returns the delay in seconds."""
+def _password_matches(password_hash: str | None, password: str) -> bool:
+    """Whether `password` matches the Argon2 hash. Without a hash (no such user, a disabled user,
+    no password yet) the password is checked against a stand-in hash and refused, so a refusal
+    takes the same time whether or not the name belongs to a user who can log in.
+    The check runs in one of the LOGIN_CHECKERS low-priority checker threads; raises
+    LoginBusyError when none came free within LOGIN_QUEUE_SECONDS (nothing was checked)."""
+    check = _checkers.submit(_verify, password_hash, password)
+    try:
+        return check.result(timeout=LOGIN_QUEUE_SECONDS)
+    except FutureTimeoutError:
+        if check.cancel():
+            raise LoginBusyError.of("msg.login_busy") from None
+        return check.result()  # it started meanwhile
+
+
+def _claim_attempt(session: Session, name: str, now: datetime) -> float | None:
+    """Claim one login attempt under `name`, counted in advance as a failure: one atomic upsert
+    adds the failure unless the name's delay still runs (then nothing changes), and the delay
+    that failure causes starts. Names whose last failure is older than LOGIN_FAILURE_MEMORY are
+    forgotten. Concurrent claims under one name wait for each other on its row (PostgreSQL's
+    row lock, SQLite's write lock, both held until the claim is committed), so one attempt per
+    delay window gets past it.
+    Returns the delay in seconds the attempt starts if it fails, or None when it is refused."""
     table = LoginThrottle.__table__
     insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
     upsert = insert(table).values(name=name, failed_logins=1, locked_until=None, last_failed_at=now)
     upsert = upsert.on_conflict_do_update(index_elements=["name"], set_={
         "failed_logins": case((table.c.last_failed_at < now - LOGIN_FAILURE_MEMORY, 1), else_=table.c.failed_logins + 1),
         "last_failed_at": now,
-    }).returning(table.c.failed_logins)
-    delay = login_delay(session.execute(upsert).scalar_one())
+    }, where=table.c.locked_until.is_(None) | (table.c.locked_until <= now)).returning(table.c.failed_logins)
+    claimed = session.execute(upsert).scalar_one_or_none()
+    if claimed is None:
+        return None
+    delay = login_delay(claimed)
     session.execute(update(table).where(table.c.name == name)
                     .values(locked_until=now + timedelta(seconds=delay) if delay else None))
     session.execute(delete(table).where(table.c.last_failed_at < now - LOGIN_FAILURE_MEMORY))
@@ -259,6 +312,13 @@ def _forget_failures(session: Session, name: str) -> None:
     session.execute(delete(table).where(table.c.name == name))
 
 
+def _wait_seconds(session: Session, name: str, now: datetime) -> int:
+    """Whole seconds left of `name`'s delay (at least 1: a refused claim saw it running)."""
+    table = LoginThrottle.__table__
+    locked_until = session.execute(select(table.c.locked_until).where(table.c.name == name)).scalar_one_or_none()
+    return max(1, math.ceil((locked_until - now).total_seconds())) if locked_until is not None else 1
+
+
 def authenticate(session: Session, name: str, password: str, now: datetime | None = None) -> User:
     """The user whose name and password match.
 
@@ -268,26 +328,34 @@ def authenticate(session: Session, name: str, password: str, now: datetime | Non
     the user disabled or without a password, or the password wrong. Failures are counted per
     typed name, known or not (LoginThrottle), so the delay does not tell which names exist
     either; while a name's delay runs, "wait N seconds" without checking the password at all.
-    A failure is committed (it is kept although the caller's transaction rolls back); a
-    success clears the name's count.
+
+    Three steps, so that no transaction is open during the Argon2 check (on SQLite a login
+    would otherwise hold the write lock that every save needs): a short transaction claims the
+    attempt (`_claim_attempt`, counted as a failure in advance) and reads the user, and is
+    committed; the password is checked; a success clears the name's count and is committed.
+    So the session's transaction is committed before the check: give authenticate a session
+    with nothing else pending in it. A failure stays counted whatever the caller does next.
+    The check waits for a checker thread (`_password_matches`): LoginBusyError, counted as a
+    failure too, when the process has too many logins to check.
+    Raises DatabaseBusyError (from the session's engine) like any short write.
     """
     now = now or utcnow()
     typed = _typed_name(name)
-    throttle = session.get(LoginThrottle, typed, populate_existing=True)
-    if throttle is not None and throttle.locked_until is not None and now < throttle.locked_until:
-        wait = math.ceil((throttle.locked_until - now).total_seconds())
+    delay = _claim_attempt(session, typed, now)
+    if delay is None:
+        wait = _wait_seconds(session, typed, now)
+        session.commit()
         raise LoginError.of("msg.login_throttled", wait=seconds(wait))
     user = session.exec(select(User).where(User.name == typed)).first()
-    can_log_in = user is not None and user.active
-    if _password_matches(user.password_hash if can_log_in else None, password):
-        if throttle is not None:
-            _forget_failures(session, typed)
-        return user
-    delay = _count_failure(session, typed, now)
+    stored_hash = user.password_hash if user is not None and user.active else None
+    session.commit()  # the claim is seen by every other attempt; no lock is held while hashing
+    if not _password_matches(stored_hash, password):
+        if delay:
+            raise LoginError.of("msg.login_wrong_wait", wait=seconds(math.ceil(delay)))
+        raise LoginError.of("msg.login_wrong")
+    _forget_failures(session, typed)
     session.commit()
-    if delay:
-        raise LoginError.of("msg.login_wrong_wait", wait=seconds(math.ceil(delay)))
-    raise LoginError.of("msg.login_wrong")
+    return user
 
 
 LOGIN_AGAIN = english("msg.login_again")

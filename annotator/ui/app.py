@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotator.errors import DatabaseUnavailableError, LoginError
+from annotator.errors import DatabaseBusyError, DatabaseUnavailableError, LoginError
 from annotator.services.users import authenticate, roles_of
 from annotator.ui import auth
 from annotator.ui import components as ui
@@ -36,9 +36,9 @@ def _log_in() -> None:
     password = st.session_state.get("login.password", "")
     st.session_state["login.password"] = ""  # never keep a password in session state
     try:
-        with ui.db() as session:
+        with ui.db() as session:  # authenticate commits its short transactions itself
             user = authenticate(session, name, password)
-    except LoginError as error:
+    except (LoginError, DatabaseBusyError) as error:  # a busy database: "try again", not a traceback
         ui.flash_error(error)
         return
     ui.remember_user(user)
@@ -100,7 +100,7 @@ st.set_page_config(page_title=t("app.title"), page_icon=":material/fact_check:",
 sso = auth.sso_config()
 try:
     me = auth.sso_user(auth.identity()) if sso is not None else ui.current_user()
-except DatabaseUnavailableError as error:
+except (DatabaseUnavailableError, DatabaseBusyError) as error:
     st.error(error_text(error))
     st.stop()
 language.apply(me)  # the user's language (else the login page's, else the browser's) before any page text
@@ -135,4 +135,7 @@ else:
         st.button(t("app.logout"), key="app.logout", on_click=auth.log_out, icon=":material/logout:")
         language.sidebar_switch(me)
     navigation = st.navigation((pages or [st.Page(no_pages, title=t("app.title"), url_path="home", default=True)]) + closed)
-navigation.run()
+try:
+    navigation.run()
+except DatabaseBusyError as error:  # a page's database work met a busy database: "try again", not a traceback
+    st.error(error_text(error))

@@ -984,4 +984,7 @@ JAPANESE: dict[str, str] = {
     "msg.db.read_only.opened": "SQLite が読み取り専用で開きました",
     "msg.db.read_only_postgres": "データベース {url} に書き込めません: {reason}。何も保存されていません。annotator のテーブルに書き込めるロール（INSERT、UPDATE、DELETE。`annotator init` には CREATE も）で、読み取り専用のスタンバイではなくプライマリサーバーに接続してください",
     "msg.import.concurrent": "同じ{kind}の別のインポートが同時に実行されました。何もインポートされていません。もう一度実行してください",
+    "msg.database_busy": "データベースは別の長い書き込みの処理中です。何も保存されていません。少し待ってから、もう一度お試しください",
+    "msg.database_connections_busy": "アプリが混み合っています。データベースの接続が{wait}の間すべて使用中でした。何も保存されていません。少し待ってから、もう一度お試しください",
+    "msg.login_busy": "同時に確認中のログインが多すぎるため、あなたのログインは確認されていません。少し待ってから、もう一度お試しください",
 }
