@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -53,19 +55,28 @@ def sqlite_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'annotator.db'}"
 
 
-@pytest.fixture
-def postgres_url():
-    """A fresh, empty PostgreSQL database, dropped after the test."""
+@contextmanager
+def fresh_postgres_database() -> Iterator[str]:
+    """A new, empty PostgreSQL database (skipped or, in CI, failed without a server: require_postgres);
+    yields its URL and drops it afterwards, whoever is still connected."""
     require_postgres()
     name = f"annotator_test_{uuid.uuid4().hex[:12]}"
     admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
         connection.execute(text(f'CREATE DATABASE "{name}"'))
-    url = POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
-    yield url
-    with admin.connect() as connection:
-        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
+    try:
+        yield POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture
+def postgres_url():
+    """A fresh, empty PostgreSQL database, dropped after the test."""
+    with fresh_postgres_database() as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
@@ -90,6 +101,22 @@ def any_engine(any_db_url):
     engine = init_db(any_db_url)
     yield engine
     engine.dispose()
+
+
+BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+"""The params of a fixture that runs its tests once on each database."""
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def module_db_url(request, tmp_path_factory):
+    """A fresh database URL per test module and backend (SQLite, then PostgreSQL), for set-ups
+    too costly to repeat per test: the module's tests share it, so they must not depend on each
+    other's writes."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path_factory.mktemp('module-db') / 'annotator.db'}"
+        return
+    with fresh_postgres_database() as url:
+        yield url
 
 
 def need(path: Path) -> Path:
