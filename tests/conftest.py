@@ -119,6 +119,19 @@ def module_db_url(request, tmp_path_factory):
         yield url
 
 
+ON_BOTH = pytest.mark.parametrize("engine", BACKENDS, indirect=True)
+"""Runs a test whose `engine` fixture reads request.param (backend_url) on SQLite and on PostgreSQL;
+without it the fixture gives SQLite."""
+
+
+def backend_url(request, sqlite_url: str) -> str:  # noqa: ANN001 - a FixtureRequest
+    """The database URL for a page fixture: `sqlite_url`, or a fresh PostgreSQL database (dropped
+    after the test) when ON_BOTH gives the fixture the param "postgresql"."""
+    if getattr(request, "param", "sqlite") == "sqlite":
+        return sqlite_url
+    return request.getfixturevalue("postgres_url")
+
+
 def need(path: Path) -> Path:
     """Skip the test with a clear message when a shared data file is missing (fail in CI)."""
     if not path.exists():
