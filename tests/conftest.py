@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
+from sqlmodel import Session
 
 from annotator.db import init_db
 
@@ -120,16 +121,60 @@ def module_db_url(request, tmp_path_factory):
 
 
 ON_BOTH = pytest.mark.parametrize("engine", BACKENDS, indirect=True)
-"""Runs a test whose `engine` fixture reads request.param (backend_url) on SQLite and on PostgreSQL;
+"""Runs a test whose `engine` fixture reads request.param (seeded_url) on SQLite and on PostgreSQL;
 without it the fixture gives SQLite."""
 
 
-def backend_url(request, sqlite_url: str) -> str:  # noqa: ANN001 - a FixtureRequest
-    """The database URL for a page fixture: `sqlite_url`, or a fresh PostgreSQL database (dropped
-    after the test) when ON_BOTH gives the fixture the param "postgresql"."""
+@pytest.fixture(scope="module")
+def postgres_templates():
+    """seed -> the URL of a PostgreSQL database migrated and seeded by seed(session), built once
+    per test module and dropped after it: tests copy it (CREATE DATABASE ... TEMPLATE, about a
+    second) instead of migrating and seeding a database each."""
+    with ExitStack() as stack:
+        made: dict[Callable, str] = {}
+
+        def template(seed: Callable) -> str:
+            if seed not in made:
+                url = stack.enter_context(fresh_postgres_database())
+                engine = init_db(url)
+                with Session(engine) as session:
+                    seed(session)
+                    session.commit()
+                engine.dispose()  # a template database must have no connection while it is copied
+                made[seed] = url
+            return made[seed]
+
+        yield template
+
+
+def seeded_url(request, sqlite_url: str, seed: Callable) -> str:  # noqa: ANN001 - a FixtureRequest
+    """For a page fixture: the URL of a migrated database holding what seed(session) writes:
+    `sqlite_url`, built now, or, when ON_BOTH gives the fixture the param "postgresql", a fresh
+    copy of the module's PostgreSQL template for `seed` (postgres_templates), dropped after the test."""
     if getattr(request, "param", "sqlite") == "sqlite":
+        engine = init_db(sqlite_url)
+        with Session(engine) as session:
+            seed(session)
+            session.commit()
+        engine.dispose()
         return sqlite_url
-    return request.getfixturevalue("postgres_url")
+    template = request.getfixturevalue("postgres_templates")(seed)
+    name = f"annotator_test_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{template.rsplit("/", 1)[1]}"'))
+
+    def drop() -> None:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+    request.addfinalizer(drop)
+    return POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+
+
+def no_seed(session) -> None:  # noqa: ANN001 - a Session
+    """seeded_url's seed for an empty database."""
 
 
 def need(path: Path) -> Path:

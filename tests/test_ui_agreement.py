@@ -31,7 +31,7 @@ from annotator.services.users import add_user, get_user
 from annotator.ui import charts
 from annotator.ui import format as fmt
 from annotator.ui.i18n import t
-from tests.conftest import ON_BOTH, backend_url
+from tests.conftest import ON_BOTH, no_seed, seeded_url
 from tests.factories import PASSWORD, make_dataset, make_team
 from tests.test_ui_app import page_dump
 
@@ -87,7 +87,7 @@ def seed(engine, plan: Plan) -> None:  # noqa: ANN001 - Engine
 @pytest.fixture
 def engine(request, tmp_path, monkeypatch):
     """An empty database the app opens: SQLite, or PostgreSQL as well for a test marked ON_BOTH."""
-    url = backend_url(request, f"sqlite:///{tmp_path}/agreement.db")
+    url = seeded_url(request, f"sqlite:///{tmp_path}/agreement.db", no_seed)
     engine = init_db(url)
     monkeypatch.setenv("DATABASE_URL", url)
     st.cache_resource.clear()

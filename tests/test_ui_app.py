@@ -26,7 +26,7 @@ from annotator.services.adjudication import adjudication_queue
 from annotator.services.labeling import assign_cases
 from annotator.services.status import project_status
 from annotator.services.users import add_user, authenticate, get_user
-from tests.conftest import ON_BOTH, backend_url, decision_button, label_button
+from tests.conftest import ON_BOTH, decision_button, label_button, seeded_url
 
 APP = Path(__file__).resolve().parents[1] / "annotator" / "ui" / "app.py"
 PASSWORDS = {"aoi": "aoi-pass-1234", "ren": "ren-pass-1234", "mika": "mika-pass-1234", "admin": "admin-pass-1234"}
@@ -68,10 +68,8 @@ def _seed(session) -> None:  # noqa: ANN001 - Session
 def engine(request, tmp_path, monkeypatch):
     """The seeded database (_seed) the app opens (DATABASE_URL): SQLite, or PostgreSQL as well
     for a test marked ON_BOTH."""
-    url = backend_url(request, f"sqlite:///{tmp_path}/a.db")
+    url = seeded_url(request, f"sqlite:///{tmp_path}/a.db", _seed)
     engine = init_db(url)
-    with session_scope(engine) as session:
-        _seed(session)
     monkeypatch.setenv("DATABASE_URL", url)
     monkeypatch.chdir(tmp_path)  # releases go to data/releases/ under the test's folder
     monkeypatch.setattr(ui_components, "DOUBLE_CLICK_SECONDS", 0.0)  # tests click faster than people

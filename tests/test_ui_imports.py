@@ -17,7 +17,7 @@ from annotator.db import init_db, session_scope
 from annotator.models import Claim, LabelEvent, User
 from annotator.services.access import OPERATOR
 from annotator.services.imports import import_cases
-from tests.conftest import ON_BOTH, backend_url
+from tests.conftest import ON_BOTH, seeded_url
 from tests.test_ui_app import _seed, open_app
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -28,10 +28,8 @@ MIXED = (DATA / "import_partial_mixed.jsonl").read_bytes()  # bad lines 2 (JSON)
 @pytest.fixture
 def engine(request, tmp_path, monkeypatch):
     """The app's seeded database: SQLite, or PostgreSQL as well for a test marked ON_BOTH."""
-    url = backend_url(request, f"sqlite:///{tmp_path}/a.db")
+    url = seeded_url(request, f"sqlite:///{tmp_path}/a.db", _seed)
     engine = init_db(url)
-    with session_scope(engine) as session:
-        _seed(session)
     monkeypatch.setenv("DATABASE_URL", url)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(ui_components, "DOUBLE_CLICK_SECONDS", 0.0)
