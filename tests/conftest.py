@@ -6,12 +6,15 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import pytest
 from argon2 import PasswordHasher
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
 from annotator.db import init_db, make_engine
 
@@ -56,19 +59,28 @@ def sqlite_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'annotator.db'}"
 
 
-@pytest.fixture
-def postgres_url():
-    """A fresh, empty PostgreSQL database, dropped after the test."""
+@contextmanager
+def fresh_postgres_database() -> Iterator[str]:
+    """A new, empty PostgreSQL database (skipped or, in CI, failed without a server: require_postgres);
+    yields its URL and drops it afterwards, whoever is still connected."""
     require_postgres()
     name = f"annotator_test_{uuid.uuid4().hex[:12]}"
     admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
         connection.execute(text(f'CREATE DATABASE "{name}"'))
-    url = POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
-    yield url
-    with admin.connect() as connection:
-        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
+    try:
+        yield POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture
+def postgres_url():
+    """A fresh, empty PostgreSQL database, dropped after the test."""
+    with fresh_postgres_database() as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
@@ -133,6 +145,79 @@ def any_engine(any_db_url, request):
     engine = migrated_engine(any_db_url, request)
     yield engine
     engine.dispose()
+
+
+BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+"""The params of a fixture that runs its tests once on each database."""
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def module_db_url(request, tmp_path_factory):
+    """A fresh database URL per test module and backend (SQLite, then PostgreSQL), for set-ups
+    too costly to repeat per test: the module's tests share it, so they must not depend on each
+    other's writes."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path_factory.mktemp('module-db') / 'annotator.db'}"
+        return
+    with fresh_postgres_database() as url:
+        yield url
+
+
+ON_BOTH = pytest.mark.parametrize("engine", BACKENDS, indirect=True)
+"""Runs a test whose `engine` fixture reads request.param (seeded_url) on SQLite and on PostgreSQL;
+without it the fixture gives SQLite."""
+
+
+@pytest.fixture(scope="module")
+def postgres_templates():
+    """seed -> the URL of a PostgreSQL database migrated and seeded by seed(session), built once
+    per test module and dropped after it: tests copy it (CREATE DATABASE ... TEMPLATE, about a
+    second) instead of migrating and seeding a database each."""
+    with ExitStack() as stack:
+        made: dict[Callable, str] = {}
+
+        def template(seed: Callable) -> str:
+            if seed not in made:
+                url = stack.enter_context(fresh_postgres_database())
+                engine = init_db(url)
+                with Session(engine) as session:
+                    seed(session)
+                    session.commit()
+                engine.dispose()  # a template database must have no connection while it is copied
+                made[seed] = url
+            return made[seed]
+
+        yield template
+
+
+def seeded_url(request, sqlite_url: str, seed: Callable) -> str:  # noqa: ANN001 - a FixtureRequest
+    """For a page fixture: the URL of a migrated database holding what seed(session) writes:
+    `sqlite_url`, built now, or, when ON_BOTH gives the fixture the param "postgresql", a fresh
+    copy of the module's PostgreSQL template for `seed` (postgres_templates), dropped after the test."""
+    if getattr(request, "param", "sqlite") == "sqlite":
+        engine = migrated_engine(sqlite_url, request)
+        with Session(engine) as session:
+            seed(session)
+            session.commit()
+        engine.dispose()
+        return sqlite_url
+    template = request.getfixturevalue("postgres_templates")(seed)
+    name = f"annotator_test_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{template.rsplit("/", 1)[1]}"'))
+
+    def drop() -> None:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+    request.addfinalizer(drop)
+    return POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+
+
+def no_seed(session) -> None:  # noqa: ANN001 - a Session
+    """seeded_url's seed for an empty database."""
 
 
 def need(path: Path) -> Path:

@@ -42,12 +42,13 @@ def first_two_votes():
 
 
 @pytest.fixture(scope="module")
-def cf_run(tmp_path_factory):
+def cf_run(tmp_path_factory, module_db_url):
     """CLIMATE-FEVER through import (first two votes as labelers), agreement, queue, the third
-    vote as adjudicator, and a release of the final claims."""
+    vote as adjudicator, and a release of the final claims: once on SQLite, once on PostgreSQL
+    (module_db_url), shared by the tests that read it."""
     need(CLIMATE_FEVER)
     work = tmp_path_factory.mktemp("cf")
-    db = f"sqlite:///{work / 'cf.db'}"
+    db = module_db_url
     out = {"work": work, "db": db}
     out["import"] = run("import", str(CLIMATE_FEVER), "--format", "climate-fever", "--first-votes", "2", db=db, cwd=work)
     out["agreement"] = json.loads(run("agreement", "--json", "--bootstrap", "200", db=db, cwd=work).stdout)
@@ -123,8 +124,8 @@ def test_a_tampered_release_fails_verify_naming_the_file(cf_run, tmp_path):
     assert "gold.csv" in failed.stderr
 
 
-def test_a_broken_file_is_reported_with_file_line_and_field_and_nothing_lands(tmp_path):
-    db = f"sqlite:///{tmp_path / 'a.db'}"
+def test_a_broken_file_is_reported_with_file_line_and_field_and_nothing_lands(tmp_path, any_db_url):
+    db = any_db_url
     good = need(DEMO).read_text(encoding="utf-8").splitlines()
     broken = tmp_path / "broken.jsonl"
     broken.write_text("\n".join([good[0], good[1], '{"case_id": "x", "claims": [}', good[2]]) + "\n", encoding="utf-8")
@@ -184,8 +185,8 @@ def test_agreement_text_explains_the_paradox_and_the_sample_size(tmp_path):
     assert "more double-labeled items" in done.stdout and "+-0.02" in done.stdout
 
 
-def test_demo_seeds_once_and_prints_the_logins(tmp_path):
-    db = f"sqlite:///{tmp_path / 'demo.db'}"
+def test_demo_seeds_once_and_prints_the_logins(tmp_path, any_db_url):
+    db = any_db_url
     first = run("demo", "--no-serve", db=db, cwd=tmp_path)
     assert "aoi" in first.stdout and "mika" in first.stdout and "admin" in first.stdout
     again = run("demo", "--no-serve", db=db, cwd=tmp_path)
@@ -226,8 +227,8 @@ def test_release_verify_takes_a_folder_or_a_stored_release_not_both(tmp_path):
     assert bad_hash.returncode == 2 and "64 hexadecimal digits" in bad_hash.stderr
 
 
-def test_a_password_for_an_unknown_user_is_not_asked_for(tmp_path):
-    db = str(tmp_path / "a.db")
+def test_a_password_for_an_unknown_user_is_not_asked_for(tmp_path, any_db_url):
+    db = any_db_url
     run("init", db=db, cwd=tmp_path)
     failed = subprocess.run([sys.executable, "-m", "annotator", "users", "passwd", "ghost", "--db", db],
                             cwd=tmp_path, capture_output=True, text=True, input="", timeout=60)
@@ -242,8 +243,8 @@ def test_a_port_out_of_range_is_refused_before_anything_starts(tmp_path, command
     assert list(tmp_path.iterdir()) == []  # no database created
 
 
-def test_users_roles_replaces_a_users_roles_and_refuses_to_leave_no_admin(tmp_path):
-    db = f"sqlite:///{tmp_path / 'roles.db'}"
+def test_users_roles_replaces_a_users_roles_and_refuses_to_leave_no_admin(tmp_path, any_db_url):
+    db = any_db_url
     run("init", db=db, cwd=tmp_path)
     run("users", "add", "chief", "--role", "admin", "--password", "chief-password", db=db, cwd=tmp_path)
     run("users", "add", "mika", "--role", "adjudicator", "--no-password", db=db, cwd=tmp_path)

@@ -8,11 +8,11 @@ tests/test_accessibility_browser.py screenshots every page of each role there to
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
 import socket
-import sqlite3
 import subprocess
 import sys
 import time
@@ -23,9 +23,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.pool import NullPool
 
 from annotator.ui.i18n import t, use_language
-from tests.conftest import REPO
+from tests.conftest import BACKENDS, REPO, fresh_postgres_database
 
 ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
@@ -76,13 +78,57 @@ def running_app(work: Path, env: dict[str, str], args: list[str]) -> Iterator[st
             server.wait(timeout=20)
 
 
+DB_URL_FILE = "db-url"
+"""The file in a served app's folder that names its database (db_url)."""
+
+
+def served_demo(work: Path, url: str) -> Iterator[str]:
+    """`annotator demo` on a free port over the fresh database `url`, run in `work` (which
+    remembers the URL: db_url); yields its base URL."""
+    (work / DB_URL_FILE).write_text(url, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    with running_app(work, env, ["demo", "--db", url]) as base:
+        yield base
+
+
+def db_url(work: Path) -> str:
+    """The database URL of the app served in `work`: its SQLite file demo.db unless the fixture
+    named another (a PostgreSQL database)."""
+    named = work / DB_URL_FILE
+    return named.read_text(encoding="utf-8") if named.exists() else f"sqlite:///{work / 'demo.db'}"
+
+
+def query(work: Path, sql: str, **params: object) -> list[tuple]:
+    """The rows of `sql` (named parameters; none for an UPDATE) run and committed in the database
+    of the app served in `work`, beside the server as a person's SQL client would (one
+    connection, closed at once)."""
+    engine = create_engine(db_url(work), poolclass=NullPool)
+    try:
+        with engine.begin() as connection:
+            result = connection.execute(text(sql), params)
+            return [tuple(row) for row in result] if result.returns_rows else []
+    finally:
+        engine.dispose()
+
+
 @pytest.fixture(scope="module")
 def demo_server(tmp_path_factory):
-    """`annotator demo` on a free port with a fresh SQLite database; yields its base URL."""
+    """`annotator demo` on a free port with a fresh SQLite database; yields its base URL and folder."""
     work = tmp_path_factory.mktemp("demo")
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    with running_app(work, env, ["demo", "--db", str(work / "demo.db")]) as base:
-        yield base, work
+    yield from ((base, work) for base in served_demo(work, f"sqlite:///{work / 'demo.db'}"))
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def journey_server(request, tmp_path_factory):
+    """The demo served over SQLite (demo_server, shared with this module's other tests) and over a
+    fresh PostgreSQL database of its own (created for this module and dropped after it): the
+    journeys that label, adjudicate and release run on both. Yields base URL and folder."""
+    if request.param == "sqlite":
+        yield request.getfixturevalue("demo_server")
+        return
+    work = tmp_path_factory.mktemp("demo-postgresql")
+    with fresh_postgres_database() as url:
+        yield from ((base, work) for base in served_demo(work, url))
 
 
 @pytest.fixture(scope="module")
@@ -145,8 +191,8 @@ def press_label(page, key: str, claim_id: str, next_claim_id: str) -> None:  # n
     page.get_by_text(f"Claim {next_claim_id}").first.wait_for(timeout=20_000)
 
 
-def test_a_claim_goes_from_unlabeled_to_a_verified_release_in_the_browser(demo_server, browser):
-    base, work = demo_server
+def test_a_claim_goes_from_unlabeled_to_a_verified_release_in_the_browser(journey_server, browser):
+    base, work = journey_server
     aoi_context, aoi = log_in(browser, base, "aoi", "aoi-demo-pass", to="Label")
     shot(aoi, "01-label-aoi")
     aoi.get_by_label("Rationale").fill("MARKER-first-rationale")
@@ -189,11 +235,10 @@ def test_a_claim_goes_from_unlabeled_to_a_verified_release_in_the_browser(demo_s
 
     folder = work / "data" / "releases" / "gold-v1"
     assert sorted(downloaded) == sorted(path.name for path in folder.iterdir())  # every file is offered
-    with sqlite3.connect(work / "demo.db") as db:
-        (recorded,) = db.execute("SELECT manifest_sha256 FROM goldrelease WHERE name = 'gold-v1'").fetchone()
+    ((recorded,),) = query(work, "SELECT manifest_sha256 FROM goldrelease WHERE name = 'gold-v1'")
     assert hashlib.sha256(downloaded["manifest.json"].read_bytes()).hexdigest() == recorded
     verify = subprocess.run([sys.executable, "-m", "annotator", "release", "verify", str(downloaded["manifest.json"].parent),
-                             "--manifest-sha256", recorded, "--db", str(work / "demo.db")],
+                             "--manifest-sha256", recorded, "--db", db_url(work)],
                             cwd=work, capture_output=True, text=True, check=False)
     assert verify.returncode == 0 and "matches its manifest" in verify.stdout, verify.stdout + verify.stderr
     gold = downloaded["gold.jsonl"].read_text(encoding="utf-8").splitlines()
@@ -282,9 +327,8 @@ def wait_for_draft(work: Path, rationale: str) -> None:
     """Until the demo database holds a draft with this rationale (the server received the text)."""
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        with sqlite3.connect(work / "demo.db") as connection:
-            if connection.execute("SELECT 1 FROM draft WHERE rationale = ?", (rationale,)).fetchone():
-                return
+        if query(work, "SELECT 1 FROM draft WHERE rationale = :rationale", rationale=rationale):
+            return
         time.sleep(0.2)
     pytest.fail(f"no draft with the rationale {rationale!r} within 20 s")
 
@@ -424,16 +468,14 @@ def test_an_admin_uploads_checks_and_imports_a_case_file_in_the_browser(demo_ser
         page.get_by_text("Preview: the first 3 rows of the file").wait_for(timeout=20_000)
         assert "claims 3 0 0" in " ".join(page.locator("[data-testid=stTable]").first.inner_text().split())
         shot(page, "05-import-checked")
-        with sqlite3.connect(work / "demo.db") as db:
-            assert db.execute("SELECT count(*) FROM dataset WHERE name = 'e2e-upload'").fetchone() == (0,)
+        assert query(work, "SELECT count(*) FROM dataset WHERE name = 'e2e-upload'") == [(0,)]
         page.get_by_role("button", name="Import").click()
         page.get_by_text("Imported pilot-cases.jsonl.").wait_for(timeout=20_000)
         page.get_by_text(read).wait_for(timeout=20_000)
         assert "claims 3 0 0" in " ".join(page.locator("[data-testid=stTable]").first.inner_text().split())
         shot(page, "06-import-done")
-        with sqlite3.connect(work / "demo.db") as db:
-            assert db.execute("SELECT count(*) FROM claim JOIN dataset ON dataset.id = claim.dataset_id "
-                              "WHERE dataset.name = 'e2e-upload'").fetchone() == (3,)
+        assert query(work, "SELECT count(*) FROM claim JOIN dataset ON dataset.id = claim.dataset_id "
+                           "WHERE dataset.name = 'e2e-upload'") == [(3,)]
     finally:
         context.close()
 
@@ -474,13 +516,15 @@ def settled(page) -> None:  # noqa: ANN001
     page.wait_for_function("() => !document.querySelector('[data-stale=true]')", timeout=20_000)
 
 
-def stored_label(work: Path, labeler: str, claim_id: str) -> tuple[str, str] | None:
-    """(value, cited passage ids as stored JSON) of a labeler's label, None when there is none."""
-    with sqlite3.connect(work / "demo.db") as connection:
-        return connection.execute(
-            'SELECT label.value, label.passage_ids FROM label JOIN claim ON claim.id = label.claim_pk '
-            'JOIN "user" ON "user".id = label.labeler_pk WHERE claim.claim_id = ? AND "user".name = ?',
-            (claim_id, labeler)).fetchone()
+def stored_label(work: Path, labeler: str, claim_id: str) -> tuple[str, list[str]] | None:
+    """(value, cited passage ids) of a labeler's label, None when there is none."""
+    rows = query(work, 'SELECT label.value, label.passage_ids FROM label JOIN claim ON claim.id = label.claim_pk '
+                       'JOIN "user" ON "user".id = label.labeler_pk WHERE claim.claim_id = :claim_id AND "user".name = :name',
+                 claim_id=claim_id, name=labeler)
+    if not rows:
+        return None
+    value, passage_ids = rows[0]
+    return value, json.loads(passage_ids) if isinstance(passage_ids, str) else passage_ids  # JSON text on SQLite
 
 
 def first_passage_id(page) -> str:  # noqa: ANN001
@@ -496,8 +540,8 @@ def shift_digit(page, n: int) -> None:  # noqa: ANN001
     page.keyboard.up("Shift")
 
 
-def test_a_claim_is_labeled_with_the_keyboard_only_and_the_next_claim_opens_with_a_toast(demo_server, browser):
-    base, work = demo_server
+def test_a_claim_is_labeled_with_the_keyboard_only_and_the_next_claim_opens_with_a_toast(journey_server, browser):
+    base, work = journey_server
     context, page = log_in(browser, base, "ren", "ren-demo-pass")
     expect = pytest.importorskip("playwright.sync_api").expect
     try:
@@ -518,7 +562,7 @@ def test_a_claim_is_labeled_with_the_keyboard_only_and_the_next_claim_opens_with
         next_id = wait_for_position(page, n + 1)
         assert next_id != claim_id
         shot(page, "08-keyboard-saved-next-claim")
-        assert stored_label(work, "ren", claim_id) == ("contradict", f'["{cited}"]')
+        assert stored_label(work, "ren", claim_id) == ("contradict", [cited])
     finally:
         context.close()
 
@@ -568,8 +612,7 @@ def navigation(page) -> list[str]:  # noqa: ANN001
 
 
 def stored_locale(work: Path, name: str) -> str | None:
-    with sqlite3.connect(work / "demo.db") as connection:
-        return connection.execute('SELECT locale FROM "user" WHERE name = ?', (name,)).fetchone()[0]
+    return query(work, 'SELECT locale FROM "user" WHERE name = :name', name=name)[0][0]
 
 
 ADMIN_PAGES = ("home", "adjudicate", "agreement", "releases", "admin", "imports")
@@ -618,8 +661,7 @@ def test_the_language_chosen_in_the_sidebar_applies_at_once_and_stays_with_the_a
         assert stored_locale(work, "admin") == "en"
     finally:
         context.close()
-        with sqlite3.connect(work / "demo.db") as connection:  # back to "follow the browser" for the other tests
-            connection.execute('UPDATE "user" SET locale = NULL WHERE name = ?', ("admin",))
+        query(work, 'UPDATE "user" SET locale = NULL WHERE name = :name', name="admin")  # back to "follow the browser"
 
 
 def test_a_browser_that_asks_for_japanese_gets_the_login_page_and_the_app_in_japanese(demo_server, browser):

@@ -28,7 +28,7 @@ from tests.factories import PASSWORD, pilot
 from tests.test_ui_app import (  # noqa: F401 - engine: a fixture
     MARKER, _claim_pk, _label_both, engine, has_word, open_app, page_dump, shown_claim,
 )
-from tests.conftest import label_button
+from tests.conftest import ON_BOTH, label_button
 
 
 def _pk(session, claim_id: str) -> int:  # noqa: ANN001
@@ -373,6 +373,7 @@ def _links(at) -> list[tuple[str, str, str]]:  # noqa: ANN001
     return [(link.proto.label, link.proto.page, link.proto.query_string) for link in at.get("page_link")]
 
 
+@ON_BOTH
 def test_a_labelers_home_shows_the_queue_and_links_the_next_claim_on_the_label_page(engine):
     at = open_app("aoi", home=True)
     assert [t.value for t in at.title] == ["Home"]
@@ -414,6 +415,7 @@ def _two_disputes(engine) -> None:  # noqa: ANN001
                 save_label(session, get_user(session, name), _pk(session, claim_id), value, rationale=f"{name} says")
 
 
+@ON_BOTH
 def test_an_adjudicators_home_counts_the_disputes_and_links_the_adjudicate_page(engine):
     _two_disputes(engine)
     at = open_app("mika", home=True)
@@ -442,6 +444,7 @@ def test_a_claim_link_opens_a_waiting_dispute_on_the_adjudicate_page_and_refuses
     assert [e.value for e in labeler.error] == ["claim 'case-3-c1' is not in your queue"]
 
 
+@ON_BOTH
 def test_an_admins_home_charts_states_by_slice_shows_agreement_and_what_blocks_the_release(engine):
     _label_both(engine)
     at = open_app("admin", home=True)

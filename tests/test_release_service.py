@@ -835,58 +835,58 @@ def _accepted(out: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("step", ["writing", "staged"])
-def test_a_create_killed_before_the_commit_leaves_no_accepted_folder_and_an_unchanged_database(engine, sqlite_url, tmp_path, step):
-    with session_scope(engine) as session:
+def test_a_create_killed_before_the_commit_leaves_no_accepted_folder_and_an_unchanged_database(any_engine, any_db_url, tmp_path, step):
+    with session_scope(any_engine) as session:
         seed_final(session)
-    before = _world(engine)
+    before = _world(any_engine)
     out = tmp_path / "out"
-    killed = _annotator("release", "create", "v1", "--out", str(out), db=sqlite_url, kill_at=step)
+    killed = _annotator("release", "create", "v1", "--out", str(out), db=any_db_url, kill_at=step)
     assert killed.returncode == -signal.SIGKILL, killed.stderr
-    assert _world(engine) == before
+    assert _world(any_engine) == before
     assert _accepted(out) == [] and not (out / "v1").exists()
     [left] = list(out.iterdir())
     assert left.name.startswith(".v1.tmp-")  # the staging folder of the killed run
-    done = _annotator("release", "create", "v1", "--out", str(out), db=sqlite_url)
+    done = _annotator("release", "create", "v1", "--out", str(out), db=any_db_url)
     assert done.returncode == 0, done.stderr
     assert f"Note: removed {left.name}: the staging folder of a `release create` of 'v1' that was stopped" in done.stdout
     assert [entry.name for entry in out.iterdir()] == ["v1"] and _accepted(out) == ["v1"]
 
 
 @pytest.mark.parametrize("recover_with", ["verify", "create"])
-def test_a_create_killed_after_the_commit_is_finished_by_the_next_verify_or_create(engine, sqlite_url, tmp_path, recover_with):
-    with session_scope(engine) as session:
+def test_a_create_killed_after_the_commit_is_finished_by_the_next_verify_or_create(any_engine, any_db_url, tmp_path, recover_with):
+    with session_scope(any_engine) as session:
         seed_final(session)
     out = tmp_path / "out"
-    killed = _annotator("release", "create", "v1", "--out", str(out), db=sqlite_url, kill_at="committed")
+    killed = _annotator("release", "create", "v1", "--out", str(out), db=any_db_url, kill_at="committed")
     assert killed.returncode == -signal.SIGKILL, killed.stderr
-    assert _world(engine)["GoldRelease"] == 1
+    assert _world(any_engine)["GoldRelease"] == 1
     assert _accepted(out) == [] and not (out / "v1").exists()
     [staging] = list(out.iterdir())
     if recover_with == "verify":
-        done = _annotator("release", "verify", "--release", "v1", db=sqlite_url)
+        done = _annotator("release", "verify", "--release", "v1", db=any_db_url)
         assert done.returncode == 0, done.stderr
         assert f"Note: finished release 'v1': its `release create` was stopped after the database recorded it" in done.stdout
         assert "OK: release v1 matches its manifest (4 files checked)" in done.stdout
     else:
-        done = _annotator("release", "create", "v1", "--out", str(out), db=sqlite_url)
+        done = _annotator("release", "create", "v1", "--out", str(out), db=any_db_url)
         assert done.returncode == 1
         assert f"finished release 'v1'" in done.stderr and f"renamed {staging.name} to" in done.stderr
         assert "releases are immutable" in done.stderr
     assert [entry.name for entry in out.iterdir()] == ["v1"]
-    with Session(engine) as session:
+    with Session(any_engine) as session:
         assert check_stored_release(session, OPERATOR, "v1").ok
         assert session.exec(select(func.count()).select_from(GoldLabel)).one() == 3
 
 
-def test_a_rolled_back_create_removes_its_staging_folder_and_a_committed_one_renames_it(engine, tmp_path):
-    with session_scope(engine) as session:
+def test_a_rolled_back_create_removes_its_staging_folder_and_a_committed_one_renames_it(any_engine, tmp_path):
+    with session_scope(any_engine) as session:
         seed_final(session)
-    with Session(engine) as session:
+    with Session(any_engine) as session:
         created = create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
         assert not created.path.exists() and [p.name[:8] for p in (tmp_path / "out").iterdir()] == [".v1.tmp-"]
         session.rollback()
-    assert list((tmp_path / "out").iterdir()) == [] and _world(engine)["GoldRelease"] == 0
-    with Session(engine) as session:
+    assert list((tmp_path / "out").iterdir()) == [] and _world(any_engine)["GoldRelease"] == 0
+    with Session(any_engine) as session:
         created = create_release(session, OPERATOR, "v1", out_dir=tmp_path / "out", n_bootstrap=N_BOOT)
         with session.begin_nested():  # a savepoint's commit is not the commit
             pass

@@ -31,6 +31,7 @@ from annotator.services.users import add_user, get_user
 from annotator.ui import charts
 from annotator.ui import format as fmt
 from annotator.ui.i18n import t
+from tests.conftest import ON_BOTH, no_seed, seeded_url
 from tests.factories import PASSWORD, make_dataset, make_team
 from tests.test_ui_app import page_dump
 
@@ -84,8 +85,9 @@ def seed(engine, plan: Plan) -> None:  # noqa: ANN001 - Engine
 
 
 @pytest.fixture
-def engine(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path}/agreement.db"
+def engine(request, tmp_path, monkeypatch):
+    """An empty database the app opens: SQLite, or PostgreSQL as well for a test marked ON_BOTH."""
+    url = seeded_url(request, f"sqlite:///{tmp_path}/agreement.db", no_seed)
     engine = init_db(url)
     monkeypatch.setenv("DATABASE_URL", url)
     st.cache_resource.clear()
@@ -153,6 +155,7 @@ def chart_specs(at: AppTest) -> list[dict]:
 # --- figures, intervals, n -----------------------------------------------------------------------
 
 
+@ON_BOTH
 def test_every_coefficient_is_shown_with_its_interval_analytic_interval_and_n(engine):
     seed(engine, BALANCED)
     want = expected(engine)
@@ -339,6 +342,7 @@ def test_a_breakdown_with_one_group_is_hidden_with_a_caption(engine):
     assert not any(tab.label.startswith(("Per split", "Per guideline version")) for tab in at.tabs)
 
 
+@ON_BOTH
 def test_guideline_versions_get_a_tab_and_a_claim_labeled_under_two_versions_is_mixed(engine):
     seed(engine, plan_of([("support", "support")] * 3, version="g1") + plan_of([("contradict", "contradict")] * 2, version="g2")
          + [("normal", "holdout", ("support", "g1"), ("support", "g2"))])

@@ -26,7 +26,7 @@ from annotator.services.adjudication import adjudication_queue
 from annotator.services.labeling import assign_cases
 from annotator.services.status import project_status
 from annotator.services.users import add_user, authenticate, get_user
-from tests.conftest import decision_button, label_button
+from tests.conftest import ON_BOTH, decision_button, label_button, seeded_url
 
 APP = Path(__file__).resolve().parents[1] / "annotator" / "ui" / "app.py"
 PASSWORDS = {"aoi": "aoi-pass-1234", "ren": "ren-pass-1234", "mika": "mika-pass-1234", "admin": "admin-pass-1234"}
@@ -65,11 +65,11 @@ def _seed(session) -> None:  # noqa: ANN001 - Session
 
 
 @pytest.fixture
-def engine(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path}/a.db"
+def engine(request, tmp_path, monkeypatch):
+    """The seeded database (_seed) the app opens (DATABASE_URL): SQLite, or PostgreSQL as well
+    for a test marked ON_BOTH."""
+    url = seeded_url(request, f"sqlite:///{tmp_path}/a.db", _seed)
     engine = init_db(url)
-    with session_scope(engine) as session:
-        _seed(session)
     monkeypatch.setenv("DATABASE_URL", url)
     monkeypatch.chdir(tmp_path)  # releases go to data/releases/ under the test's folder
     monkeypatch.setattr(ui_components, "DOUBLE_CLICK_SECONDS", 0.0)  # tests click faster than people
@@ -169,6 +169,7 @@ def page_dump(at: AppTest) -> str:
 # --- login and navigation ------------------------------------------------------------------------
 
 
+@ON_BOTH
 def test_login_with_a_wrong_password_shows_an_error_and_logs_nobody_in(engine):
     at = open_app("aoi", "not-the-password")
     assert [e.value for e in at.error] == ["unknown user name or wrong password (or the account has no password yet)"]
@@ -240,6 +241,7 @@ def test_a_disabled_user_is_logged_out_at_the_next_click(engine):
 # --- labeling ------------------------------------------------------------------------------------
 
 
+@ON_BOTH
 def test_two_labelers_label_the_same_claims_through_the_buttons_with_one_disagreement(engine):
     aoi = open_app("aoi")
     assert aoi.get("progress")[0].proto.text == "0 of 3 claims labeled"
@@ -392,6 +394,7 @@ def test_a_label_is_read_only_once_the_second_label_lands(engine):
     assert badges(aoi) == ["support"]
 
 
+@ON_BOTH
 def test_a_deep_link_opens_an_own_claim_and_refuses_someone_elses(engine):
     at = open_app("aoi", query={"claim": "case-2-c1"})
     assert shown_claim(at) == "case-2-c1"
@@ -443,6 +446,7 @@ def test_a_deep_link_opened_in_a_new_tab_is_followed_after_the_login(engine):
     assert shown_claim(at) == "case-2-c1"
 
 
+@ON_BOTH
 def test_holding_a_case_moves_on_and_counts_the_hold(engine):
     at = open_app("aoi")
     case_pk = None
@@ -480,6 +484,7 @@ def test_the_disagreement_reaches_the_adjudicator_as_labeler_1_and_2_without_nam
     assert f"{MARKER}: passage 1 says so" in texts and "second rationale: passage 2 disagrees" in texts
 
 
+@ON_BOTH
 def test_the_adjudicator_decides_and_the_queue_empties(engine):
     _label_both(engine)
     at = open_app("mika")
@@ -505,6 +510,7 @@ def _decide(engine) -> None:  # noqa: ANN001
     decision_button(at, "contradict").click().run()
 
 
+@ON_BOTH
 def test_an_admin_creates_an_only_final_release_on_the_releases_page(engine, tmp_path):
     _decide(engine)
     at = open_app("admin")
@@ -543,6 +549,7 @@ def test_a_release_without_only_final_is_refused_while_a_claim_is_disputed(engin
 # --- agreement and admin -------------------------------------------------------------------------
 
 
+@ON_BOTH
 def test_the_agreement_page_shows_the_figures_with_their_n_and_the_guideline_note(engine):
     _label_both(engine)
     at = open_app("admin")
@@ -559,6 +566,7 @@ def test_the_agreement_page_shows_the_figures_with_their_n_and_the_guideline_not
     assert confusion.to_numpy().tolist() == [[1, 1, 0], [0, 0, 0], [0, 0, 1]]
 
 
+@ON_BOTH
 def test_an_admin_assigns_chosen_cases_and_adds_a_user(engine):
     at = open_app("admin")
     at.switch_page("views/admin.py").run()
@@ -576,6 +584,7 @@ def test_an_admin_assigns_chosen_cases_and_adds_a_user(engine):
     assert open_app("sora", "sora-pass-1234").session_state["auth.user_name"] == "sora"
 
 
+@ON_BOTH
 def test_the_admin_status_tab_counts_claims_by_state(engine):
     at = open_app("admin")
     at.switch_page("views/admin.py").run()

@@ -17,6 +17,7 @@ from annotator.db import init_db, session_scope
 from annotator.models import Claim, LabelEvent, User
 from annotator.services.access import OPERATOR
 from annotator.services.imports import import_cases
+from tests.conftest import ON_BOTH, seeded_url
 from tests.test_ui_app import _seed, open_app
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -25,11 +26,10 @@ MIXED = (DATA / "import_partial_mixed.jsonl").read_bytes()  # bad lines 2 (JSON)
 
 
 @pytest.fixture
-def engine(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path}/a.db"
+def engine(request, tmp_path, monkeypatch):
+    """The app's seeded database: SQLite, or PostgreSQL as well for a test marked ON_BOTH."""
+    url = seeded_url(request, f"sqlite:///{tmp_path}/a.db", _seed)
     engine = init_db(url)
-    with session_scope(engine) as session:
-        _seed(session)
     monkeypatch.setenv("DATABASE_URL", url)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(ui_components, "DOUBLE_CLICK_SECONDS", 0.0)
@@ -92,6 +92,7 @@ def test_a_check_shows_the_report_and_a_preview_and_writes_nothing(engine):
         assert session.exec(select(Claim).where(Claim.claim_id == "n1-c1")).first() is None
 
 
+@ON_BOTH
 def test_import_after_the_check_writes_the_file_and_shows_the_final_report(engine):
     at = upload(import_page(), "my cases.jsonl", NATIVE)
     before = row_counts(engine)
@@ -171,6 +172,7 @@ def test_a_labels_file_naming_an_unknown_claim_is_refused_at_its_line(engine):
         assert session.exec(select(User).where(User.name == "zoe")).first() is None  # not created by the check
 
 
+@ON_BOTH
 def test_a_labels_file_is_checked_then_imported_creating_the_labeler(engine):
     at = upload(import_page(), "labels.csv", b"claim_id,labeler,label\ncase-3-c1,zoe,support\n", kind="labels")
     assert counts(at) == [{"Records": "labels", "New": 1, "Unchanged": 0, "Changed": 0}]

@@ -23,6 +23,7 @@ from annotator.services.access import OPERATOR
 from annotator.services.adjudication import adjudicate
 from annotator.services.labeling import save_label
 from annotator.services.users import get_user
+from tests.conftest import ON_BOTH
 from tests.test_blind import Downloads
 from tests.test_ui_app import APP, engine, open_app  # noqa: F401 - engine: the app's fixture
 
@@ -89,6 +90,7 @@ def tables(at: AppTest) -> list[list[dict]]:
     return [frame.value.to_dict("records") for frame in at.dataframe]
 
 
+@ON_BOTH
 def test_the_page_compares_the_two_newest_releases_with_counts_the_label_change_and_the_claims(engine, monkeypatch):
     two_releases(engine)
     downloads = Downloads()

@@ -15,6 +15,7 @@ from sqlmodel import Session, func, select
 from annotator.models import Case, Claim, Label
 from annotator.services.access import Caller, require
 from annotator.services.blind import claims_still_to_label
+from annotator.services.numbers import plain_row
 from annotator.workflow import Permission
 
 
@@ -49,8 +50,8 @@ def label_fingerprint(session: Session, actor: Caller, dataset_pk: int | None = 
     if dataset_pk is not None:
         labels = labels.where(Claim.dataset_id == dataset_pk)
         claims = claims.where(Claim.dataset_id == dataset_pk)
-    n_labels, max_label, revisions, label_updated = session.exec(labels).one()
-    n_claims, max_claim, case_updated = session.exec(claims).one()
+    n_labels, max_label, revisions, label_updated = plain_row(session.exec(labels).one())
+    n_claims, max_claim, case_updated = plain_row(session.exec(claims).one())
     return LabelFingerprint(
         labels=int(n_labels or 0), max_label_pk=int(max_label or 0), revisions=int(revisions or 0),
         label_updated=_text(label_updated), claims=int(n_claims or 0), max_claim_pk=int(max_claim or 0),

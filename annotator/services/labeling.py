@@ -24,6 +24,7 @@ from sqlmodel import Session, func, select
 
 from annotator.db import refresh_statistics
 from annotator.services.access import Caller, require
+from annotator.services.numbers import plain_row
 from annotator.workflow import Permission
 from annotator.errors import (
     ContentChangedError,
@@ -271,7 +272,7 @@ def queue_place(session: Session, user: User, claim_pk: int) -> QueuePlace | Non
     row = session.execute(_queue_place_statement(), {"user_pk": user.id, "claim_pk": claim_pk}).one_or_none()
     if row is None:
         return None
-    previous_pk, next_pk, before = row
+    previous_pk, next_pk, before = plain_row(row)
     return QueuePlace(before + 1, previous_pk, next_pk)
 
 
@@ -336,7 +337,7 @@ def _progress_statement():  # noqa: ANN202 - a Select
 def progress_for(session: Session, user: User) -> tuple[int, int]:
     """(labeled, assigned): how many of the claims assigned to `user` they have labeled (a label
     to review, workflow.label_to_review, is not counted until they save it again)."""
-    labeled, assigned = session.execute(_progress_statement(), {"user_pk": user.id}).one()
+    labeled, assigned = plain_row(session.execute(_progress_statement(), {"user_pk": user.id}).one())
     return labeled, assigned
 
 
