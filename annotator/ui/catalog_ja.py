@@ -974,4 +974,13 @@ JAPANESE: dict[str, str] = {
     "msg.verify.unexpected_folder": "{name}: 想定外のフォルダーです（manifest.json に載っていません）",
     "msg.verify.fewer_claims": "{name}: gold.jsonl より主張が少なくなっています",
     "msg.release.verify_mismatch": "リリース {folder} はマニフェストと一致しません: {problems}",
+    "msg.user_looks_like": "「{name}」は既存のユーザー「{taken}」と見分けがつきません。その名前を使うか、見間違えようのない名前にしてください。",
+    "msg.name_too_long": "名前が {length:,} 文字あり、上限の {limit:,} 文字を超えています。短くしてください。",
+    "msg.import.problem.name_looks_like": "{role}「{name}」は既存のユーザー「{taken}」と見分けがつきません{whose}",
+    "msg.import.fix.lookalike_name": "同じ人ならその名前（「{taken}」）を使い、別の人なら見間違えようのない名前にしてください",
+    "msg.import.problem.invisible_in_name": "名前の {position} 文字目に見えない文字 {character} があります",
+    "msg.import.fix.retype_name": "その文字を除いて名前を入力し直してください",
+    "msg.import.problem.id_too_long": "値が {n:,} 文字あり、ID と名前の上限の {most:,} 文字を超えています",
+    "msg.import.fix.shorten_id": "短い ID か名前を使ってください",
+    "msg.import.option.dataset_too_long": "データセット名が {n:,} 文字あり、上限の {most:,} 文字を超えています。短い --dataset を指定してください。",
 }
