@@ -93,6 +93,12 @@ def user_name(value: str) -> str:
     return name
 
 
+def only_case_differs(name: str, other: str) -> bool:
+    """Whether `other` (an existing name that `name` is taken for) differs from `name` only in
+    upper and lower case; else it is `name` or only looks like it (`name_skeletons`)."""
+    return name != other and name.lower() == other.lower()
+
+
 def name_skeletons(name: str) -> tuple[str, str]:
     """What `name` looks like, as two keys: two names that share the first key, or the second,
     are taken for one person.

@@ -43,8 +43,8 @@ from annotator.services.audit import event_row, record_event, record_events
 from annotator.services.blind import claims_still_to_label
 from annotator.services.lookup import get_dataset
 from annotator.services.states import claim_states
-from annotator.services.users import KnownNames, ensure_user, only_case_differs
-from annotator.text import MAX_ID_CHARS
+from annotator.services.users import KnownNames, ensure_user
+from annotator.text import MAX_ID_CHARS, only_case_differs
 from annotator.vocabulary import SLICES
 from annotator.workflow import State
 

@@ -23,7 +23,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, func, select
 
-from annotator.text import name_skeletons, user_name
+from annotator.text import name_skeletons, only_case_differs, user_name
 from annotator.errors import InvalidValueError, LoginError, NotFoundError
 from annotator.messages import english, seconds
 from annotator.services.access import Caller, require
@@ -109,12 +109,6 @@ class KnownNames:
         return None
 
 
-def only_case_differs(name: str, taken: str) -> bool:
-    """Whether `taken` (what KnownNames.taken found for `name`) differs from `name` only in
-    upper and lower case; else it only looks like it (or is `name`)."""
-    return name != taken and name.lower() == taken.lower()
-
-
 def taken_name(session: Session, name: str) -> str | None:
     """The name of the user who has `name`: `name` itself when a user has exactly it, else one
     that differs from it only in case, else one that looks like it (`KnownNames.taken`: invisible
@@ -124,7 +118,7 @@ def taken_name(session: Session, name: str) -> str | None:
     return KnownNames.of(session).taken(name)
 
 
-def name_taken_error(name: str, taken: str) -> InvalidValueError:
+def _name_taken_error(name: str, taken: str) -> InvalidValueError:
     """The refusal of the new name `name`, which `taken` (an existing user's) already has, up to
     case, or which looks like it."""
     if taken == name:
@@ -151,7 +145,7 @@ def add_user(
         raise InvalidValueError.of("msg.user_needs_name")
     taken = taken_name(session, name)
     if taken is not None:
-        raise name_taken_error(name, taken)
+        raise _name_taken_error(name, taken)
     if password is not None:
         _check_password(password)
     user = User(name=name, roles=_check_roles(roles), password_hash=_hash(password) if password else None)
@@ -180,7 +174,7 @@ def ensure_user(session: Session, name: str, role: str, known: KnownNames | None
             raise InvalidValueError.of("msg.user_needs_name")
         taken = known.taken(name)
         if taken is not None and taken != name:
-            raise name_taken_error(name, taken)
+            raise _name_taken_error(name, taken)
         try:
             with session.begin_nested():
                 user = User(name=name, roles=role)
