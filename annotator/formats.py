@@ -37,6 +37,7 @@ from typing import Any, BinaryIO, Generic, TypeVar
 
 from annotator.errors import AnnotatorError, ImportFileError, ImportRowError
 from annotator.messages import Message, english, msg
+from annotator.text import MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TEXT_CHARS, invisible_character
 from annotator.vocabulary import CLIMATE_FEVER_LABELS, LABELS, SEVERITIES, SPLITS
 
 CASE_FORMATS: tuple[str, ...] = ("jsonl", "csv", "climate-fever")
@@ -62,10 +63,6 @@ ADJUDICATION_REQUIRED: tuple[str, ...] = ("claim_id", "adjudicator", "label")
 
 UTF8, UTF8_BOM, CP932 = "UTF-8", "UTF-8 with BOM", "CP932"
 
-MAX_TEXT_CHARS = 100_000
-"""The longest text a field may hold (question, answer, claim, passage text, title, rationale, ...):
-a longer one is refused naming file, line, field and length (a whole document pasted into a cell,
-or a quote gone astray in a CSV, rather than a passage)."""
 
 RAG_CASE_FIELDS: dict[str, str] = {
     "required_evidence_ids": "requiredEvidenceIds",
@@ -355,7 +352,26 @@ class _Row:
                              msg("msg.import.fix.id_quotes"))
         if value != value.strip():
             raise self.error(key, msg("msg.import.problem.id_spaces", id=repr(value)), msg("msg.import.fix.id_spaces"))
-        return nfc(value)
+        return self.check_id_length(key, nfc(value))
+
+    def check_id_length(self, key: str, value: str, most: int = MAX_ID_CHARS) -> str:
+        """`value` (an id, a slice, a name) when it is at most `most` characters long.
+        Raises ImportRowError naming its length otherwise."""
+        if len(value) > most:
+            raise self.error(key, msg("msg.import.problem.id_too_long", n=len(value), most=most),
+                             msg("msg.import.fix.shorten_id"))
+        return value
+
+    def name(self, key: str) -> str:
+        """The user name in `key` (a labeler, an adjudicator): an id (`ident`) of at most
+        MAX_NAME_CHARS characters without invisible characters (text.invisible_character).
+        Whether it looks like an existing user's name is the import's to check (users.KnownNames)."""
+        value = self.check_id_length(key, self.ident(key), MAX_NAME_CHARS)
+        found = invisible_character(value)
+        if found:
+            raise self.error(key, msg("msg.import.problem.invisible_in_name", character=found[0], position=found[1]),
+                             msg("msg.import.fix.retype_name"))
+        return value
 
     def choice(self, key: str, allowed: tuple[str, ...], *, required: bool) -> str:
         value = self.text(key, required=required)
@@ -1252,11 +1268,17 @@ def _noun(noun: str) -> Message:
     return msg(f"msg.import.noun.{noun}")
 
 
+_ID_KEYS = frozenset({"slice", "doc_id"})
+"""Keys of a native record read as text that name things (ids), limited to MAX_ID_CHARS."""
+
+
 def _required_text(row: _Row, key: str, noun: str) -> str:
     """The text of a key every record must have; empty is allowed only where `_NATIVE_REQUIRED`
     says so ("" if ...)."""
     _require_key(row, key, noun)
     value = _version(row, key) if key == "version" else row.text(key)
+    if key in _ID_KEYS:
+        row.check_id_length(key, value)
     _write, meaning, may_be_empty = _NATIVE_REQUIRED[key]
     if not value.strip() and not may_be_empty:
         raise row.error(key, msg("msg.import.problem.empty"),
@@ -1578,14 +1600,15 @@ def _csv_case_fields(row: _Row) -> dict[str, Any]:
     rag = {key: value for key, value in row.values.items() if key in RAG_SPELLINGS and value.strip()}
     for key, value in rag.items():
         row.check_length(key, value)
-    return {"question": row.text("question"), "answer": row.text("answer"), "slice": row.text("slice"),
+    return {"question": row.text("question"), "answer": row.text("answer"),
+            "slice": row.check_id_length("slice", row.text("slice")),
             "split": row.choice("split", SPLITS, required=False), "metadata": extra, "rag": rag}
 
 
 def _csv_passage(row: _Row) -> PassageRecord:
     return PassageRecord(
         passage_id=row.ident("passage_id"),
-        doc_id=row.text("doc_id"),
+        doc_id=row.check_id_length("doc_id", row.text("doc_id")),
         version=row.text("passage_version"),
         title=row.text("passage_title"),
         text=row.text("passage_text", required=True),
@@ -1687,7 +1710,7 @@ def _passage_id_list(row: _Row) -> tuple[str, ...]:
 
 
 def _label_record(row: _Row) -> LabelRecord:
-    claim_id, labeler, label = row.ident("claim_id"), row.ident("labeler"), _label_value(row)
+    claim_id, labeler, label = row.ident("claim_id"), row.name("labeler"), _label_value(row)
     return LabelRecord(
         claim_id=claim_id,
         labeler=labeler,
@@ -1714,7 +1737,7 @@ def _label_key(record: LabelRecord) -> tuple[tuple[str, str], dict[str, Any]]:
 
 
 def _adjudication_record(row: _Row) -> AdjudicationRecord:
-    claim_id, adjudicator, label = row.ident("claim_id"), row.ident("adjudicator"), _label_value(row)
+    claim_id, adjudicator, label = row.ident("claim_id"), row.name("adjudicator"), _label_value(row)
     return AdjudicationRecord(
         claim_id=claim_id,
         adjudicator=adjudicator,

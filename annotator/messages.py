@@ -629,4 +629,13 @@ MESSAGES: dict[str, str] = {
     "msg.database_connections_busy": "the app is busy: every database connection stayed in use for {wait}; nothing "
                                      "was saved. Try again in a moment",
     "msg.login_busy": "too many logins are being checked at once; yours was not checked. Try again in a moment",
+    "msg.user_looks_like": "'{name}' looks like the existing user '{taken}'; use that name or choose one that cannot be mistaken for it",
+    "msg.name_too_long": "the name is {length:,} characters long, over the limit of {limit:,}; shorten it",
+    "msg.import.problem.name_looks_like": "{role} '{name}' looks like the existing user '{taken}'{whose}",
+    "msg.import.fix.lookalike_name": "Use that name ('{taken}') if it is the same person, or choose one that cannot be mistaken for it",
+    "msg.import.problem.invisible_in_name": "the name holds the invisible character {character} at position {position}",
+    "msg.import.fix.retype_name": "Type the name again without it",
+    "msg.import.problem.id_too_long": "the value is {n:,} characters long, over the limit of {most:,} for an id or name",
+    "msg.import.fix.shorten_id": "Use a shorter id or name",
+    "msg.import.option.dataset_too_long": "the dataset name is {n:,} characters long, over the limit of {most:,}: use a shorter --dataset",
 }

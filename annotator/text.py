@@ -1,27 +1,53 @@
 """Checks of text people type into the app or the command line (rationales, notes, reasons,
-user names), so that the same input is refused the same way on SQLite and PostgreSQL."""
+user names), so that the same input is refused the same way on SQLite and PostgreSQL, and the
+one rule for names: no invisible characters, and no name that looks like another one.
+
+The length limits of every id and name live here (MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TEXT_CHARS):
+imports, the command line and the app all refuse a longer value with the same limit."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
 
+import disarm
+
 from annotator.errors import InvalidValueError
-from annotator.formats import MAX_TEXT_CHARS
 from annotator.messages import field_name
+
+MAX_TEXT_CHARS = 100_000
+"""The longest text a field may hold (question, answer, claim, passage text, title, rationale, ...):
+a longer one is refused naming file, line, field and length (a whole document pasted into a cell,
+or a quote gone astray in a CSV, rather than a passage)."""
+
+MAX_ID_CHARS = 200
+"""The longest id: case, claim, passage and doc ids, dataset names, slices. A longer one is
+refused (an import names file, line and field); PostgreSQL cannot index a value of some
+thousands of bytes, and no id a person reads is that long."""
+
+MAX_NAME_CHARS = 100
+"""The longest user name (labeler, adjudicator, admin; an email address for single sign-on)."""
 
 _UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
 """NUL, which PostgreSQL refuses in text, and lone surrogates, which UTF-8 cannot encode."""
 
-_NOT_IN_A_NAME = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
-"""Control characters, zero-width characters and bidirectional controls (U+202E turns text
-around): invisible in a name, they would make two names look alike in lists and the audit trail."""
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+"""Control and format characters (zero-width characters, bidirectional controls such as U+202E,
+which turns text around), surrogates, and the line and paragraph separators."""
+
+_DEFAULT_IGNORABLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+    "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff]")
+"""Default_Ignorable_Code_Point (Unicode's DerivedCoreProperties.txt): characters a font draws
+as nothing, such as variation selectors, the combining grapheme joiner and the Hangul fillers,
+beside the format characters of _INVISIBLE_CATEGORIES."""
 
 
 def check_free_text(field: str, value: str, most: int = MAX_TEXT_CHARS) -> str:
     """`value` (a rationale, note or reason) as typed, when every database can store it and it
     is at most `most` characters long (by default the limit an import applies to a text:
-    formats.MAX_TEXT_CHARS, 100,000).
+    MAX_TEXT_CHARS, 100,000).
 
     Raises InvalidValueError naming `field` for a longer text, or for a NUL character or a lone
     surrogate: PostgreSQL refuses NUL in text and UTF-8 has no surrogates, so SQLite and
@@ -36,12 +62,61 @@ def check_free_text(field: str, value: str, most: int = MAX_TEXT_CHARS) -> str:
     return value
 
 
+def invisible_character(value: str) -> tuple[str, int] | None:
+    """The first invisible character of `value` as ("U+XXXX", 1-based position), None if none.
+
+    Invisible: the Unicode general categories Cc, Cf, Cs, Zl and Zp, and every other
+    Default_Ignorable_Code_Point (see _DEFAULT_IGNORABLE). Spaces (Zs) are visible."""
+    for position, character in enumerate(value, start=1):
+        if unicodedata.category(character) in _INVISIBLE_CATEGORIES or _DEFAULT_IGNORABLE.match(character):
+            return f"U+{ord(character):04X}", position
+    return None
+
+
 def clean_name(value: str) -> str:
-    """A user name as stored: NFC-normalized (a precomposed and a combined "é" are one name) and
-    stripped. Raises InvalidValueError for a control, zero-width or bidirectional character."""
+    """A name as stored (a user name, a guideline version): NFC-normalized (a precomposed and a
+    combined "é" are one name) and stripped. Raises InvalidValueError for an invisible character
+    (`invisible_character`): it would make two names look alike in lists and the audit trail."""
     name = unicodedata.normalize("NFC", value).strip()
-    found = _NOT_IN_A_NAME.search(name)
+    found = invisible_character(name)
     if found:
-        raise InvalidValueError.of("msg.invisible_in_name", character=f"U+{ord(found.group()):04X}",
-                                   position=found.start() + 1)
+        raise InvalidValueError.of("msg.invisible_in_name", character=found[0], position=found[1])
     return name
+
+
+def user_name(value: str) -> str:
+    """A user name as stored (`clean_name`), at most MAX_NAME_CHARS characters long.
+    Raises InvalidValueError for an invisible character or a longer name."""
+    name = clean_name(value)
+    if len(name) > MAX_NAME_CHARS:
+        raise InvalidValueError.of("msg.name_too_long", length=len(name), limit=MAX_NAME_CHARS)
+    return name
+
+
+def only_case_differs(name: str, other: str) -> bool:
+    """Whether `other` (an existing name that `name` is taken for) differs from `name` only in
+    upper and lower case; else it is `name` or only looks like it (`name_skeletons`)."""
+    return name != other and name.lower() == other.lower()
+
+
+def name_skeletons(name: str) -> tuple[str, str]:
+    """What `name` looks like, as two keys: two names that share the first key, or the second,
+    are taken for one person.
+
+    Both follow UTS #39 (Unicode Technical Standard #39, "Unicode Security Mechanisms", section
+    4, the skeleton: every character replaced by the prototype of its class in Unicode's
+    confusables.txt, so Cyrillic "а" is Latin "a", and "I", "l" and "1" are one), after NFKC
+    (full-width "ａ" is "a") and followed by NFKC and case folding again, as UTS #39 asks of a
+    case-insensitive comparison. The second key case-folds before the skeleton (Cyrillic "І"
+    folds to "і", which looks like "i"); the first does not, so that a capital "I" still meets
+    "l" ("AOI" and "AOl"). The confusables data and the skeleton are the `disarm` library's (MIT;
+    confusables.txt of Unicode 17), run to a fixed point. A key that would be empty is the
+    case-folded name itself, so that it still differs from every other name.
+    """
+    folded = unicodedata.normalize("NFKC", name)
+    return _skeleton(folded), _skeleton(folded.casefold())
+
+
+def _skeleton(text: str) -> str:
+    skeleton = unicodedata.normalize("NFKC", disarm.skeleton_key(text, digit_policy="tr39")).casefold()
+    return skeleton or text.casefold()

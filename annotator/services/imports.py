@@ -45,7 +45,8 @@ from annotator.services.audit import event_row, record_event, record_events
 from annotator.services.blind import claims_still_to_label
 from annotator.services.lookup import get_dataset
 from annotator.services.states import claim_states
-from annotator.services.users import ensure_user, taken_name
+from annotator.services.users import KnownNames, ensure_user
+from annotator.text import MAX_ID_CHARS, only_case_differs
 from annotator.vocabulary import SLICES
 from annotator.workflow import State
 
@@ -355,9 +356,12 @@ class SkippedLine:
 
 
 def check_dataset_name(dataset: str | None) -> None:
-    """Raises InvalidValueError for a dataset name (`--dataset`) that is blank or has spaces around it."""
+    """Raises InvalidValueError for a dataset name (`--dataset`) that is blank, has spaces around
+    it or is longer than text.MAX_ID_CHARS."""
     if dataset is None:
         return
+    if len(dataset) > MAX_ID_CHARS:
+        raise InvalidValueError.of("msg.import.option.dataset_too_long", n=len(dataset), most=MAX_ID_CHARS)
     if not dataset.strip():
         raise InvalidValueError.of("msg.import.option.dataset_blank", name=repr(dataset))
     if dataset != dataset.strip():
@@ -888,12 +892,14 @@ def import_labels(session: Session, actor: Caller, path: str | Path, *, dataset:
     Raises ImportFileError (missing or empty file), NotFoundError (unknown dataset),
     ImportRowError naming the line: bad row, unknown claim id, claim id in two datasets (name
     --dataset), cited passage the claim is not shown with, labeler who adjudicated the claim,
-    labeler whose name differs only in case from a user's (users.taken_name, as `users add`),
+    labeler whose name differs only in case from a user's or looks like it (users.taken_name, as
+    `users add`), a labeler name or id that is too long (text.MAX_NAME_CHARS, MAX_ID_CHARS) or a
+    name with an invisible character,
     the same claim and labeler on an earlier row with other content, stored label with other
     content (naming the fields, stored and new values), a claim the caller is still to label
     (the blind rule).
-    InvalidValueError for a blank or space-padded dataset name. An existing person without the
-    labeler role gets it, and the report says so.
+    InvalidValueError for a blank, space-padded or too long dataset name. An existing person
+    without the labeler role gets it, and the report says so.
     """
     require(actor, Permission.IMPORT)
     check_dataset_name(dataset)
@@ -1053,10 +1059,10 @@ def import_adjudications(
     partial (CSV or JSONL only): skip the bad lines (listed in the report's `skipped_lines`) and
     import the others; without it one bad line refuses the whole file. Streams as `import_labels`.
     Raises ImportFileError (missing or empty file, vote option with the wrong file),
-    NotFoundError (unknown dataset), InvalidValueError (blank or space-padded dataset name),
-    ImportRowError naming the line: bad row, unknown or ambiguous claim id, adjudicator who
-    labeled the claim, adjudicator whose name differs only in case from a user's (as in
-    `import_labels`), the same claim on an earlier row with another decision (with `partial`, the
+    NotFoundError (unknown dataset), InvalidValueError (blank, space-padded or too long dataset
+    name), ImportRowError naming the line: bad row, unknown or ambiguous claim id, adjudicator who
+    labeled the claim, adjudicator whose name differs only in case from a user's or looks like it
+    (as in `import_labels`), the same claim on an earlier row with another decision (with `partial`, the
     first good row is imported), claim in another state, adjudicated claim decided otherwise, a
     claim the caller is still to label (the blind rule). InvalidValueError also for `partial`
     with `vote`.
@@ -1375,7 +1381,7 @@ class _People:
                             skipped, tuple(warnings), self.given_role, self.role if self.given_role else None)
 
 
-def _ensure_users(session: Session, names: list[str], role: str) -> _People:
+def _ensure_users(session: Session, names: list[str], role: str, known: KnownNames | None = None) -> _People:
     """The user pk of every name, creating unknown people with `role` and no password
     (`ensure_user`: safe when imports run at once; it also gives a known person lacking `role`
     that role, which is noted so that the report says so)."""
@@ -1386,7 +1392,7 @@ def _ensure_users(session: Session, names: list[str], role: str) -> _People:
                 lacking.add(name)
     pks, created = {}, []
     for name in names:
-        user, is_new = ensure_user(session, name, role)
+        user, is_new = ensure_user(session, name, role, known)
         pks[name] = user.id
         if is_new:
             created.append(name)
@@ -1404,24 +1410,38 @@ class _PeopleSoFar:
         self._given: list[str] = []
         self._first_lines: dict[str, int] = {}  # name -> the line that named it first (`add`)
         self._checked: set[str] = set()  # names `check` let pass since the last user was created
+        self._known: KnownNames | None = None  # the users' names, read at the first `check` (`known`)
+
+    def known(self) -> KnownNames:
+        """The users' names (users.KnownNames), read once per import and kept up to date with the
+        people it creates: one skeleton per new name, not one query or skeleton per row."""
+        if self._known is None:
+            self._known = KnownNames.of(self.session)
+        return self._known
 
     def check(self, name: str, line: int, field_name: str) -> None:
         """Raises ImportRowError naming the line and field when `name` differs only in case from
-        the name of a user (one this import created from an earlier line included): the rule of
-        `annotator users add` (users.taken_name), so that one person never gets two accounts."""
+        the name of a user, or looks like it (one this import created from an earlier line
+        included): the rule of `annotator users add` (users.taken_name), so that one person
+        never gets two accounts."""
         if name in self._pks or name in self._checked:
             return
-        taken = taken_name(self.session, name)
+        taken = self.known().taken(name)
         if taken is None or taken == name:
             self._checked.add(name)
             return
         earlier = self._first_lines.get(taken)
         whose = (msg("msg.import.problem.created_for_line", line=earlier)
                  if earlier is not None and taken in self._created else "")
-        raise ImportRowError(self.path, line, field_name,
-                             msg("msg.import.problem.name_case", role=Term("role", self.role), name=name, taken=taken,
-                                 whose=whose),
-                             msg("msg.import.fix.existing_name", taken=taken))
+        if only_case_differs(name, taken):
+            problem = msg("msg.import.problem.name_case", role=Term("role", self.role), name=name, taken=taken,
+                          whose=whose)
+            fix = msg("msg.import.fix.existing_name", taken=taken)
+        else:
+            problem = msg("msg.import.problem.name_looks_like", role=Term("role", self.role), name=name, taken=taken,
+                          whose=whose)
+            fix = msg("msg.import.fix.lookalike_name", taken=taken)
+        raise ImportRowError(self.path, line, field_name, problem, fix)
 
     def add(self, name: str, line: int) -> None:
         """Know `name` from now on (created or given the role at once, `pks`), so that `check`
@@ -1434,7 +1454,7 @@ class _PeopleSoFar:
         """name -> user pk for every name seen so far, `names` ensured (created or given the role)."""
         missing = sorted(set(names) - self._pks.keys())
         if missing:
-            people = _ensure_users(self.session, missing, self.role)
+            people = _ensure_users(self.session, missing, self.role, self.known())
             self._pks.update(people.pks)
             self._created += people.created
             self._given += people.given_role

@@ -18,6 +18,7 @@ import os
 import sys
 import threading
 import unicodedata
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeoutError
 from datetime import datetime, timedelta
@@ -29,7 +30,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, func, select
 
-from annotator.text import clean_name
+from annotator.text import name_skeletons, only_case_differs, user_name
 from annotator.errors import InvalidValueError, LoginBusyError, LoginError, NotFoundError
 from annotator.messages import english, seconds
 from annotator.services.access import Caller, require
@@ -70,13 +71,68 @@ def get_user(session: Session, name: str) -> User:
     return user
 
 
+class KnownNames:
+    """The users' names, found by exact name, up to case, and by what they look like
+    (text.name_skeletons), to tell which existing name a new one would be taken for.
+
+    Built once (`of`: one query) and kept up to date with `add`, so that an import computes one
+    skeleton per name it has not seen, not one per row. Names already stored that look alike
+    stay as they are: only a new name is compared (`taken`).
+    """
+
+    def __init__(self, names: Iterable[str] = ()):
+        self._exact: set[str] = set()
+        self._by_case: dict[str, str] = {}
+        self._by_look: tuple[dict[str, str], dict[str, str]] = ({}, {})
+        for name in sorted(names):
+            self.add(name)
+
+    @classmethod
+    def of(cls, session: Session) -> KnownNames:
+        """Every user's name in the database."""
+        return cls(session.exec(select(User.name)))
+
+    def add(self, name: str) -> None:
+        """Know `name` from now on (a user just created)."""
+        if name in self._exact:
+            return
+        self._exact.add(name)
+        self._by_case.setdefault(name.lower(), name)
+        for index, key in zip(self._by_look, name_skeletons(name), strict=True):
+            index.setdefault(key, name)
+
+    def taken(self, name: str) -> str | None:
+        """`name` itself when it is known; else the known name that differs from it only in case,
+        else one that looks like it (shares a skeleton); None when there is none (of several,
+        the first by name)."""
+        if name in self._exact:
+            return name
+        same_case = self._by_case.get(name.lower())
+        if same_case is not None:
+            return same_case
+        for index, key in zip(self._by_look, name_skeletons(name), strict=True):
+            if key in index:
+                return index[key]
+        return None
+
+
 def taken_name(session: Session, name: str) -> str | None:
-    """The name of the user who has `name` up to upper and lower case: `name` itself when a user
-    has exactly it, else one that differs from it only in case; None when there is none.
-    The one rule for new names: a name taken up to case is refused (`add_user`; imports,
-    which create the people their files name)."""
-    taken = list(session.exec(select(User.name).where(func.lower(User.name) == name.lower()).order_by(User.name)))
-    return name if name in taken else next(iter(taken), None)
+    """The name of the user who has `name`: `name` itself when a user has exactly it, else one
+    that differs from it only in case, else one that looks like it (`KnownNames.taken`: invisible
+    differences aside, full-width letters, letters of another script that look the same);
+    None when there is none. The one rule for new names: a name taken so is refused
+    (`add_user`; imports, which create the people their files name, keep a KnownNames)."""
+    return KnownNames.of(session).taken(name)
+
+
+def _name_taken_error(name: str, taken: str) -> InvalidValueError:
+    """The refusal of the new name `name`, which `taken` (an existing user's) already has, up to
+    case, or which looks like it."""
+    if taken == name:
+        return InvalidValueError.of("msg.user_exists", name=taken)
+    if only_case_differs(name, taken):
+        return InvalidValueError.of("msg.user_exists_case", name=taken)
+    return InvalidValueError.of("msg.user_looks_like", name=name, taken=taken)
 
 
 def add_user(
@@ -85,16 +141,18 @@ def add_user(
 ) -> User:
     """Create a user with `roles` (names from ROLES) and an optional password.
 
-    Raises InvalidValueError for an empty name, an unknown role, a password under 8 characters,
-    and when the name is taken, also up to case (`taken_name`).
+    Raises InvalidValueError for an empty name, one with an invisible character or over
+    text.MAX_NAME_CHARS characters (`text.user_name`), an unknown role, a password under 8
+    characters, and when the name is taken, also up to case or by a name that looks like it
+    (`taken_name`).
     """
     require(actor, Permission.MANAGE_USERS)
-    name = clean_name(name)
+    name = user_name(name)
     if not name:
         raise InvalidValueError.of("msg.user_needs_name")
     taken = taken_name(session, name)
     if taken is not None:
-        raise InvalidValueError.of("msg.user_exists" if taken == name else "msg.user_exists_case", name=taken)
+        raise _name_taken_error(name, taken)
     if password is not None:
         _check_password(password)
     user = User(name=name, roles=_check_roles(roles), password_hash=_hash(password) if password else None)
@@ -104,21 +162,32 @@ def add_user(
     return user
 
 
-def ensure_user(session: Session, name: str, role: str) -> tuple[User, bool]:
+def ensure_user(session: Session, name: str, role: str, known: KnownNames | None = None) -> tuple[User, bool]:
     """The user `name`, created without a password and with `role` when unknown.
 
+    known: the names to compare a new name with (default: the database's, read now); a caller
+    that creates many keeps one and it learns each name created here.
     Safe when several imports run at once: a concurrent insert of the same name is caught in a
     savepoint and the other transaction's row is used. A known user lacking `role` gains it.
-    Returns (user, created).
+    Raises InvalidValueError for a new name that `add_user` would refuse (`text.user_name`,
+    `taken_name`). Returns (user, created).
     """
     _check_roles([role])
     user = session.exec(select(User).where(User.name == name)).first()
     if user is None:
+        name = user_name(name)
+        known = KnownNames.of(session) if known is None else known
+        if not name:
+            raise InvalidValueError.of("msg.user_needs_name")
+        taken = known.taken(name)
+        if taken is not None and taken != name:
+            raise _name_taken_error(name, taken)
         try:
             with session.begin_nested():
                 user = User(name=name, roles=role)
                 session.add(user)
             record_event(session, actor_pk=None, entity="user", entity_pk=user.id, action="create", after=_public(user))
+            known.add(name)
             return user, True
         except IntegrityError:
             user = get_user(session, name)

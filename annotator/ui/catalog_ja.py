@@ -987,4 +987,13 @@ JAPANESE: dict[str, str] = {
     "msg.database_busy": "データベースは別の長い書き込みの処理中です。何も保存されていません。少し待ってから、もう一度お試しください",
     "msg.database_connections_busy": "アプリが混み合っています。データベースの接続が{wait}の間すべて使用中でした。何も保存されていません。少し待ってから、もう一度お試しください",
     "msg.login_busy": "同時に確認中のログインが多すぎるため、あなたのログインは確認されていません。少し待ってから、もう一度お試しください",
+    "msg.user_looks_like": "「{name}」は既存のユーザー「{taken}」と見分けがつきません。その名前を使うか、見間違えようのない名前にしてください。",
+    "msg.name_too_long": "名前が {length:,} 文字あり、上限の {limit:,} 文字を超えています。短くしてください。",
+    "msg.import.problem.name_looks_like": "{role}「{name}」は既存のユーザー「{taken}」と見分けがつきません{whose}",
+    "msg.import.fix.lookalike_name": "同じ人ならその名前（「{taken}」）を使い、別の人なら見間違えようのない名前にしてください",
+    "msg.import.problem.invisible_in_name": "名前の {position} 文字目に見えない文字 {character} があります",
+    "msg.import.fix.retype_name": "その文字を除いて名前を入力し直してください",
+    "msg.import.problem.id_too_long": "値が {n:,} 文字あり、ID と名前の上限の {most:,} 文字を超えています",
+    "msg.import.fix.shorten_id": "短い ID か名前を使ってください",
+    "msg.import.option.dataset_too_long": "データセット名が {n:,} 文字あり、上限の {most:,} 文字を超えています。短い --dataset を指定してください。",
 }
