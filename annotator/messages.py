@@ -615,4 +615,8 @@ MESSAGES: dict[str, str] = {
     "msg.verify.unexpected_folder": "{name}: unexpected folder (not listed in manifest.json)",
     "msg.verify.fewer_claims": "{name}: holds fewer claims than gold.jsonl",
     "msg.release.verify_mismatch": "release {folder} does not match its manifest: {problems}",
+    "msg.denied.no_caller": "no caller was given: a service acts for a logged-in user or the command line, never for nobody",
+    "msg.denied.lift_holds": "only an admin may see every hold and lift another person's hold",
+    "msg.hold_case_final": "every claim of case '{case_id}' is already agreed or adjudicated: there is nothing left to hold",
+    "msg.lift_still_to_label": "you are assigned to label this case and have not labeled all of its claims: its holds are the other labelers' judgment; label it first, or ask another admin",
 }

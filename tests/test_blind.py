@@ -297,6 +297,7 @@ adjudicator of X (an admin who labels X is refused at the row, whatever the stor
 PROBES: dict[str, dict[str, Probe]] = {
     "access.caller_roles": {"": lambda s, c: access.caller_roles(c.me)},
     "access.is_operator": {"": lambda s, c: access.is_operator(c.me)},
+    "access.need_caller": {"": lambda s, c: access.need_caller(c.me)},
     "access.require": {"every permission": _each_permission},
     "adjudication.adjudicate": {
         "X": lambda s, c: adjudication.adjudicate(s, c.me, c.k.x, "support", rationale="probe"),
@@ -667,6 +668,74 @@ def test_a_service_refuses_nothing_to_b_that_depends_on_as_label(swept):
     changed = {key: (swept.s0[key]["outcome"], swept.s1[key]["outcome"]) for key in swept.s1
                if swept.s0[key]["outcome"] != swept.s1[key]["outcome"]}
     assert changed == {}
+
+
+CALLER_PARAMETERS = ("caller", "actor", "user")
+"""The names a service gives the person it acts for."""
+
+ANSWERS_ABOUT_A_CALLER = {"access.caller_roles", "access.is_operator", "users.has_role", "users.roles_of"}
+"""Questions about a caller rather than services acting for one: without a caller they answer
+"no role", never every role."""
+
+
+def services_taking_a_caller() -> list[str]:
+    """`module.function` of every public service function with a caller parameter."""
+    found = []
+    for function in sorted(public_service_functions()):
+        module, name = function.split(".")
+        item = getattr(importlib.import_module(f"annotator.services.{module}"), name)
+        if set(inspect.signature(item).parameters) & set(CALLER_PARAMETERS):
+            found.append(function)
+    return found
+
+
+@pytest.fixture(scope="module")
+def world_without_caller(tmp_path_factory):
+    """The world S1 on SQLite: (engine, keys, folder)."""
+    root = tmp_path_factory.mktemp("no-caller")
+    engine = init_db(f"sqlite:///{root / 'blind.db'}")
+    with session_scope(engine) as session:
+        build_world(session, root / "releases")
+        a_labels_x(session)
+    with session_scope(engine) as session:
+        keys = world_keys(session)
+    yield engine, keys, root
+    engine.dispose()
+
+
+@pytest.mark.parametrize("function", [f for f in services_taking_a_caller() if f not in ANSWERS_ABOUT_A_CALLER])
+def test_a_service_called_without_a_caller_is_refused(world_without_caller, function):
+    """No service fails open: a caller that forgets the user (None) is refused, in every probe,
+    never given everything (the command line passes access.OPERATOR)."""
+    engine, keys, root = world_without_caller
+    if function == "access.require":
+        with Session(engine) as session:
+            assert set(_each_permission(session, SimpleNamespace(me=None)).values()) == {
+                f"refused: {PermissionDeniedError.of(f'msg.denied.{p.value}')}" for p in Permission}
+        return
+    outcomes = {}
+    for number, (probe, call) in enumerate(PROBES[function].items()):
+        out = root / "out" / function / str(number)
+        out.mkdir(parents=True, exist_ok=True)
+        with Session(engine, expire_on_commit=False) as session:
+            try:
+                call(session, SimpleNamespace(me=None, k=keys, out=out))
+                outcomes[probe] = "ok"
+            except PermissionDeniedError:
+                outcomes[probe] = "refused"
+            except Exception as error:  # noqa: BLE001 - reported below
+                outcomes[probe] = f"{type(error).__name__}: {error}"
+            finally:
+                session.rollback()
+    assert outcomes == dict.fromkeys(PROBES[function], "refused")
+
+
+@pytest.mark.parametrize("function", sorted(ANSWERS_ABOUT_A_CALLER))
+def test_a_question_about_no_caller_answers_no_role(function):
+    module, name = function.split(".")
+    item = getattr(importlib.import_module(f"annotator.services.{module}"), name)
+    answer = item(None, "labeler") if name == "has_role" else item(None)
+    assert answer in (False, frozenset(), [], ())
 
 
 # --- pages ---------------------------------------------------------------------------------------

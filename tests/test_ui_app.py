@@ -255,7 +255,7 @@ def test_two_labelers_label_the_same_claims_through_the_buttons_with_one_disagre
         status = project_status(session, OPERATOR)
         assert status["labels"] == 6
         assert {k: v for k, v in status["claims_by_state"].items() if v} == {"agreed": 2, "disputed": 1, "unlabeled": 1}
-        assert [item.claim_id for item in adjudication_queue(session)] == ["case-1-c2"]
+        assert [item.claim_id for item in adjudication_queue(session, OPERATOR)] == ["case-1-c2"]
 
 
 def test_the_label_page_saves_cited_passages_rationale_and_severity(engine):
