@@ -66,6 +66,7 @@ from annotator.services import (
     status,
     users,
 )
+from annotator.messages import english
 from annotator.services.access import OPERATOR
 from annotator.services.fingerprint import label_fingerprint
 from annotator.workflow import Permission
@@ -293,6 +294,17 @@ ADJUDICATION_OF_X = b"claim_id,adjudicator,label\ncase-1-c1,aoi,support\n"
 """Uploads for the Import page's services: a new case; files naming A as the labeler or
 adjudicator of X (an admin who labels X is refused at the row, whatever the stored labels)."""
 
+UPDATE_OF_X = json.dumps({
+    "case_id": "case-1", "question": "Question of case-1?", "answer": "Answer of case-1.", "slice": "normal",
+    "split": "dev", "metadata": {"source": "blind test"},
+    "passages": [{"passage_id": f"case-1-p{k}", "doc_id": "doc-1", "version": "2026-04", "title": f"Policy 1.{k}",
+                  "text": f"Evidence text 1.{k}."} for k in (1, 2, 3)],
+    "claims": [{"claim_id": "case-1-c1", "text": "Claim text 1.1, reworded."}, {"claim_id": "case-1-c2", "text": "Claim text 1.2."}],
+}).encode() + b"\n"
+"""case-1 again with X's text changed (--update): the labels of X and Z written before are to
+review; the report must not count A's label of X for an admin who still labels X."""
+UPDATE = imports.UploadOptions(dataset="pilot", update=True)
+
 
 PROBES: dict[str, dict[str, Probe]] = {
     "access.caller_roles": {"": lambda s, c: access.caller_roles(c.me)},
@@ -358,6 +370,7 @@ PROBES: dict[str, dict[str, Probe]] = {
     "imports.check_dataset_name": {"": lambda s, c: imports.check_dataset_name("pilot")},
     "imports.check_upload": {
         "cases": lambda s, c: imports.check_upload(s, c.me, "cases.jsonl", NEW_CASE, imports.UploadOptions()),
+        "update of X": lambda s, c: imports.check_upload(s, c.me, "cases.jsonl", UPDATE_OF_X, UPDATE),
         "labels of X": lambda s, c: imports.check_upload(s, c.me, "labels.csv", LABEL_OF_X,
                                                          imports.UploadOptions(kind="labels")),
         "adjudications of X": lambda s, c: imports.check_upload(s, c.me, "adjudications.csv", ADJUDICATION_OF_X,
@@ -365,6 +378,7 @@ PROBES: dict[str, dict[str, Probe]] = {
     },
     "imports.import_upload": {
         "cases": lambda s, c: imports.import_upload(s, c.me, "cases.jsonl", NEW_CASE, imports.UploadOptions()),
+        "update of X": lambda s, c: imports.import_upload(s, c.me, "cases.jsonl", UPDATE_OF_X, UPDATE),
         "labels of X": lambda s, c: imports.import_upload(s, c.me, "labels.csv", LABEL_OF_X,
                                                           imports.UploadOptions(kind="labels")),
         "adjudications of X": lambda s, c: imports.import_upload(s, c.me, "adjudications.csv", ADJUDICATION_OF_X,
@@ -391,6 +405,10 @@ PROBES: dict[str, dict[str, Probe]] = {
     "labeling.first_unassigned_cases": {"": lambda s, c: labeling.first_unassigned_cases(s, 20)},
     "labeling.is_assigned_to_claim": {"X": lambda s, c: labeling.is_assigned_to_claim(s, c.me, c.k.x)},
     "labeling.lift_hold": {"case-1": lambda s, c: labeling.lift_hold(s, c.me, c.k.case1)},
+    "labeling.lift_holds": {"case-1": lambda s, c: labeling.lift_holds(s, c.me, c.k.case1),
+                            "case-2": lambda s, c: labeling.lift_holds(s, c.me, c.k.case2)},
+    "labeling.holds_in_force": {"": lambda s, c: labeling.holds_in_force(s, c.me),
+                                "dataset": lambda s, c: labeling.holds_in_force(s, c.me, c.k.dataset)},
     "labeling.lock_claim": {"X": lambda s, c: labeling.lock_claim(s, c.k.x)},
     "labeling.next_claim_for": {"": lambda s, c: labeling.next_claim_for(s, c.me)},
     "labeling.progress_for": {"": lambda s, c: labeling.progress_for(s, c.me)},
@@ -460,6 +478,8 @@ INTERNAL: dict[str, str] = {
     "states.claim_facts": "no caller: every claim's label values, for services that checked their caller",
     "states.claim_states": "no caller: every claim's state, for services that checked their caller",
     "states.count_by_state": "pure: counts a states mapping it is given",
+    "states.hold_cutoff": "pure: a time less the hold lifetime",
+    "states.hold_in_force_sql": "builds a SQL condition, reads nothing",
     "releases.choose_claims": "no caller, no database: a rule over claim states that release create and the Home page apply",
     "labeling.versions_in_dataset": "no caller: the versions of documents the caller's view already shows, read by "
                                   "claim_for_labeler and view_for_adjudicator after their checks",
@@ -1065,6 +1085,30 @@ def test_an_import_by_an_admin_who_labels_x_tells_nothing_of_as_label(any_engine
     # refused at the row, whatever the stored labels: "label the claim first"
     assert after["outcome"] == "error" and "line 2, field 'claim_id'" in json.dumps(after["result"])
     assert "have not labeled it yet" in json.dumps(after["result"])
+
+
+def test_an_update_imported_by_an_admin_who_labels_x_counts_no_label_of_x_for_review_and_the_operator_counts_all(
+        any_engine, tmp_path):
+    """The report's "Marked N labels for review" leaves out the claims the importer still has to
+    label (it would say that A labeled X); the command line (OPERATOR) counts every label."""
+    path = tmp_path / "cases.jsonl"
+    path.write_bytes(UPDATE_OF_X)
+    with session_scope(any_engine) as session:
+        build_world(session, tmp_path / "releases")
+        a_labels_x(session)
+        x = lookup.find_claim(session, "case-1-c1").id  # A labeled X before the update (A_TIME is later)
+        session.exec(update(Label).where(Label.claim_pk == x).values(updated_at=datetime(2026, 1, 1, tzinfo=UTC)))
+    counted = {}
+    for who in ("boss", "operator"):
+        with Session(any_engine) as session:
+            caller = OPERATOR if who == "operator" else users.get_user(session, who)
+            checked = imports.check_upload(session, caller, "cases.jsonl", UPDATE_OF_X, UPDATE)
+            report = imports.import_cases(session, caller, path, dataset="pilot", update=True)
+            counted[who] = (checked.report.labels_to_review, report.labels_to_review,
+                            [str(line) for line in report.notes()])
+            session.rollback()
+    marked = english("msg.import.report.to_review_one", n=1)
+    assert counted == {"boss": (0, 0, []), "operator": (1, 1, [marked])}
 
 
 # --- an admin who labels, and releases -------------------------------------------------------------
