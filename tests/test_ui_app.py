@@ -703,3 +703,22 @@ def test_a_rationale_over_the_import_limit_is_refused_naming_its_length_and_kept
         assert session.exec(select(Label)).all() == []
     assert at.session_state["label.claim_pk"] == claim_pk
     assert len(at.text_area(key=f"label.rationale.{claim_pk}").value) == 100_001  # nothing typed is lost
+
+
+def test_the_admin_status_tab_lists_a_labelers_hold_and_lifts_it(engine):
+    from annotator.services.labeling import holds_in_force, put_on_hold
+
+    with session_scope(engine) as session:
+        case_pk = session.exec(select(Case.id).where(Case.case_id == "case-1")).one()
+        put_on_hold(session, get_user(session, "aoi"), case_pk, "missing_logs", "no retrieval log")
+    at = open_app("admin")
+    at.switch_page("views/admin.py").run()
+    holds = at.dataframe[-1].value
+    assert [list(holds[column]) for column in ("Case", "Reason", "Note", "Placed by")] == [
+        ["case-1"], ["missing logs"], ["no retrieval log"], ["aoi"]]
+    at.button(key=f"admin.lift_holds.{case_pk}").click().run()
+    assert not at.exception
+    assert [s.value for s in at.success] == ["Lifted 1 hold(s) on case-1."]
+    assert "No hold is in force." in [t.value for t in at.text]
+    with session_scope(engine) as session:
+        assert holds_in_force(session, OPERATOR) == []
