@@ -151,7 +151,7 @@ def test_service_refusals_carry_their_key_and_the_unchanged_english_text(engine)
     with session_scope(engine) as session:
         alice, bob = users.get_user(session, "alice"), users.get_user(session, "bob")
         claim = _claim(session, "case-1-c1")
-        labeling.put_on_hold(session, bob, claim.case_pk, "missing_logs")
+        labeling.put_on_hold(session, alice, claim.case_pk, "missing_logs")  # alice's own hold
         with pytest.raises(OnHoldError) as held:
             labeling.save_label(session, alice, claim.id, "support")
         with pytest.raises(PermissionDeniedError) as denied:

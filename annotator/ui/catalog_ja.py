@@ -478,7 +478,7 @@ JAPANESE: dict[str, str] = {
     "home.queue.done": "完了",
     "home.queue_help.to_label": "あなたのケースの主張のうち、まだラベルを付けていないもの。",
     "home.queue_help.to_review": "ラベルを付けた後で本文またはパッセージが変更された主張。ラベルを見直して、もう一度保存してください。",
-    "home.queue_help.on_hold": "ラベル付けまたは見直しが必要で、ケースが保留中の主張。保留が解除されるまで待ちます。",
+    "home.queue_help.on_hold": "ラベル付けまたは見直しが必要で、あなたがケースを保留にした主張。あなたか管理者が保留を解除するか、保留から{days}日たつまで待ちます。",
     "home.queue_help.done": "ラベルを付け終え、見直しの必要がない主張。",
     "home.next_claim": "次の主張にラベルを付ける: {claim_id}",
     "home.col_dataset": "データセット",

@@ -525,7 +525,7 @@ ENGLISH: dict[str, str] = {
     "home.queue_help.to_label": "Claims of your cases you have not labeled yet.",
     "home.queue_help.to_review": "Claims whose text or passages changed after you labeled them: review your label "
                                  "and save it again.",
-    "home.queue_help.on_hold": "Claims to label or review whose case is on hold: they wait until the hold is lifted.",
+    "home.queue_help.on_hold": "Claims to label or review whose case you put on hold: they wait until you or an admin lift the hold, or it expires {days} days after you placed it.",
     "home.queue_help.done": "Claims you have labeled, with nothing to review.",
     "home.next_claim": "Label the next claim: {claim_id}",
     "home.col_dataset": "Dataset",
