@@ -2,6 +2,12 @@
 
 The blind rule holds here, not only in pages: nothing a labeler gets from these functions
 holds anything of another labeler's label.
+
+Holds (workflow.hold_in_force states the rule): a hold is its holder's own. It parks the case in
+the holder's queue only (next_claim_for, claim_for_labeler and save_label look at the caller's
+own hold, never another's), keeps the case's claims on_hold, out of a release, until its holder
+lifts it (lift_hold), an admin or the command line lifts it (lift_holds), or it expires
+(vocabulary.HOLD_EXPIRES_AFTER_DAYS); a case whose claims are all final cannot be held.
 """
 
 from __future__ import annotations

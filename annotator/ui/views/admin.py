@@ -50,13 +50,13 @@ def _lift_holds(case_pk: int, case_id: str) -> None:
     except AnnotatorError as error:
         ui.flash_error(error)
         return
-    ui.flash("success", t("admin.holds_lifted", n=lifted, case_id=case_id))
+    ui.flash("success", t("admin.holds_lifted", n=lifted, case_id=ui.plain_markdown(case_id)))
 
 
 def _holds(holds: list[labeling.HoldRow]) -> None:
     """The holds in force, each with who placed it, when, and when it expires, and a button per
     case that lifts its holds (labeling.lift_holds)."""
-    st.subheader(t("admin.holds"))
+    st.header(t("admin.holds"))
     st.caption(t("admin.holds_help", days=HOLD_EXPIRES_AFTER_DAYS))
     if not holds:
         st.text(t("admin.holds_none"))
@@ -69,7 +69,7 @@ def _holds(holds: list[labeling.HoldRow]) -> None:
         hide_index=True,
     )
     for case_pk, case_id in dict.fromkeys((h.case_pk, h.case_id) for h in holds):
-        st.button(t("admin.lift_holds", case_id=case_id), key=f"admin.lift_holds.{case_pk}",
+        st.button(t("admin.lift_holds", case_id=ui.plain_markdown(case_id)), key=f"admin.lift_holds.{case_pk}",
                   on_click=_lift_holds, args=(case_pk, case_id))
 
 
