@@ -345,7 +345,7 @@ def test_an_admin_reads_a_claims_history_oldest_first_with_its_cases_holds_and_a
         save_label(s, alice, sibling, "insufficient", rationale="NOT-THIS-CLAIM")
         put_on_hold(s, bob, case_1, "missing_logs", "no retrieval log")
         put_on_hold(s, bob, case_2, "permission_unknown", "NOT-THIS-CASE")
-        lift_hold(s, root, case_1)
+        lift_holds(s, root, case_1)
         save_label(s, alice, first, "contradict", severity="amount_or_deadline", rationale="p2 differs", expected_revision=1)
         save_label(s, bob, first, "support")
         adjudicate(s, carol, first, "contradict", rationale="p2 is newer")
