@@ -28,12 +28,14 @@ queue_app = typer.Typer(no_args_is_help=True, help="Work queues.")
 release_app = typer.Typer(no_args_is_help=True, help="Frozen, hashed gold releases.")
 users_app = typer.Typer(no_args_is_help=True, help="Local users and their roles.")
 guideline_app = typer.Typer(no_args_is_help=True, help="The labeling guideline: published Markdown versions.")
+hold_app = typer.Typer(no_args_is_help=True, help="Holds in force: list them, lift them.")
 app.add_typer(labels_app, name="labels")
 app.add_typer(adjudications_app, name="adjudications")
 app.add_typer(queue_app, name="queue")
 app.add_typer(release_app, name="release")
 app.add_typer(users_app, name="users")
 app.add_typer(guideline_app, name="guideline")
+app.add_typer(hold_app, name="hold")
 
 Db = Annotated[Optional[str], typer.Option("--db", help="Database URL (default: DATABASE_URL, else data/annotator.db).")]
 DatasetOpt = Annotated[Optional[str], typer.Option("--dataset", help="Dataset name (default: all datasets).")]
@@ -349,7 +351,7 @@ def queue_adjudication(dataset: DatasetOpt = None, as_json: JsonOpt = False, db:
     from annotator.services.adjudication import adjudication_queue
 
     with session_scope(_engine(db)) as session:
-        queue = adjudication_queue(session, dataset_pk=_dataset_pk(session, dataset))
+        queue = adjudication_queue(session, OPERATOR, _dataset_pk(session, dataset))
     if as_json:
         _echo_json([item.to_json() for item in queue])
         return
@@ -648,6 +650,38 @@ def assign(
     with session_scope(_engine(db)) as session:
         created = assign_cases(session, OPERATOR, first_unassigned_cases(session, first, _dataset_pk(session, dataset)), names)
     typer.echo(f"Created {created} assignments ({safe(', '.join(names))})")
+
+
+@hold_app.command("list")
+def hold_list(dataset: DatasetOpt = None, as_json: JsonOpt = False, db: Db = None) -> None:
+    """Every hold in force: case, reason, note, who placed it, when, and when it expires."""
+    from annotator.db import session_scope
+    from annotator.services.labeling import holds_in_force
+
+    with session_scope(_engine(db)) as session:
+        holds = holds_in_force(session, OPERATOR, _dataset_pk(session, dataset))
+    if as_json:
+        _echo_json([hold.to_json() for hold in holds])
+        return
+    typer.echo(f"{len(holds)} holds in force")
+    for hold in holds:  # the note as a JSON string: no control character reaches the terminal
+        typer.echo(f"{hold.dataset} {hold.case_id}: {hold.reason} by {hold.holder}, placed {hold.placed_at:%Y-%m-%d %H:%M}, "
+                   f"expires {hold.expires_at:%Y-%m-%d %H:%M}, note {json.dumps(hold.note, ensure_ascii=False)}")
+
+
+@hold_app.command("lift")
+def hold_lift(case_id: Annotated[str, typer.Argument(help="The case whose holds to lift.")],
+              dataset: DatasetOpt = None, db: Db = None) -> None:
+    """Lift every hold in force on a case, whoever placed it."""
+    from annotator.db import session_scope
+    from annotator.services.labeling import lift_holds
+    from annotator.services.lookup import find_case
+
+    with session_scope(_engine(db)) as session:
+        case = find_case(session, case_id, dataset)
+        lifted = lift_holds(session, OPERATOR, case.id)
+        shown = case.case_id
+    typer.echo(f"Lifted {lifted} hold{'' if lifted == 1 else 's'} on case {shown}")
 
 
 @app.command()

@@ -93,6 +93,10 @@ class OnHoldError(AnnotatorError):
     """The claim's case is on hold; it cannot be labeled until the hold is lifted."""
 
 
+class CaseFinalError(AnnotatorError):
+    """A case whose claims are all agreed or adjudicated cannot be put on hold."""
+
+
 class InvalidValueError(AnnotatorError):
     """A value (label, severity, hold reason, role, category) is not one of the allowed ones."""
 

@@ -233,6 +233,9 @@ MESSAGES: dict[str, str] = {
     "msg.release.still_to_label": "you cannot {doing}: it holds claims you are assigned to label and have not "
                                   "labeled yet, and its files show the other labels on them; label them first, or "
                                   "ask another admin",
+    "msg.release.scope_still_to_label": "you cannot {doing}: its scope holds claims you are assigned to label and have "
+                                        "not labeled yet, and a release shows the other labels on them (its files, or its "
+                                        "counts of what is left out); label them first, or ask another admin",
     "msg.release.doing_create": "create this release",
     "msg.release.doing_download": "download release '{name}'",
     "msg.release.doing_compare": "compare releases '{old}' and '{new}'",
@@ -638,4 +641,8 @@ MESSAGES: dict[str, str] = {
     "msg.import.problem.id_too_long": "the value is {n:,} characters long, over the limit of {most:,} for an id or name",
     "msg.import.fix.shorten_id": "Use a shorter id or name",
     "msg.import.option.dataset_too_long": "the dataset name is {n:,} characters long, over the limit of {most:,}: use a shorter --dataset",
+    "msg.denied.no_caller": "no caller was given: a service acts for a logged-in user or the command line, never for nobody",
+    "msg.denied.lift_holds": "only an admin may see every hold and lift another person's hold",
+    "msg.hold_case_final": "every claim of case '{case_id}' is already agreed or adjudicated: there is nothing left to hold",
+    "msg.lift_still_to_label": "you are assigned to label this case and have not labeled all of its claims: its holds are the other labelers' judgment; label it first, or ask another admin",
 }

@@ -16,6 +16,9 @@ SEVERITIES: tuple[str, ...] = ("leak", "legal", "amount_or_deadline", "other")
 HOLD_REASONS: tuple[str, ...] = ("gold_undetermined", "missing_logs", "permission_unknown")
 """Why a case cannot be labeled yet."""
 
+HOLD_EXPIRES_AFTER_DAYS = 14
+"""A hold no one lifts stops applying this many days after it was placed (workflow.hold_in_force)."""
+
 ROLES: tuple[str, ...] = ("labeler", "adjudicator", "admin")
 
 SLICES: tuple[str, ...] = (

@@ -5,8 +5,10 @@ who may revise or adjudicate. Each rule lives here once; services and pages call
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
+
+from annotator.vocabulary import HOLD_EXPIRES_AFTER_DAYS
 
 
 class State(StrEnum):
@@ -33,7 +35,8 @@ def claim_state(labels: Sequence[str], adjudicated: bool, changed_after: bool, o
     adjudicated: an adjudication exists for the claim.
     changed_after: a label or the claim itself changed after that adjudication
         (`adjudication_outdated`).
-    on_hold: the claim's case has a hold that has not been lifted.
+    on_hold: the claim's case has a hold in force (`hold_in_force`), whoever placed it: a hold
+        parks the case only in its holder's queue, but the case is not final until it is lifted.
     to_review: some label of the claim is to review (`label_to_review`): made before the
         claim's content last changed, with no adjudication decided since.
     Precedence: on hold, then adjudication (stale when changed after it), then a label to
@@ -53,6 +56,23 @@ def claim_state(labels: Sequence[str], adjudicated: bool, changed_after: bool, o
     if len(labels) == 1:
         return State.SINGLE
     return State.AGREED if len(set(labels)) == 1 else State.DISPUTED
+
+
+HOLD_LIFETIME = timedelta(days=HOLD_EXPIRES_AFTER_DAYS)
+"""How long a hold applies when no one lifts it."""
+
+
+def hold_in_force(created_at: datetime, lifted_at: datetime | None, now: datetime) -> bool:
+    """The hold rule: a hold applies from when it was placed until it is lifted (by its holder, by
+    an admin or from the command line) or until HOLD_LIFETIME has passed, whichever comes first.
+
+    A hold is its holder's own: it parks the case in the holder's queue only (the other labelers'
+    queues, pages and counts do not change), and keeps the case's claims out of a release (state
+    on_hold, `claim_state`) while it applies. A case whose claims are all final cannot be put on
+    hold (services/labeling.put_on_hold). services/states.py applies the same rule in SQL
+    (`hold_in_force_sql`); the tests check the two against each other.
+    """
+    return lifted_at is None and now < created_at + HOLD_LIFETIME
 
 
 def label_to_review(label_written_at: datetime, content_changed_at: datetime, decided_at: datetime | None) -> bool:
@@ -127,6 +147,7 @@ class Permission(StrEnum):
     MANAGE_USERS = "manage_users"  # add, change, disable users, reset passwords
     SEE_HISTORY = "see_history"  # the audit trail of a claim (names labelers and their labels)
     CORRECT_LABELS = "correct_labels"  # change a labeler's stored label on a claim, with a reason
+    LIFT_HOLDS = "lift_holds"  # see every hold in force and lift anyone's (a labeler lifts their own)
 
 
 _GRANTS: dict[Permission, frozenset[str]] = {
@@ -139,6 +160,7 @@ _GRANTS: dict[Permission, frozenset[str]] = {
     Permission.MANAGE_USERS: frozenset({"admin"}),
     Permission.SEE_HISTORY: frozenset({"admin"}),
     Permission.CORRECT_LABELS: frozenset({"admin"}),
+    Permission.LIFT_HOLDS: frozenset({"admin"}),
 }
 
 

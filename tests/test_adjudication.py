@@ -77,7 +77,7 @@ def test_a_decision_keeps_the_labels_and_a_later_change_makes_it_stale(disputed_
     with session_scope(engine) as s:
         assert claim_states(s, claim_pks=[first])[first] is State.ADJUDICATED
         assert sorted(s.exec(select(Label.value).where(Label.claim_pk == first)).all()) == ["contradict", "support"]
-        assert adjudication_queue(s) == []
+        assert adjudication_queue(s, OPERATOR) == []
         with pytest.raises(StaleWriteError):  # saw no decision, but there is one now
             adjudicate(s, get_user(s, "carol"), first, "support")
         claim = s.get(Claim, first)
@@ -88,7 +88,7 @@ def test_a_decision_keeps_the_labels_and_a_later_change_makes_it_stale(disputed_
         s.add(claim)
     with session_scope(engine) as s:
         assert claim_states(s, claim_pks=[first])[first] is State.STALE
-        assert [item.state for item in adjudication_queue(s)] == ["stale"]
+        assert [item.state for item in adjudication_queue(s, OPERATOR)] == ["stale"]
         decision = adjudicate(s, get_user(s, "carol"), first, "support", expected_revision=1)
         assert decision.revision == 2
     with session_scope(engine) as s:

@@ -66,6 +66,7 @@ from annotator.services import (
     status,
     users,
 )
+from annotator.messages import english
 from annotator.services.access import OPERATOR
 from annotator.services.fingerprint import label_fingerprint
 from annotator.workflow import Permission
@@ -293,10 +294,22 @@ ADJUDICATION_OF_X = b"claim_id,adjudicator,label\ncase-1-c1,aoi,support\n"
 """Uploads for the Import page's services: a new case; files naming A as the labeler or
 adjudicator of X (an admin who labels X is refused at the row, whatever the stored labels)."""
 
+UPDATE_OF_X = json.dumps({
+    "case_id": "case-1", "question": "Question of case-1?", "answer": "Answer of case-1.", "slice": "normal",
+    "split": "dev", "metadata": {"source": "blind test"},
+    "passages": [{"passage_id": f"case-1-p{k}", "doc_id": "doc-1", "version": "2026-04", "title": f"Policy 1.{k}",
+                  "text": f"Evidence text 1.{k}."} for k in (1, 2, 3)],
+    "claims": [{"claim_id": "case-1-c1", "text": "Claim text 1.1, reworded."}, {"claim_id": "case-1-c2", "text": "Claim text 1.2."}],
+}).encode() + b"\n"
+"""case-1 again with X's text changed (--update): the labels of X and Z written before are to
+review; the report must not count A's label of X for an admin who still labels X."""
+UPDATE = imports.UploadOptions(dataset="pilot", update=True)
+
 
 PROBES: dict[str, dict[str, Probe]] = {
     "access.caller_roles": {"": lambda s, c: access.caller_roles(c.me)},
     "access.is_operator": {"": lambda s, c: access.is_operator(c.me)},
+    "access.need_caller": {"": lambda s, c: access.need_caller(c.me)},
     "access.require": {"every permission": _each_permission},
     "adjudication.adjudicate": {
         "X": lambda s, c: adjudication.adjudicate(s, c.me, c.k.x, "support", rationale="probe"),
@@ -357,6 +370,7 @@ PROBES: dict[str, dict[str, Probe]] = {
     "imports.check_dataset_name": {"": lambda s, c: imports.check_dataset_name("pilot")},
     "imports.check_upload": {
         "cases": lambda s, c: imports.check_upload(s, c.me, "cases.jsonl", NEW_CASE, imports.UploadOptions()),
+        "update of X": lambda s, c: imports.check_upload(s, c.me, "cases.jsonl", UPDATE_OF_X, UPDATE),
         "labels of X": lambda s, c: imports.check_upload(s, c.me, "labels.csv", LABEL_OF_X,
                                                          imports.UploadOptions(kind="labels")),
         "adjudications of X": lambda s, c: imports.check_upload(s, c.me, "adjudications.csv", ADJUDICATION_OF_X,
@@ -364,6 +378,7 @@ PROBES: dict[str, dict[str, Probe]] = {
     },
     "imports.import_upload": {
         "cases": lambda s, c: imports.import_upload(s, c.me, "cases.jsonl", NEW_CASE, imports.UploadOptions()),
+        "update of X": lambda s, c: imports.import_upload(s, c.me, "cases.jsonl", UPDATE_OF_X, UPDATE),
         "labels of X": lambda s, c: imports.import_upload(s, c.me, "labels.csv", LABEL_OF_X,
                                                           imports.UploadOptions(kind="labels")),
         "adjudications of X": lambda s, c: imports.import_upload(s, c.me, "adjudications.csv", ADJUDICATION_OF_X,
@@ -390,6 +405,10 @@ PROBES: dict[str, dict[str, Probe]] = {
     "labeling.first_unassigned_cases": {"": lambda s, c: labeling.first_unassigned_cases(s, 20)},
     "labeling.is_assigned_to_claim": {"X": lambda s, c: labeling.is_assigned_to_claim(s, c.me, c.k.x)},
     "labeling.lift_hold": {"case-1": lambda s, c: labeling.lift_hold(s, c.me, c.k.case1)},
+    "labeling.lift_holds": {"case-1": lambda s, c: labeling.lift_holds(s, c.me, c.k.case1),
+                            "case-2": lambda s, c: labeling.lift_holds(s, c.me, c.k.case2)},
+    "labeling.holds_in_force": {"": lambda s, c: labeling.holds_in_force(s, c.me),
+                                "dataset": lambda s, c: labeling.holds_in_force(s, c.me, c.k.dataset)},
     "labeling.lock_claim": {"X": lambda s, c: labeling.lock_claim(s, c.k.x)},
     "labeling.next_claim_for": {"": lambda s, c: labeling.next_claim_for(s, c.me)},
     "labeling.progress_for": {"": lambda s, c: labeling.progress_for(s, c.me)},
@@ -459,37 +478,22 @@ INTERNAL: dict[str, str] = {
     "states.claim_facts": "no caller: every claim's label values, for services that checked their caller",
     "states.claim_states": "no caller: every claim's state, for services that checked their caller",
     "states.count_by_state": "pure: counts a states mapping it is given",
+    "states.hold_cutoff": "pure: a time less the hold lifetime",
+    "states.hold_in_force_sql": "builds a SQL condition, reads nothing",
     "releases.choose_claims": "no caller, no database: a rule over claim states that release create and the Home page apply",
     "labeling.versions_in_dataset": "no caller: the versions of documents the caller's view already shows, read by "
                                   "claim_for_labeler and view_for_adjudicator after their checks",
     "labeling.check_content_seen": "no caller: compares two timestamps for save_label and adjudicate, which checked their caller",
     "users.ensure_user": "no caller: creates people for imports, which checked their caller",
+    "demo.demo_logins_in_use": "no caller: which demo users keep their demo password, for the command line's serve warning",
+    "numbers.plain_number": "no caller, no database: turns a driver's number into a plain int or float",
+    "numbers.plain_row": "no caller, no database: plain_number over a result row",
     "users.taken_name": "no caller: the user name equal to a name up to case, for add_user and imports, which checked their caller",
 }
 """Public service functions that take no caller and that no page calls: reachable on nobody's
 behalf (`test_internal_service_functions_are_not_called_by_any_page` checks the second part)."""
 
-_UNFINISHED = re.compile(r"\b(unlabeled|single)\b")
-
-
-def merge_unfinished_states(value: Any) -> Any:
-    """A dump with the states `unlabeled` and `single` merged (in keys, summed, and in texts)."""
-    if isinstance(value, dict):
-        merged: dict = {}
-        for key, item in value.items():
-            key, item = _UNFINISHED.sub("<unfinished>", key), merge_unfinished_states(item)
-            merged[key] = merged[key] + item if key in merged and isinstance(item, int) else item
-        return merged
-    if isinstance(value, list):
-        return [merge_unfinished_states(item) for item in value]
-    return _UNFINISHED.sub("<unfinished>", value) if isinstance(value, str) else value
-
-
-COUNTS_ONLY: dict[tuple[str, str], tuple[str, Callable[[Any], Any] | None]] = {
-    ("boss", "releases.create_release"): (
-        "counts X among the claims left out as `single` instead of `unlabeled` (in the manifest or the refusal): "
-        "the rest of the release must not change", merge_unfinished_states),
-}
+COUNTS_ONLY: dict[tuple[str, str], tuple[str, Callable[[Any], Any] | None]] = {}
 """(caller, function) whose result may differ between S0 and S1 in counts of claims by state,
 and why: compared after the given transform (None: only the absolute checks apply)."""
 
@@ -669,11 +673,77 @@ def test_a_service_refuses_nothing_to_b_that_depends_on_as_label(swept):
     assert changed == {}
 
 
+CALLER_PARAMETERS = ("caller", "actor", "user")
+"""The names a service gives the person it acts for."""
+
+ANSWERS_ABOUT_A_CALLER = {"access.caller_roles", "access.is_operator", "users.has_role", "users.roles_of"}
+"""Questions about a caller rather than services acting for one: without a caller they answer
+"no role", never every role."""
+
+
+def services_taking_a_caller() -> list[str]:
+    """`module.function` of every public service function with a caller parameter."""
+    found = []
+    for function in sorted(public_service_functions()):
+        module, name = function.split(".")
+        item = getattr(importlib.import_module(f"annotator.services.{module}"), name)
+        if set(inspect.signature(item).parameters) & set(CALLER_PARAMETERS):
+            found.append(function)
+    return found
+
+
+@pytest.fixture(scope="module")
+def world_without_caller(tmp_path_factory):
+    """The world S1 on SQLite: (engine, keys, folder)."""
+    root = tmp_path_factory.mktemp("no-caller")
+    engine = init_db(f"sqlite:///{root / 'blind.db'}")
+    with session_scope(engine) as session:
+        build_world(session, root / "releases")
+        a_labels_x(session)
+    with session_scope(engine) as session:
+        keys = world_keys(session)
+    yield engine, keys, root
+    engine.dispose()
+
+
+@pytest.mark.parametrize("function", [f for f in services_taking_a_caller() if f not in ANSWERS_ABOUT_A_CALLER])
+def test_a_service_called_without_a_caller_is_refused(world_without_caller, function):
+    """No service fails open: a caller that forgets the user (None) is refused, in every probe,
+    never given everything (the command line passes access.OPERATOR)."""
+    engine, keys, root = world_without_caller
+    if function == "access.require":
+        with Session(engine) as session:
+            assert set(_each_permission(session, SimpleNamespace(me=None)).values()) == {
+                f"refused: {PermissionDeniedError.of(f'msg.denied.{p.value}')}" for p in Permission}
+        return
+    outcomes = {}
+    for number, (probe, call) in enumerate(PROBES[function].items()):
+        out = root / "out" / function / str(number)
+        out.mkdir(parents=True, exist_ok=True)
+        with Session(engine, expire_on_commit=False) as session:
+            try:
+                call(session, SimpleNamespace(me=None, k=keys, out=out))
+                outcomes[probe] = "ok"
+            except PermissionDeniedError:
+                outcomes[probe] = "refused"
+            except Exception as error:  # noqa: BLE001 - reported below
+                outcomes[probe] = f"{type(error).__name__}: {error}"
+            finally:
+                session.rollback()
+    assert outcomes == dict.fromkeys(PROBES[function], "refused")
+
+
+@pytest.mark.parametrize("function", sorted(ANSWERS_ABOUT_A_CALLER))
+def test_a_question_about_no_caller_answers_no_role(function):
+    module, name = function.split(".")
+    item = getattr(importlib.import_module(f"annotator.services.{module}"), name)
+    answer = item(None, "labeler") if name == "has_role" else item(None)
+    assert answer in (False, frozenset(), [], ())
+
+
 # --- pages ---------------------------------------------------------------------------------------
 
 PAGE_KEYS = ("home", "label", "adjudicate", "agreement", "releases", "admin", "imports")
-STATUS_TAB = "Project status"
-"""The Admin page's tab of project counts (claims by state): any admin sees them (COUNTS_ONLY)."""
 HISTORY_TAB = "Claim history"
 
 
@@ -779,12 +849,13 @@ def log_in(who: str, query: dict | None = None) -> AppTest:
 
 def visit_every_page(who: str, user_pk: int, keys: SimpleNamespace, downloads: Downloads) -> dict[str, dict]:
     """Drive the app as `who` through every page they may open and every address they may not:
-    step name -> {"full": page_text, "compared": page_text without the status tab, "at": AppTest}."""
+    step name -> {"full": page_text, "compared": page_text (the Project status tab included: its
+    counts and holds leave out the claims B still has to label), "at": AppTest}."""
     steps: dict[str, dict] = {}
 
     def keep(step: str, at: AppTest) -> None:
         assert not at.exception, f"{step}: {at.exception}"
-        steps[step] = {"full": page_text(at, downloads), "compared": page_text(at, downloads, (STATUS_TAB,)),
+        steps[step] = {"full": page_text(at, downloads), "compared": page_text(at, downloads),
                        "history tab": page_text(at, downloads, only_tab=HISTORY_TAB),
                        "titles": [t.value for t in at.title], "errors": [e.value for e in at.error],
                        "warnings": [w.value for w in at.warning]}
@@ -996,6 +1067,30 @@ def test_an_import_by_an_admin_who_labels_x_tells_nothing_of_as_label(any_engine
     # refused at the row, whatever the stored labels: "label the claim first"
     assert after["outcome"] == "error" and "line 2, field 'claim_id'" in json.dumps(after["result"])
     assert "have not labeled it yet" in json.dumps(after["result"])
+
+
+def test_an_update_imported_by_an_admin_who_labels_x_counts_no_label_of_x_for_review_and_the_operator_counts_all(
+        any_engine, tmp_path):
+    """The report's "Marked N labels for review" leaves out the claims the importer still has to
+    label (it would say that A labeled X); the command line (OPERATOR) counts every label."""
+    path = tmp_path / "cases.jsonl"
+    path.write_bytes(UPDATE_OF_X)
+    with session_scope(any_engine) as session:
+        build_world(session, tmp_path / "releases")
+        a_labels_x(session)
+        x = lookup.find_claim(session, "case-1-c1").id  # A labeled X before the update (A_TIME is later)
+        session.exec(update(Label).where(Label.claim_pk == x).values(updated_at=datetime(2026, 1, 1, tzinfo=UTC)))
+    counted = {}
+    for who in ("boss", "operator"):
+        with Session(any_engine) as session:
+            caller = OPERATOR if who == "operator" else users.get_user(session, who)
+            checked = imports.check_upload(session, caller, "cases.jsonl", UPDATE_OF_X, UPDATE)
+            report = imports.import_cases(session, caller, path, dataset="pilot", update=True)
+            counted[who] = (checked.report.labels_to_review, report.labels_to_review,
+                            [str(line) for line in report.notes()])
+            session.rollback()
+    marked = english("msg.import.report.to_review_one", n=1)
+    assert counted == {"boss": (0, 0, []), "operator": (1, 1, [marked])}
 
 
 # --- an admin who labels, and releases -------------------------------------------------------------

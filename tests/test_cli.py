@@ -343,3 +343,28 @@ def test_an_import_onto_a_full_disk_says_so_exits_1_and_lands_nothing(monkeypatc
     assert printed == b""
     monkeypatch.setattr(annotator_db, "_configure_sqlite", configure)
     assert json.loads(run("status", "--json", db=db, cwd=tmp_path).stdout)["cases"] == 0
+
+
+def test_hold_list_shows_a_labelers_hold_and_hold_lift_lifts_it_as_the_operator(tmp_path):
+    from annotator.db import init_db, session_scope
+    from annotator.services.labeling import put_on_hold
+    from annotator.services.lookup import find_case
+    from annotator.services.users import get_user
+    from tests.factories import pilot
+
+    db = f"sqlite:///{tmp_path / 'holds.db'}"
+    engine = init_db(db)
+    with session_scope(engine) as session:
+        pilot(session, n_cases=2)
+        put_on_hold(session, get_user(session, "alice"), find_case(session, "case-2").id, "missing_logs", "no log\x1b[31m")
+    engine.dispose()
+    listed = json.loads(run("hold", "list", "--json", db=db, cwd=tmp_path).stdout)
+    assert [(h["case_id"], h["dataset"], h["reason"], h["note"], h["holder"]) for h in listed] == [
+        ("case-2", "pilot", "missing_logs", "no log\x1b[31m", "alice")]
+    text = run("hold", "list", db=db, cwd=tmp_path).stdout
+    assert text.splitlines()[0] == "1 holds in force" and "\x1b" not in text and 'note "no log\\u001b[31m"' in text
+    assert run("hold", "lift", "case-2", db=db, cwd=tmp_path).stdout.strip() == "Lifted 1 hold on case case-2"
+    assert run("hold", "lift", "case-2", db=db, cwd=tmp_path).stdout.strip() == "Lifted 0 holds on case case-2"
+    assert json.loads(run("hold", "list", "--json", db=db, cwd=tmp_path).stdout) == []
+    unknown = run("hold", "lift", "case-9", db=db, cwd=tmp_path, ok=False)
+    assert unknown.returncode == 1 and "case-9" in unknown.stderr and "Traceback" not in unknown.stderr

@@ -517,15 +517,17 @@ def test_two_adjudicators_revising_one_decision_at_once_one_wins_and_the_other_i
         ("create", None, "carol"), ("update", 1, winner)]
 
 
-def test_two_labelers_holding_one_case_at_once_leave_one_hold_with_one_event(race_db, monkeypatch):
+def test_one_labeler_holding_one_case_twice_at_once_leaves_one_hold_with_one_event(race_db, monkeypatch):
+    """Two tabs of alice press "Put the case on hold" together: a hold is its holder's own, one per
+    holder (labeling.put_on_hold locks the case)."""
     engine, claim_pk, _ = race_db
     with session_scope(engine) as s:
         case_pk = claim_for_labeler(s, get_user(s, "alice"), claim_pk).case_pk
-    _hold_after(monkeypatch, labeling_service, "_active_hold")
+    _hold_after(monkeypatch, labeling_service, "_own_hold")
     outcomes = _at_once(
         engine,
         ("alice", lambda s, me: put_on_hold(s, me, case_pk, "missing_logs")),
-        ("bob", lambda s, me: put_on_hold(s, me, case_pk, "permission_unknown")),
+        ("alice", lambda s, me: put_on_hold(s, me, case_pk, "permission_unknown")),
     )
     assert [o.error for o in outcomes] == [None, None], outcomes
     with session_scope(engine) as s:

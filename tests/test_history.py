@@ -24,7 +24,7 @@ from annotator.models import Case, Claim, ClaimPassage, Dataset, Label, LabelEve
 from annotator.services.adjudication import adjudicate
 from annotator.services.history import NO_ACTOR, claim_datasets, claim_history_view
 from annotator.services.imports import import_adjudications, import_cases, import_labels
-from annotator.services.labeling import assign_cases, lift_hold, put_on_hold, save_label
+from annotator.services.labeling import assign_cases, lift_hold, lift_holds, put_on_hold, save_label
 from annotator.services.releases import create_release
 from annotator.services.users import add_user, ensure_user, get_user, set_active, set_password, set_roles
 from tests.conftest import TEST_DATA, decision_button
@@ -213,12 +213,13 @@ def test_a_hold_records_one_event_when_placed_and_one_when_lifted_and_nothing_wh
     assert placed[0]["after"] == {"case_pk": case_pk, "reason": "missing_logs", "note": "no logs"}
     assert writes(team_db, lambda s: put_on_hold(s, get_user(s, "alice"), case_pk, "gold_undetermined")) == []
 
-    lifted = writes(team_db, lambda s: lift_hold(s, get_user(s, "root"), case_pk))
+    lifted = writes(team_db, lambda s: lift_holds(s, get_user(s, "root"), case_pk))
     assert kinds(lifted) == [("hold", "update")]
     assert lifted[0]["entity_pk"] == placed[0]["entity_pk"]
     what = {"case_pk": case_pk, "reason": "missing_logs"}
     assert (lifted[0]["before"], lifted[0]["after"]) == ({**what, "lifted": False}, {**what, "lifted": True})
-    assert writes(team_db, lambda s: lift_hold(s, get_user(s, "root"), case_pk)) == []
+    assert writes(team_db, lambda s: lift_holds(s, get_user(s, "root"), case_pk)) == []
+    assert writes(team_db, lambda s: lift_hold(s, get_user(s, "alice"), case_pk)) == []
 
 
 def test_assigning_records_one_event_per_new_assignment_and_nothing_for_existing_ones(any_engine):
@@ -344,7 +345,7 @@ def test_an_admin_reads_a_claims_history_oldest_first_with_its_cases_holds_and_a
         save_label(s, alice, sibling, "insufficient", rationale="NOT-THIS-CLAIM")
         put_on_hold(s, bob, case_1, "missing_logs", "no retrieval log")
         put_on_hold(s, bob, case_2, "permission_unknown", "NOT-THIS-CASE")
-        lift_hold(s, root, case_1)
+        lift_holds(s, root, case_1)
         save_label(s, alice, first, "contradict", severity="amount_or_deadline", rationale="p2 differs", expected_revision=1)
         save_label(s, bob, first, "support")
         adjudicate(s, carol, first, "contradict", rationale="p2 is newer")

@@ -135,14 +135,14 @@ def test_a_held_case_leaves_the_queue_and_cannot_be_labeled_until_lifted(team_db
         with pytest.raises(OnHoldError):
             save_label(s, alice, claim_pk, "support")
         assert claim_states(s, claim_pks=[claim_pk])[claim_pk] is State.ON_HOLD
-        with pytest.raises(PermissionDeniedError):
-            lift_hold(s, _user(s, "bob"), case_pk)
+        assert lift_hold(s, _user(s, "bob"), case_pk) is False  # bob has no hold here: alice's stays
+        assert claim_states(s, claim_pks=[claim_pk])[claim_pk] is State.ON_HOLD
         assert lift_hold(s, alice, case_pk) is True
     with session_scope(team_db) as s:
         assert next_claim_for(s, _user(s, "alice")) == claim_pk
 
 
-def test_the_hold_reason_is_shown_to_its_holder_and_not_to_the_other_labeler(team_db):
+def test_a_hold_and_its_reason_are_shown_to_its_holder_and_not_to_the_other_labeler(team_db):
     with session_scope(team_db) as s:
         alice = _user(s, "alice")
         claim_pk = next_claim_for(s, alice)
@@ -150,7 +150,7 @@ def test_the_hold_reason_is_shown_to_its_holder_and_not_to_the_other_labeler(tea
     with session_scope(team_db) as s:
         mine, theirs = claim_for_labeler(s, _user(s, "alice"), claim_pk), claim_for_labeler(s, _user(s, "bob"), claim_pk)
         assert (mine.on_hold, mine.hold_reason, mine.may_lift_hold) == (True, "gold_undetermined", True)
-        assert (theirs.on_hold, theirs.hold_reason, theirs.may_lift_hold) == (True, None, False)
+        assert (theirs.on_hold, theirs.hold_reason, theirs.may_lift_hold) == (False, None, False)
 
 
 def test_an_unknown_hold_reason_is_refused(team_db):
@@ -285,3 +285,175 @@ def test_a_claim_s_view_has_every_version_of_its_passages_documents_in_its_datas
         assert claim_for_labeler(s, alice, claim_pk).document_versions == {"doc-1": ("v1", "v2")}
         assert versions_in_dataset(s, pilot_pk, claim_passages(s, claim_pk)) == {"doc-1": ("v1", "v2")}
         assert versions_in_dataset(s, pilot_pk, ()) == {}
+
+
+# --- the hold rule (workflow.hold_in_force): the holder's own, lifted by them, an admin or time ---
+
+
+def _bobs_standing(s, claim_pk):  # noqa: ANN001, ANN202 - everything bob's pages show of his queue
+    from annotator.services import home
+
+    bob = _user(s, "bob")
+    return (next_claim_for(s, bob), progress_for(s, bob), claim_for_labeler(s, bob, claim_pk), home.labeler_overview(s, bob))
+
+
+def test_a_hold_changes_nothing_in_the_other_labelers_queue_pages_or_counts_and_they_may_label(team_db):
+    with session_scope(team_db) as s:
+        claim_pk = next_claim_for(s, _user(s, "alice"))
+        case_pk = claim_for_labeler(s, _user(s, "alice"), claim_pk).case_pk
+        before = _bobs_standing(s, claim_pk)
+    with session_scope(team_db) as s:
+        put_on_hold(s, _user(s, "alice"), case_pk, "missing_logs", "no retrieval log")
+    with session_scope(team_db) as s:
+        assert _bobs_standing(s, claim_pk) == before
+        assert next_claim_for(s, _user(s, "alice")) != claim_pk  # parked in the holder's queue
+        save_label(s, _user(s, "bob"), claim_pk, "support")
+    with session_scope(team_db) as s:
+        assert claim_states(s, claim_pks=[claim_pk])[claim_pk] is State.ON_HOLD  # not final: no release
+
+
+def test_each_labeler_holds_a_case_for_themselves_and_lifting_one_hold_leaves_the_other(team_db):
+    with session_scope(team_db) as s:
+        claim_pk = next_claim_for(s, _user(s, "alice"))
+        case_pk = claim_for_labeler(s, _user(s, "alice"), claim_pk).case_pk
+        alices = put_on_hold(s, _user(s, "alice"), case_pk, "missing_logs")
+        bobs = put_on_hold(s, _user(s, "bob"), case_pk, "gold_undetermined")
+        assert alices.id != bobs.id
+        assert put_on_hold(s, _user(s, "bob"), case_pk, "missing_logs").id == bobs.id  # his own, unchanged
+    with session_scope(team_db) as s:
+        assert lift_hold(s, _user(s, "alice"), case_pk) is True
+    with session_scope(team_db) as s:
+        assert next_claim_for(s, _user(s, "alice")) == claim_pk
+        assert next_claim_for(s, _user(s, "bob")) != claim_pk
+        assert claim_states(s, claim_pks=[claim_pk])[claim_pk] is State.ON_HOLD
+
+
+def _placed_days_ago(s, case_pk, days):  # noqa: ANN001, ANN202
+    from datetime import timedelta
+
+    from annotator.models import Hold, utcnow
+
+    for hold in s.exec(select(Hold).where(Hold.case_pk == case_pk)):
+        hold.created_at = utcnow() - timedelta(days=days)
+        s.add(hold)
+
+
+@pytest.mark.parametrize("days, in_force", [(13.9, True), (14.01, False)])
+def test_a_hold_nobody_lifts_expires_14_days_after_it_was_placed(team_db, days, in_force):
+    from annotator.services.labeling import holds_in_force
+    from annotator.services.status import project_status
+
+    with session_scope(team_db) as s:
+        alice = _user(s, "alice")
+        claim_pk = next_claim_for(s, alice)
+        case_pk = claim_for_labeler(s, alice, claim_pk).case_pk
+        put_on_hold(s, alice, case_pk, "missing_logs")
+        _placed_days_ago(s, case_pk, days)
+    with session_scope(team_db) as s:
+        alice = _user(s, "alice")
+        assert (next_claim_for(s, alice) != claim_pk) is in_force
+        assert claim_for_labeler(s, alice, claim_pk).on_hold is in_force
+        assert (claim_states(s, claim_pks=[claim_pk])[claim_pk] is State.ON_HOLD) is in_force
+        assert project_status(s, OPERATOR)["holds"]["active"] == int(in_force)
+        assert len(holds_in_force(s, OPERATOR)) == int(in_force)
+        if in_force:
+            with pytest.raises(OnHoldError):
+                save_label(s, alice, claim_pk, "support")
+        else:
+            save_label(s, alice, claim_pk, "support")
+            assert put_on_hold(s, alice, case_pk, "gold_undetermined").reason == "gold_undetermined"  # a new hold
+
+
+def test_an_admin_and_the_command_line_see_and_lift_a_labelers_hold(team_db):
+    from annotator.services.labeling import holds_in_force, lift_holds
+
+    with session_scope(team_db) as s:
+        alice = _user(s, "alice")
+        claim_pk = next_claim_for(s, alice)
+        case_pk = claim_for_labeler(s, alice, claim_pk).case_pk
+        put_on_hold(s, alice, case_pk, "permission_unknown", "ask legal")
+        put_on_hold(s, _user(s, "bob"), case_pk, "missing_logs")
+    with session_scope(team_db) as s:
+        rows = holds_in_force(s, _user(s, "root"))
+        assert [(r.case_id, r.reason, r.note, r.holder) for r in rows] == [
+            ("case-1", "permission_unknown", "ask legal", "alice"), ("case-1", "missing_logs", "", "bob")]
+        assert all((r.expires_at - r.placed_at).days == 14 for r in rows)
+        with pytest.raises(PermissionDeniedError):
+            holds_in_force(s, alice)
+        with pytest.raises(PermissionDeniedError):
+            lift_holds(s, _user(s, "bob"), case_pk)
+        assert lift_holds(s, _user(s, "root"), case_pk) == 2
+        assert lift_holds(s, OPERATOR, case_pk) == 0
+    with session_scope(team_db) as s:
+        assert next_claim_for(s, _user(s, "alice")) == claim_pk
+        assert claim_states(s, claim_pks=[claim_pk])[claim_pk] is State.UNLABELED
+        events = s.exec(select(LabelEvent).where(LabelEvent.entity == "hold", LabelEvent.action == "update")).all()
+        assert [(e.actor_pk, e.after["lifted"]) for e in events] == [(_user(s, "root").id, True)] * 2
+
+
+def test_a_case_whose_claims_are_all_agreed_or_adjudicated_cannot_be_put_on_hold(team_db):
+    from annotator.errors import CaseFinalError
+    from annotator.services.adjudication import adjudicate
+    from annotator.services.lookup import find_case, find_claim
+
+    with session_scope(team_db) as s:
+        alice, bob = _user(s, "alice"), _user(s, "bob")
+        case_pk = find_case(s, "case-1").id
+        c1, c2 = find_claim(s, "case-1-c1").id, find_claim(s, "case-1-c2").id
+        for who, value in ((alice, "support"), (bob, "support")):
+            save_label(s, who, c1, value)
+        save_label(s, alice, c2, "support")
+        save_label(s, bob, c2, "contradict")
+        put_on_hold(s, alice, case_pk, "missing_logs")  # c2 disputed: there is something to hold
+        lift_hold(s, alice, case_pk)
+        adjudicate(s, _user(s, "carol"), c2, "support", rationale="passage 1 says so")
+    with session_scope(team_db) as s:
+        for who in ("alice", "bob", "root"):
+            with pytest.raises(CaseFinalError) as refused:
+                put_on_hold(s, _user(s, who), case_pk, "gold_undetermined")
+            assert str(refused.value) == (
+                "every claim of case 'case-1' is already agreed or adjudicated: there is nothing left to hold")
+    with session_scope(team_db) as s:
+        assert claim_states(s, claim_pks=[c1, c2]) == {c1: State.AGREED, c2: State.ADJUDICATED}
+
+
+def test_an_admin_who_still_labels_a_case_is_shown_no_others_hold_on_it_and_may_not_lift_it(team_db):
+    from annotator.services.labeling import assign_cases, holds_in_force, lift_holds
+    from annotator.services.lookup import find_case
+    from annotator.services.status import project_status
+    from annotator.services.users import set_roles
+
+    with session_scope(team_db) as s:
+        boss = set_roles(s, OPERATOR, _user(s, "root"), ["admin", "labeler"])
+        case_pk = find_case(s, "case-1").id
+        assign_cases(s, OPERATOR, [case_pk], ["root"])
+        before = project_status(s, boss)
+        put_on_hold(s, _user(s, "alice"), case_pk, "missing_logs")
+    with session_scope(team_db) as s:
+        boss = _user(s, "root")
+        assert holds_in_force(s, boss) == []
+        assert project_status(s, boss) == before
+        with pytest.raises(PermissionDeniedError):
+            lift_holds(s, boss, case_pk)
+        assert [r.holder for r in holds_in_force(s, OPERATOR)] == ["alice"]
+
+
+@pytest.mark.parametrize("placed_days_ago, lifted", [(0, False), (13.99, False), (14.01, False), (1, True), (30, True)])
+def test_the_hold_rule_in_sql_matches_workflow_hold_in_force(team_db, placed_days_ago, lifted):
+    from datetime import timedelta
+
+    from annotator.models import Hold, utcnow
+    from annotator.services.states import hold_in_force_sql
+    from annotator.workflow import hold_in_force
+
+    with session_scope(team_db) as s:
+        alice = _user(s, "alice")
+        case_pk = claim_for_labeler(s, alice, next_claim_for(s, alice)).case_pk
+        hold = put_on_hold(s, alice, case_pk, "missing_logs")
+        hold.created_at = utcnow() - timedelta(days=placed_days_ago)
+        hold.lifted_at = utcnow() if lifted else None
+        s.add(hold)
+    with session_scope(team_db) as s:
+        stored = s.exec(select(Hold)).one()
+        in_sql = s.exec(select(Hold.id).where(hold_in_force_sql(Hold))).first() is not None
+        assert in_sql is hold_in_force(stored.created_at, stored.lifted_at, utcnow()) is (not lifted and placed_days_ago < 14)

@@ -151,7 +151,7 @@ def test_service_refusals_carry_their_key_and_the_unchanged_english_text(engine)
     with session_scope(engine) as session:
         alice, bob = users.get_user(session, "alice"), users.get_user(session, "bob")
         claim = _claim(session, "case-1-c1")
-        labeling.put_on_hold(session, bob, claim.case_pk, "missing_logs")
+        labeling.put_on_hold(session, alice, claim.case_pk, "missing_logs")  # alice's own hold
         with pytest.raises(OnHoldError) as held:
             labeling.save_label(session, alice, claim.id, "support")
         with pytest.raises(PermissionDeniedError) as denied:
@@ -281,13 +281,13 @@ def test_a_stale_save_on_the_label_page_is_refused_in_japanese(app_db):
 
 def test_a_save_on_a_case_put_on_hold_meanwhile_is_refused_in_japanese_once(app_db):
     at = _open("alice").switch_page("views/label.py").run()
-    with session_scope(app_db) as session:
+    with session_scope(app_db) as session:  # alice holds the case in another tab
         case_pk = session.exec(select(Case.id).where(Case.case_id == "case-1")).one()
-        labeling.put_on_hold(session, users.get_user(session, "bob"), case_pk, "gold_undetermined")
+        labeling.put_on_hold(session, users.get_user(session, "alice"), case_pk, "gold_undetermined")
     label_button(at, "insufficient").click().run()
     assert not at.exception
     assert _errors(at) == []  # the page says the case is on hold; the refusal does not say it again
-    assert [w.value for w in at.warning] == [JAPANESE["label.on_hold_by_other"]]
+    assert [w.value for w in at.warning] == [JAPANESE["label.on_hold"].format(reason=JAPANESE["hold.gold_undetermined"])]
     with session_scope(app_db) as session:
         assert session.exec(select(Label)).all() == []
 

@@ -257,7 +257,7 @@ def test_two_labelers_label_the_same_claims_through_the_buttons_with_one_disagre
         status = project_status(session, OPERATOR)
         assert status["labels"] == 6
         assert {k: v for k, v in status["claims_by_state"].items() if v} == {"agreed": 2, "disputed": 1, "unlabeled": 1}
-        assert [item.claim_id for item in adjudication_queue(session)] == ["case-1-c2"]
+        assert [item.claim_id for item in adjudication_queue(session, OPERATOR)] == ["case-1-c2"]
 
 
 def test_the_label_page_saves_cited_passages_rationale_and_severity(engine):
@@ -776,3 +776,22 @@ def test_a_page_that_finds_every_database_connection_busy_says_try_again_not_a_t
     assert [e.value for e in at.error] == [BUSY] and not at.exception
     at.run()
     assert not at.error and not at.exception and at.session_state["auth.user_name"] == "aoi"  # still logged in
+
+
+def test_the_admin_status_tab_lists_a_labelers_hold_and_lifts_it(engine):
+    from annotator.services.labeling import holds_in_force, put_on_hold
+
+    with session_scope(engine) as session:
+        case_pk = session.exec(select(Case.id).where(Case.case_id == "case-1")).one()
+        put_on_hold(session, get_user(session, "aoi"), case_pk, "missing_logs", "no retrieval log")
+    at = open_app("admin")
+    at.switch_page("views/admin.py").run()
+    holds = at.dataframe[-1].value
+    assert [list(holds[column]) for column in ("Case", "Reason", "Note", "Placed by")] == [
+        ["case-1"], ["missing logs"], ["no retrieval log"], ["aoi"]]
+    at.button(key=f"admin.lift_holds.{case_pk}").click().run()
+    assert not at.exception
+    assert [s.value for s in at.success] == ["Lifted 1 hold(s) on case\\-1."]  # Markdown source: shown as typed
+    assert "No hold is in force." in [t.value for t in at.text]
+    with session_scope(engine) as session:
+        assert holds_in_force(session, OPERATOR) == []

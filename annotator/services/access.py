@@ -36,9 +36,9 @@ _DENIED = {permission: f"msg.denied.{permission.value}" for permission in Permis
 """The refusal of each permission, saying who may (a key of annotator.messages.MESSAGES)."""
 
 
-def caller_roles(caller: Caller) -> frozenset[str]:
-    """The roles of a caller (a disabled user has none)."""
-    if not caller.active:
+def caller_roles(caller: Caller | None) -> frozenset[str]:
+    """The roles of a caller (a disabled user has none, and so has no caller: None)."""
+    if caller is None or not caller.active:
         return frozenset()
     return frozenset(role for role in caller.roles.split(",") if role)
 
@@ -48,6 +48,14 @@ def require(caller: Caller | None, permission: Permission) -> None:
     otherwise, also when there is no caller."""
     if caller is None or not allowed(caller_roles(caller), permission):
         raise PermissionDeniedError.of(_DENIED[permission])
+
+
+def need_caller(caller: Caller | None) -> None:
+    """Return when there is a caller; raise PermissionDeniedError (msg.denied.no_caller) for None.
+    Every service that acts for someone calls this (or `require`) first, so that one that forgot
+    its caller is refused rather than served as nobody in particular, or as everyone."""
+    if caller is None:
+        raise PermissionDeniedError.of("msg.denied.no_caller")
 
 
 def is_operator(caller: Caller) -> bool:

@@ -12,7 +12,7 @@ from annotator.errors import InvalidValueError, NotDisputedError, NotFoundError,
 from annotator.messages import Term, english
 from annotator.text import check_free_text
 from annotator.models import Adjudication, Assignment, Case, Claim, Label, User, utcnow
-from annotator.services.access import Caller, is_operator, require
+from annotator.services.access import Caller, is_operator, need_caller, require
 from annotator.services.audit import record_event
 from annotator.services.labeling import (
     PassageView, check_content_seen, claim_passages, is_assigned_to_claim, lock_claim, versions_in_dataset,
@@ -75,22 +75,21 @@ class AdjudicationView:
     document_versions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # labeling.versions_in_dataset
 
 
-def adjudication_queue(session: Session, user: Caller | None = None, dataset_pk: int | None = None) -> list[QueueItem]:
+def adjudication_queue(session: Session, user: Caller, dataset_pk: int | None = None) -> list[QueueItem]:
     """Disputed and stale claims waiting for a decision, in case order.
 
-    With `user`, claims that user labeled or is assigned to label are left out (they may not
-    adjudicate them, and must not see the other labels before labeling). Raises
-    PermissionDeniedError when `user` is no adjudicator (the queue shows label values). Without
-    a user (the command line, as OPERATOR would be) nothing is left out.
+    user: the caller, a logged-in User or access.OPERATOR (the command line). Claims a user
+    labeled or is assigned to label are left out (they may not adjudicate them, and must not see
+    the other labels before labeling); for OPERATOR nothing is left out. Raises
+    PermissionDeniedError when `user` is None or no adjudicator (the queue shows label values).
     """
-    if user is not None:
-        require(user, Permission.ADJUDICATE)
+    require(user, Permission.ADJUDICATE)
     facts = claim_facts(session, dataset_pk)
     waiting = [pk for pk, f in facts.items() if f.state in (State.DISPUTED, State.STALE)]
     if not waiting:
         return []
     mine: set[int] = set()
-    if user is not None and not is_operator(user):
+    if not is_operator(user):
         mine = set(session.exec(select(Label.claim_pk).where(Label.labeler_pk == user.id, Label.claim_pk.in_(waiting))))
         mine |= set(session.exec(
             select(Claim.id).join(Assignment, Assignment.case_pk == Claim.case_pk)
@@ -141,6 +140,7 @@ def _check_may_adjudicate(session: Session, user: User, claim_pk: int) -> State:
 def view_for_adjudicator(session: Session, user: User, claim_pk: int) -> AdjudicationView:
     """A disputed (or stale) claim as its adjudicator sees it. Raises PermissionDeniedError
     (not an adjudicator, or labeled the claim), NotDisputedError, NotFoundError."""
+    need_caller(user)
     state = _check_may_adjudicate(session, user, claim_pk)
     claim = session.get(Claim, claim_pk)
     case = session.get(Case, claim.case_pk)
@@ -180,6 +180,7 @@ def adjudicate(
     Raises InvalidValueError, PermissionDeniedError, NotDisputedError, StaleWriteError. The
     labels stay as they are: the pre-adjudication disagreement is never overwritten.
     """
+    need_caller(user)
     if value not in LABELS:
         raise InvalidValueError.of("msg.unknown_label", value=value, choices=", ".join(LABELS))
     if severity is not None and severity not in SEVERITIES:

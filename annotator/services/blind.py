@@ -16,7 +16,7 @@ from sqlalchemy.orm import aliased
 from sqlmodel import Session, select
 
 from annotator.models import Assignment, Claim, Label
-from annotator.services.access import Caller, is_operator
+from annotator.services.access import Caller, is_operator, need_caller
 
 
 def _query(caller: Caller, claim_pk: int | None = None) -> Select:
@@ -31,16 +31,20 @@ def _query(caller: Caller, claim_pk: int | None = None) -> Select:
     return query if claim_pk is None else query.where(claim.id == claim_pk)
 
 
-def _labels_nothing(caller: Caller | None) -> bool:
-    return caller is None or is_operator(caller) or caller.id is None
+def _labels_nothing(caller: Caller) -> bool:
+    """Whether `caller` labels nothing: the command line (OPERATOR). Raises PermissionDeniedError
+    when there is no caller at all: a service that forgot its caller gets nothing, never everything."""
+    need_caller(caller)
+    return is_operator(caller) or caller.id is None
 
 
-def claims_still_to_label(session: Session, caller: Caller | None) -> Select | None:
+def claims_still_to_label(session: Session, caller: Caller) -> Select | None:
     """A select of the keys of the claims whose case is assigned to `caller` and that they have
-    not labeled yet, for `NOT IN`; None when there is none (always for the command line).
+    not labeled yet, for `NOT IN`; None when there is none (always for the command line, whose
+    caller is access.OPERATOR).
 
     One indexed query to find out; callers with nothing left to label (admins who do not label)
-    pay nothing more.
+    pay nothing more. Raises PermissionDeniedError when `caller` is None.
     """
     if _labels_nothing(caller):
         return None
@@ -50,8 +54,9 @@ def claims_still_to_label(session: Session, caller: Caller | None) -> Select | N
     return query
 
 
-def is_still_to_label(session: Session, caller: Caller | None, claim_pk: int) -> bool:
-    """Whether `caller` is assigned to label the claim `claim_pk` and has not labeled it yet."""
+def is_still_to_label(session: Session, caller: Caller, claim_pk: int) -> bool:
+    """Whether `caller` is assigned to label the claim `claim_pk` and has not labeled it yet.
+    Raises PermissionDeniedError when `caller` is None."""
     if _labels_nothing(caller):
         return False
     return session.exec(_query(caller, claim_pk).limit(1)).first() is not None

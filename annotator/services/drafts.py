@@ -29,6 +29,7 @@ from annotator.errors import NotFoundError, PermissionDeniedError
 from annotator.text import check_free_text
 from annotator.models import Claim, Draft, Label, User, utcnow
 from annotator.services.labeling import check_label_fields, is_assigned_to_claim
+from annotator.services.access import need_caller
 from annotator.services.users import has_role
 
 
@@ -85,6 +86,7 @@ def get_draft(session: Session, user: User, claim_pk: int) -> DraftView | None:
     """`user`'s own draft of a claim, or None when they have none or it is older than their
     label on the claim. Raises NotFoundError, PermissionDeniedError (not a labeler assigned to
     the claim: nobody reads anyone else's draft)."""
+    need_caller(user)
     _check_labeler(session, user, claim_pk)
     draft = _stored(session, user, claim_pk)
     if draft is None or not _is_current(draft, _label_time(session, user, claim_pk)):
@@ -118,6 +120,7 @@ def save_draft(
     Not an audit event (see the module docstring). Raises NotFoundError, PermissionDeniedError,
     InvalidValueError.
     """
+    need_caller(user)
     _check_labeler(session, user, claim_pk)
     cited = [str(pid) for pid in passage_ids]
     _check_draft_input(session, claim_pk, value, cited, severity)
@@ -148,6 +151,7 @@ def save_draft(
 def discard_draft(session: Session, user: User, claim_pk: int) -> bool:
     """Delete `user`'s draft of a claim; returns whether there was one. Raises NotFoundError,
     PermissionDeniedError."""
+    need_caller(user)
     _check_labeler(session, user, claim_pk)
     return forget_draft(session, user, claim_pk)
 
@@ -155,5 +159,6 @@ def discard_draft(session: Session, user: User, claim_pk: int) -> bool:
 def forget_draft(session: Session, user: User, claim_pk: int) -> bool:
     """Delete `user`'s draft of a claim, without checks: for labeling.save_label, which has
     checked the user and saves the label in the same transaction. Returns whether there was one."""
+    need_caller(user)
     result = session.exec(delete(Draft).where(Draft.labeler_pk == user.id, Draft.claim_pk == claim_pk))
     return bool(result.rowcount)

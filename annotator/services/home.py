@@ -35,7 +35,7 @@ from annotator.services.blind import claims_still_to_label
 from annotator.services.fingerprint import label_fingerprint
 from annotator.services.labeling import find_assigned_claim, next_claim_for
 from annotator.services.reports import agreement_report
-from annotator.services.states import claim_facts, count_by_state
+from annotator.services.states import claim_facts, count_by_state, hold_in_force_sql
 from annotator.workflow import FINAL_STATES, Permission, State, label_to_review
 
 AGREEMENT_KEYS = ("n_items", "n_in_scope", "n_raters", "indicative", "percent_agreement", "cohen_kappa",
@@ -96,7 +96,7 @@ def labeler_overview(session: Session, user: Caller) -> LabelerOverview:
     """The queue of `user` (a labeler): what is left to label, to review after an update, waiting
     for a hold, and done, overall and by dataset and slice, and the next claim.
 
-    Reads only the caller's own assignments, labels and the holds of their cases (and, for their
+    Reads only the caller's own assignments, labels and holds in force (and, for their
     labels, the claim's content time and adjudication, as `workflow.label_to_review` needs):
     nothing about anyone else's labels. Two queries and next_claim_for's.
     Raises PermissionDeniedError when `user` is no labeler.
@@ -112,10 +112,7 @@ def labeler_overview(session: Session, user: Caller) -> LabelerOverview:
         .outerjoin(Adjudication, Adjudication.claim_pk == Claim.id)
         .order_by(Case.dataset_id, Case.position, Claim.position, Claim.id)
     ).all()
-    held = set(session.exec(
-        select(Hold.case_pk).join(Assignment, and_(Assignment.case_pk == Hold.case_pk, Assignment.labeler_pk == user.id))
-        .where(Hold.lifted_at.is_(None))
-    ))
+    held = set(session.exec(select(Hold.case_pk).where(Hold.created_by == user.id, hold_in_force_sql(Hold))))
     total = QueueCounts()
     groups: dict[tuple[str, str], QueueCounts] = {}
     for _, content_changed_at, case_pk, slice_, dataset, labeled_at, decided_at in rows:

@@ -80,6 +80,8 @@ class ImportReport:
     (workflow.label_to_review): each is back in its labeler's queue until saved again; a claim
     with two or more labels is stale while any of them is to review, until they are saved again or
     an adjudicator decides the claim (a claim with one label stays single: workflow.claim_state).
+    For an importing admin who still has claims to label, those claims' labels are not counted
+    (the blind rule, services/blind.py); the command line counts them all.
     """
 
     path: str
@@ -274,7 +276,8 @@ def import_cases(
     warnings = list(source.warnings) + run.warnings()
     people = run.people()
     return replace(people.report(source.path, source.format, source.encoding, name, run.tally.as_dict(), {}, warnings),
-                   skipped_lines=_skipped_lines(skips), labels_to_review=run.labels_to_review())
+                   skipped_lines=_skipped_lines(skips),
+                   labels_to_review=run.labels_to_review(claims_still_to_label(session, actor)))
 
 
 def _skipped_lines(skips: formats.Skips | None) -> tuple[SkippedLine, ...]:
@@ -651,11 +654,18 @@ class _CaseImport:
     def people(self) -> _People:
         return self._people.people()
 
-    def labels_to_review(self) -> int:
+    def labels_to_review(self, hidden: Any = None) -> int:
         """How many labels of the claims this import changed were written before it: each is now
-        to review (workflow.label_to_review; labels this import wrote are not)."""
-        return sum(self.session.exec(select(func.count(Label.id)).where(
-            Label.claim_pk.in_(batch), Label.updated_at < self.now)).one() for batch in _batches(sorted(self.changed_claims)))
+        to review (workflow.label_to_review; labels this import wrote are not).
+
+        hidden: the claims the importing admin still has to label (blind.claims_still_to_label),
+        whose labels are left out of the count: it would move when another labeler labels one
+        of them (the blind rule). None (the command line, or nothing left to label): all count."""
+        def counted(batch: list[int]) -> int:
+            query = select(func.count(Label.id)).where(Label.claim_pk.in_(batch), Label.updated_at < self.now)
+            return self.session.exec(query if hidden is None else query.where(Label.claim_pk.not_in(hidden))).one()
+
+        return sum(counted(batch) for batch in _batches(sorted(self.changed_claims)))
 
     def warnings(self) -> list[str]:
         if not self.touched:

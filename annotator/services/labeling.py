@@ -2,6 +2,12 @@
 
 The blind rule holds here, not only in pages: nothing a labeler gets from these functions
 holds anything of another labeler's label.
+
+Holds (workflow.hold_in_force states the rule): a hold is its holder's own. It parks the case in
+the holder's queue only (next_claim_for, claim_for_labeler and save_label look at the caller's
+own hold, never another's), keeps the case's claims on_hold, out of a release, until its holder
+lifts it (lift_hold), an admin or the command line lifts it (lift_holds), or it expires
+(vocabulary.HOLD_EXPIRES_AFTER_DAYS); a case whose claims are all final cannot be held.
 """
 
 from __future__ import annotations
@@ -9,6 +15,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from dataclasses import replace as dataclass_replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,10 +30,11 @@ from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, func, select
 
 from annotator.db import refresh_statistics
-from annotator.services.access import Caller, require
+from annotator.services.access import Caller, need_caller, require
 from annotator.services.numbers import plain_row
 from annotator.workflow import Permission
 from annotator.errors import (
+    CaseFinalError,
     ContentChangedError,
     GuidelineChangedError,
     InvalidValueError,
@@ -38,13 +46,16 @@ from annotator.errors import (
 )
 from annotator.text import check_free_text
 from annotator.models import (
-    Adjudication, Assignment, Case, Claim, ClaimPassage, Draft, Guideline, Hold, Label, LabelEvent, Passage, User, utcnow,
+    Adjudication, Assignment, Case, Claim, ClaimPassage, Dataset, Draft, Guideline, Hold, Label, LabelEvent, Passage, User,
+    utcnow,
 )
 from annotator.services.audit import append_event, event_row, record_event
+from annotator.services.blind import claims_still_to_label
+from annotator.services.states import claim_facts, hold_cutoff, hold_in_force_sql
 from annotator.messages import msg, shortened
 from annotator.services.users import get_user, has_role, still_logged_in
 from annotator.vocabulary import HOLD_REASONS, LABELS, SEVERITIES
-from annotator.workflow import label_to_review, may_revise
+from annotator.workflow import FINAL_STATES, HOLD_LIFETIME, label_to_review, may_revise
 
 
 @dataclass(frozen=True)
@@ -175,6 +186,7 @@ def first_unassigned_cases(session: Session, n: int, dataset_pk: int | None = No
 
 def is_assigned_to_claim(session: Session, user: User, claim_pk: int) -> bool:
     """Whether the claim's case is assigned to `user` as a labeler."""
+    need_caller(user)
     query = select(Assignment.id).join(Claim, Claim.case_pk == Assignment.case_pk).where(
         Claim.id == claim_pk, Assignment.labeler_pk == user.id)
     return session.exec(query).first() is not None
@@ -201,11 +213,13 @@ def _assigned_claims(user_pk: int):  # noqa: ANN202 - a select
 
 def assigned_claims(session: Session, user: User) -> list[int]:
     """All claims of the cases assigned to `user`, in queue order (case order, then claim order)."""
+    need_caller(user)
     return list(session.exec(_assigned_claims(user.id)))
 
 
 def first_queued_claim(session: Session, user: User) -> int | None:
     """The first claim of `user`'s queue (QUEUE_ORDER), None when nothing is assigned to them."""
+    need_caller(user)
     return session.exec(_assigned_claims(user.id).limit(1)).first()
 
 
@@ -269,6 +283,7 @@ def _queue_place_statement():  # noqa: ANN202 - a Select
 def queue_place(session: Session, user: User, claim_pk: int) -> QueuePlace | None:
     """Where the claim `claim_pk` stands in `user`'s queue, or None when it is not in their queue.
     One statement, whatever the queue's length (_queue_place_statement)."""
+    need_caller(user)
     row = session.execute(_queue_place_statement(), {"user_pk": user.id, "claim_pk": claim_pk}).one_or_none()
     if row is None:
         return None
@@ -280,6 +295,7 @@ def find_assigned_claim(session: Session, user: User, claim_id: str) -> int:
     """The primary key of the claim with the user's id `claim_id` among the claims assigned to
     `user` (a deep link `?claim=...`). Raises PermissionDeniedError when no such claim is in
     their queue, saying nothing about claims outside it."""
+    need_caller(user)
     query = _assigned_claims(user.id).where(Claim.claim_id == claim_id).limit(1)
     found = session.exec(query).first()
     if found is None:
@@ -307,14 +323,17 @@ def _decided_after_change():  # noqa: ANN202 - a scalar subquery
 def next_claim_for(session: Session, user: User) -> int | None:
     """The first claim assigned to `user` that they have not labeled, or whose content changed
     after they labeled it (their label is to review: workflow.label_to_review), and whose case is
-    not on hold, or None when their queue is done.
+    not on a hold of theirs (a hold in force that `user` placed: another's hold does not change
+    their queue), or None when their queue is done.
 
     The label and hold checks are correlated scalar subqueries with LIMIT 1: each is one index
     lookup per queued claim whatever the planner's statistics say. (An anti-join let PostgreSQL
     pick a quadratic plan for a new labeler, whose labels its statistics had not seen yet.)
     """
+    need_caller(user)
     own_label = select(Label.id).where(Label.claim_pk == Claim.id, Label.labeler_pk == user.id).limit(1).scalar_subquery()
-    active_hold = select(Hold.id).where(Hold.case_pk == Claim.case_pk, Hold.lifted_at.is_(None)).limit(1).scalar_subquery()
+    active_hold = select(Hold.id).where(Hold.case_pk == Claim.case_pk, Hold.created_by == user.id,
+                                        hold_in_force_sql(Hold)).limit(1).scalar_subquery()
     to_do = or_(own_label.is_(None), _to_review_sql(user.id))
     return session.exec(_assigned_claims(user.id).where(to_do, active_hold.is_(None)).limit(1)).first()
 
@@ -337,6 +356,7 @@ def _progress_statement():  # noqa: ANN202 - a Select
 def progress_for(session: Session, user: User) -> tuple[int, int]:
     """(labeled, assigned): how many of the claims assigned to `user` they have labeled (a label
     to review, workflow.label_to_review, is not counted until they save it again)."""
+    need_caller(user)
     labeled, assigned = plain_row(session.execute(_progress_statement(), {"user_pk": user.id}).one())
     return labeled, assigned
 
@@ -349,8 +369,14 @@ def _is_assigned(session: Session, user: User, case_pk: int) -> bool:
     return session.exec(query).first() is not None
 
 
-def _active_hold(session: Session, case_pk: int) -> Hold | None:
-    return session.exec(select(Hold).where(Hold.case_pk == case_pk, Hold.lifted_at.is_(None))).first()
+def _own_hold(session: Session, user: User, case_pk: int) -> Hold | None:
+    """The hold in force that `user` placed on the case, None when there is none."""
+    return session.exec(select(Hold).where(Hold.case_pk == case_pk, Hold.created_by == user.id,
+                                           hold_in_force_sql(Hold))).first()
+
+
+_HOLD_CUTOFF = bindparam("hold_cutoff", type_=Hold.__table__.c.created_at.type)
+"""The statements built once take the hold rule's cutoff (states.hold_cutoff) as this parameter."""
 
 
 @functools.cache
@@ -392,11 +418,12 @@ def versions_in_dataset(session: Session, dataset_pk: int, passages: Sequence[Pa
 def _claim_for_labeler_statement():  # noqa: ANN202 - a Select
     """(Built once.) One row: the claim, its case, and what of the viewer's standing the Label page shows (see
     claim_for_labeler), each part a lookup in a primary-key, unique or foreign-key index.
-    Parameters: claim_pk, user_pk."""
+    Parameters: claim_pk, user_pk, hold_cutoff (states.hold_cutoff)."""
     claim, case, label, hold = Claim.__table__, Case.__table__, Label.__table__, Hold.__table__
     adjudication, assignment, draft = Adjudication.__table__, Assignment.__table__, Draft.__table__
     held = hold.alias("active_hold")
-    active_hold = (sa_select(held.c.id).where(held.c.case_pk == claim.c.case_pk, held.c.lifted_at.is_(None))
+    active_hold = (sa_select(held.c.id).where(held.c.case_pk == claim.c.case_pk, held.c.created_by == bindparam("user_pk"),
+                                              hold_in_force_sql(held, _HOLD_CUTOFF))
                    .correlate(claim).limit(1).scalar_subquery())
     return (
         sa_select(
@@ -432,14 +459,16 @@ def claim_for_labeler(session: Session, user: User, claim_pk: int) -> ClaimView:
     Raises NotFoundError for an unknown claim and PermissionDeniedError when the claim's case
     is not assigned to `user` (a deep link to someone else's claim shows nothing).
     """
-    row = session.execute(_claim_for_labeler_statement(), {"claim_pk": claim_pk, "user_pk": user.id}).one_or_none()
+    need_caller(user)
+    row = session.execute(_claim_for_labeler_statement(),
+                          {"claim_pk": claim_pk, "user_pk": user.id, "hold_cutoff": hold_cutoff()}).one_or_none()
     if row is None:
         raise NotFoundError.of("msg.no_claim_key", claim_pk=claim_pk)
     if row.assignment_pk is None:
         raise PermissionDeniedError.of("msg.not_in_queue")
     has_own = row.own_pk is not None
     to_review = has_own and label_to_review(row.own_updated_at, row.updated_at, row.decided_at)
-    may_lift = row.hold_pk is not None and _may_lift(user, row.hold_by)
+    may_lift = row.hold_pk is not None  # a hold of the viewer's own (another's hold does not show here)
     passages = claim_passages(session, claim_pk)
     return ClaimView(
         claim_pk=claim_pk, claim_id=row.claim_id, text=row.text,
@@ -450,10 +479,10 @@ def claim_for_labeler(session: Session, user: User, claim_pk: int) -> ClaimView:
                            row.own_revision) if has_own else None,
         # n_labels is used only to decide the lock, and only once the viewer has labeled.
         can_revise=not has_own or may_revise(has_own_label=True, n_labels=row.n_labels, to_review=to_review),
+        # Only the viewer's own hold shows (workflow.hold_in_force): another labeler's hold, its
+        # reason included, is their judgment of the case, and changes nothing here.
         on_hold=row.hold_pk is not None,
-        # The reason is the holder's judgment of the case: only they (and admins) see it, so that
-        # the other labeler, still to label, learns nothing of it (the blind rule).
-        hold_reason=row.hold_reason if may_lift else None,
+        hold_reason=row.hold_reason,
         may_lift_hold=may_lift,
         changed_since_label=_changed_since(session, claim_pk, row.own_updated_at) if to_review else (),
         content_changed_at=row.updated_at,
@@ -533,7 +562,8 @@ _LOCK_CLAIM_FOR_LABELER = (
         _claim.c.updated_at,
         _first_pk(_assignment, _assignment.c.case_pk == _claim.c.case_pk,
                   _assignment.c.labeler_pk == bindparam("user_pk")).label("assignment_pk"),
-        _first_pk(_hold, _hold.c.case_pk == _claim.c.case_pk, _hold.c.lifted_at.is_(None)).label("hold_pk"),
+        _first_pk(_hold, _hold.c.case_pk == _claim.c.case_pk, _hold.c.created_by == bindparam("user_pk"),
+                  hold_in_force_sql(_hold, _HOLD_CUTOFF)).label("hold_pk"),
         _first_pk(_draft, _draft.c.labeler_pk == bindparam("user_pk"), _draft.c.claim_pk == _claim.c.id).label("draft_pk"),
         *(_user.c[name].label(f"user_{name}") for name in _ACCOUNT_COLUMNS),
         # the current guideline (guidelines.current_guideline: the last published; a primary-key index scan)
@@ -544,7 +574,7 @@ _LOCK_CLAIM_FOR_LABELER = (
     .with_for_update(key_share=True, of=_claim)
 )
 """The claim's row locked as lock_claim locks it, with its case, the caller's assignment to the
-case, an active hold of the case and the caller's draft of the claim (each a key or None; each
+case, the caller's own hold in force on the case (workflow.hold_in_force) and the caller's draft of the claim (each a key or None; each
 one lookup in a unique or foreign-key index), when the claim's content last changed, the caller's account (the user row's
 _ACCOUNT_COLUMNS, all None when there is no such user; a primary-key lookup), and the version of the
 current guideline (None when none is published): the version a label saved now records."""
@@ -597,7 +627,7 @@ class LockedClaim:
     claim_pk: int
     case_pk: int
     assigned: bool  # the case is assigned to the caller
-    on_hold: bool  # the case has an active hold
+    on_hold: bool  # the caller's own hold on the case is in force
     has_draft: bool  # the caller has a draft of the claim
     account: dict[str, Any] | None  # the caller's user row (_ACCOUNT_COLUMNS), None when there is none
     content_changed_at: Any = None  # the claim's updated_at: its text or passages last changed then
@@ -625,7 +655,8 @@ def _lock_claim_for(connection: Connection, user_pk: int, claim_pk: int) -> Lock
     orders the writes about the claim's labels, not assignments, holds (put_on_hold locks the
     case), drafts or accounts, so a read after the wait would be no more ordered with those.
     """
-    row = connection.execute(_LOCK_CLAIM_FOR_LABELER, {"claim_pk": claim_pk, "user_pk": user_pk}).one_or_none()
+    row = connection.execute(_LOCK_CLAIM_FOR_LABELER,
+                             {"claim_pk": claim_pk, "user_pk": user_pk, "hold_cutoff": hold_cutoff()}).one_or_none()
     if row is None:
         raise NotFoundError.of("msg.no_claim_key", claim_pk=claim_pk)
     account = None if row.user_id is None else {name: row._mapping[f"user_{name}"] for name in _ACCOUNT_COLUMNS}
@@ -748,6 +779,7 @@ def save_label(
     (label, event apart); a revision, 5 (lock and checks, stored label, count, update, event);
     plus a DELETE when there is a draft, and a lookup of the claim's passages when some are cited.
     """
+    need_caller(user)
     session.flush()  # the caller's pending changes (a hold lifted, a case assigned) count below, as before any query
     connection = session.connection()
     claim = _lock_claim_for(connection, user.id, claim_pk)  # two saves on one claim at once: the second waits here
@@ -921,17 +953,29 @@ def _update_label(session: Session, connection: Connection, user: User, stored: 
 
 
 def put_on_hold(session: Session, user: User, case_pk: int, reason: str, note: str = "") -> Hold:
-    """Put a case on hold with one of HOLD_REASONS. Labelers may hold cases assigned to them;
-    admins any case. A case already on hold keeps its hold (returned unchanged).
-    Raises InvalidValueError for an unknown reason, PermissionDeniedError otherwise."""
+    """Put a case on hold with one of HOLD_REASONS: the caller's own hold (workflow.hold_in_force).
+    Labelers may hold cases assigned to them; admins any case. The caller's hold in force on the
+    case is returned unchanged when there is one; another person's hold does not count.
+
+    It parks the case in the caller's queue only; the case's claims are on_hold (not final, kept
+    out of a release) until the hold is lifted (lift_hold by its holder, lift_holds by an admin or
+    the command line) or expires (vocabulary.HOLD_EXPIRES_AFTER_DAYS).
+    Raises InvalidValueError for an unknown reason, CaseFinalError when every claim of the case
+    is agreed or adjudicated (nothing left to hold; never said to a caller who still has to label
+    one of them, whom it would tell that the others agree), PermissionDeniedError otherwise.
+    """
+    need_caller(user)
     if reason not in HOLD_REASONS:
         raise InvalidValueError.of("msg.unknown_hold_reason", reason=reason, choices=", ".join(HOLD_REASONS))
     if not (has_role(user, "admin") or _is_assigned(session, user, case_pk)):
         raise PermissionDeniedError.of("msg.hold_not_assigned")
-    session.get(Case, case_pk, with_for_update={"key_share": True})  # one active hold per case, even when two hold it at once
-    existing = _active_hold(session, case_pk)
+    case = session.get(Case, case_pk, with_for_update={"key_share": True})  # one hold per holder, even when held twice at once
+    if case is None:
+        raise NotFoundError.of("msg.no_case_key", case_pk=case_pk)
+    existing = _own_hold(session, user, case_pk)
     if existing is not None:
         return existing
+    _check_not_final(session, user, case)
     hold = Hold(case_pk=case_pk, reason=reason, note=check_free_text("note", note).strip(), created_by=user.id)
     session.add(hold)
     session.flush()
@@ -940,22 +984,95 @@ def put_on_hold(session: Session, user: User, case_pk: int, reason: str, note: s
     return hold
 
 
-def _may_lift(user: User, held_by: int | None) -> bool:
-    """Whether `user` may lift (and read the reason of) a hold placed by the user key `held_by`."""
-    return has_role(user, "admin") or held_by == user.id
+def _check_not_final(session: Session, user: User, case: Case) -> None:
+    """Raise CaseFinalError when every claim of `case` is final and `user` has labeled them all
+    (workflow.FINAL_STATES; a hold itself does not count: claim states without holds)."""
+    claim_pks = list(session.exec(select(Claim.id).where(Claim.case_pk == case.id)))
+    labeled = set(session.exec(select(Label.claim_pk).where(Label.labeler_pk == user.id, Label.claim_pk.in_(claim_pks))))
+    if not claim_pks or (_is_assigned(session, user, case.id) and labeled != set(claim_pks)):
+        return
+    facts = claim_facts(session, claim_pks=claim_pks)
+    if all(dataclass_replace(f, on_hold=False).state in FINAL_STATES for f in facts.values()):
+        raise CaseFinalError.of("msg.hold_case_final", case_id=case.case_id)
 
 
 def lift_hold(session: Session, user: User, case_pk: int) -> bool:
-    """Lift the active hold of a case (admins, or the labeler who placed it). Returns whether
-    there was one. Raises PermissionDeniedError."""
-    hold = _active_hold(session, case_pk)
+    """Lift the caller's own hold in force on the case (the Label page). Returns whether there
+    was one; another person's hold is left as it is (an admin lifts it with lift_holds)."""
+    need_caller(user)
+    hold = _own_hold(session, user, case_pk)
     if hold is None:
         return False
-    if not _may_lift(user, hold.created_by):
-        raise PermissionDeniedError.of("msg.lift_not_allowed")
+    _lift(session, user.id, hold)
+    return True
+
+
+def _lift(session: Session, actor_pk: int | None, hold: Hold) -> None:
     hold.lifted_at = utcnow()
     session.add(hold)
-    what = {"case_pk": case_pk, "reason": hold.reason}
-    record_event(session, actor_pk=user.id, entity="hold", entity_pk=hold.id, action="update",
+    what = {"case_pk": hold.case_pk, "reason": hold.reason}
+    record_event(session, actor_pk=actor_pk, entity="hold", entity_pk=hold.id, action="update",
                  before={**what, "lifted": False}, after={**what, "lifted": True})
-    return True
+
+
+@dataclass(frozen=True)
+class HoldRow:
+    """A hold in force as the Admin page and `annotator hold list` show it."""
+
+    hold_pk: int
+    case_pk: int
+    case_id: str
+    dataset: str
+    reason: str
+    note: str
+    holder: str  # the holder's name, "(command line)" when none is recorded
+    placed_at: datetime
+    expires_at: datetime
+
+    def to_json(self) -> dict[str, Any]:
+        return {"case_id": self.case_id, "dataset": self.dataset, "reason": self.reason, "note": self.note,
+                "holder": self.holder, "placed_at": self.placed_at.isoformat(), "expires_at": self.expires_at.isoformat()}
+
+
+def _hidden_cases(session: Session, actor: Caller):  # noqa: ANN202 - a Select of case keys, or None
+    """The cases holding a claim `actor` still has to label (services/blind.py), None when none."""
+    still = claims_still_to_label(session, actor)
+    return None if still is None else select(Claim.case_pk).where(Claim.id.in_(still))
+
+
+def holds_in_force(session: Session, actor: Caller, dataset_pk: int | None = None) -> list[HoldRow]:
+    """Every hold in force (workflow.hold_in_force), of one dataset or all, in case order.
+
+    The blind rule: for an admin who still has claims to label, the holds others placed on those
+    claims' cases are left out (a hold is its holder's judgment of the case). Raises
+    PermissionDeniedError unless `actor` may lift holds (admins, the command line).
+    """
+    require(actor, Permission.LIFT_HOLDS)
+    query = (select(Hold, Case.case_id, Dataset.name, User.name)
+             .join(Case, Case.id == Hold.case_pk).join(Dataset, Dataset.id == Case.dataset_id)
+             .outerjoin(User, User.id == Hold.created_by)
+             .where(hold_in_force_sql(Hold)).order_by(Case.dataset_id, Case.position, Hold.id))
+    if dataset_pk is not None:
+        query = query.where(Case.dataset_id == dataset_pk)
+    hidden = _hidden_cases(session, actor)
+    if hidden is not None:
+        query = query.where(or_(Hold.case_pk.not_in(hidden), Hold.created_by == actor.id))
+    return [HoldRow(hold.id, hold.case_pk, case_id, dataset, hold.reason, hold.note, holder or "(command line)",
+                    hold.created_at, hold.created_at + HOLD_LIFETIME)
+            for hold, case_id, dataset, holder in session.exec(query)]
+
+
+def lift_holds(session: Session, actor: Caller, case_pk: int) -> int:
+    """Lift every hold in force on the case, whoever placed it (the Admin page, `annotator hold
+    lift`). Returns how many were lifted (0: none was in force). Each lift is in the audit trail.
+    Raises PermissionDeniedError unless `actor` may lift holds, and for an admin who still has to
+    label a claim of the case (a count of others' holds on it would tell them of the others' work).
+    """
+    require(actor, Permission.LIFT_HOLDS)
+    hidden = _hidden_cases(session, actor)
+    if hidden is not None and session.exec(hidden.where(Claim.case_pk == case_pk).limit(1)).first() is not None:
+        raise PermissionDeniedError.of("msg.lift_still_to_label")
+    holds = session.exec(select(Hold).where(Hold.case_pk == case_pk, hold_in_force_sql(Hold)).order_by(Hold.id)).all()
+    for hold in holds:
+        _lift(session, actor.id, hold)
+    return len(holds)

@@ -132,9 +132,9 @@ def create_release(
     finished or removed (CreatedRelease.notes says which). On a failure no folder is left and the
     rows are rolled back to a savepoint.
 
-    Raises PermissionDeniedError unless `actor` may release, and when the release would hold a
-    claim `actor` is assigned to label and has not labeled yet (its files show the other labels:
-    the blind rule); InvalidValueError for a bad name; ReleaseExistsError when the name, or a name that
+    Raises PermissionDeniedError unless `actor` may release, and when the scope holds a claim
+    `actor` is assigned to label and has not labeled yet (its files would show the other labels,
+    its counts of what is left out whether they labeled: the blind rule); InvalidValueError for a bad name; ReleaseExistsError when the name, or a name that
     differs from it only in case, is taken in the database or in `out_dir` (saying so when the
     release of that name was just finished from a stopped create); ReleaseWriteError
     when `out_dir` is a file or the folder cannot be written (the OS reason; no rows, no folder
@@ -154,8 +154,8 @@ def create_release(
     with collector_paused():
         scope_pk = lookup_dataset_pk(session, dataset)
         states = {pk: facts.state for pk, facts in claim_facts(session, scope_pk).items()}
+        _refuse_blind(session, actor, set(states), msg("msg.release.doing_create"), key="msg.release.scope_still_to_label")
         final_pks, excluded = choose_claims(states, dataset, only_final)
-        _refuse_blind(session, actor, final_pks, msg("msg.release.doing_create"))
         gathered = _gather(session, scope_pk, final_pks)
         records = [_record(row, gathered) for row in gathered.claims]
         created_at = utcnow()
@@ -371,15 +371,18 @@ def _with_notes(result: VerifyResult, notes: list[str]) -> VerifyResult:
 # ------------------------------------------------------------------------- scope and state
 
 
-def _refuse_blind(session: Session, actor: Caller, claim_pks: set[int], doing: Message) -> None:
-    """PermissionDeniedError when any of `claim_pks` is a claim `actor` is still to label (an
-    admin who also labels): release files hold every blind label with its labeler's name. The
-    message names no claim."""
+def _refuse_blind(session: Session, actor: Caller, claim_pks: set[int], doing: Message,
+                  key: str = "msg.release.still_to_label") -> None:
+    """PermissionDeniedError (message `key`) when any of `claim_pks` is a claim `actor` is still
+    to label (an admin who also labels): release files hold every blind label with its labeler's
+    name. A create checks every claim in its scope, not only those it would release: the claims
+    it leaves out are counted by state in its manifest and in its refusal, and `single` against
+    `unlabeled` would tell that the co-labeler labeled. The message names no claim."""
     hidden = claims_still_to_label(session, actor)
     if hidden is None or not claim_pks:
         return
     if set(session.exec(hidden)) & claim_pks:
-        raise PermissionDeniedError.of("msg.release.still_to_label", doing=doing)
+        raise PermissionDeniedError.of(key, doing=doing)
 
 
 def _refuse_taken(session: Session, name: str, out_dir: Path, notes: list[str] = ()) -> None:

@@ -7,11 +7,27 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
+from sqlalchemy import and_
 from sqlmodel import Session, select
 
-from annotator.models import Adjudication, Claim, Hold, Label
-from annotator.workflow import State, adjudication_outdated, claim_state, label_to_review
+from annotator.models import Adjudication, Claim, Hold, Label, utcnow
+from annotator.workflow import HOLD_LIFETIME, State, adjudication_outdated, claim_state, label_to_review
+
+
+def hold_cutoff(now: datetime | None = None) -> datetime:
+    """The placing time before which a hold no longer applies (`workflow.hold_in_force`): `now`
+    (default: the current time) less HOLD_LIFETIME. The parameter of `hold_in_force_sql`."""
+    return (now or utcnow()) - HOLD_LIFETIME
+
+
+def hold_in_force_sql(hold: Any = Hold.__table__, cutoff: Any = None):  # noqa: ANN201 - a column expression
+    """SQL: the hold row (the Hold table or an alias of it) is in force, as `workflow.hold_in_force`
+    decides it: not lifted, and placed after `cutoff` (a datetime from `hold_cutoff`, or a bind
+    parameter; default: hold_cutoff() now)."""
+    columns = hold.c if hasattr(hold, "c") else hold
+    return and_(columns.lifted_at.is_(None), columns.created_at > (hold_cutoff() if cutoff is None else cutoff))
 
 
 @dataclass(frozen=True)
@@ -23,7 +39,7 @@ class ClaimFacts:
     labels: tuple[str, ...]
     adjudicated: bool
     changed_after: bool
-    on_hold: bool
+    on_hold: bool  # some hold on the case is in force (workflow.hold_in_force), whoever placed it
     to_review: tuple[int, ...] = ()  # labeler pks whose label is to review (workflow.label_to_review), sorted
 
     @property
@@ -52,7 +68,7 @@ def claim_facts(
     label_rows = session.exec(select(Label.claim_pk, Label.labeler_pk, Label.value, Label.updated_at)
                               .join(scope, scope.c.id == Label.claim_pk)).all()
     adjudicated = dict(session.exec(select(Adjudication.claim_pk, Adjudication.decided_at).join(scope, scope.c.id == Adjudication.claim_pk)).all())
-    held_cases = set(session.exec(select(Hold.case_pk).where(Hold.lifted_at.is_(None))).all())
+    held_cases = set(session.exec(select(Hold.case_pk).where(hold_in_force_sql(Hold))).all())
 
     labels: dict[int, list[tuple[int, str, datetime]]] = defaultdict(list)
     for claim_pk, labeler_pk, value, updated_at in label_rows:

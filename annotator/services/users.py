@@ -33,7 +33,7 @@ from sqlmodel import Session, func, select
 from annotator.text import name_skeletons, only_case_differs, user_name
 from annotator.errors import InvalidValueError, LoginBusyError, LoginError, NotFoundError
 from annotator.messages import english, seconds
-from annotator.services.access import Caller, require
+from annotator.services.access import Caller, need_caller, require
 from annotator.workflow import Permission
 from annotator.models import LoginThrottle, User, utcnow
 from annotator.services.audit import record_event
@@ -42,8 +42,10 @@ from annotator.vocabulary import ROLES
 _hasher = PasswordHasher()
 
 
-def roles_of(user: User) -> frozenset[str]:
-    """The user's roles as a set of names from `vocabulary.ROLES`."""
+def roles_of(user: User | None) -> frozenset[str]:
+    """The user's roles as a set of names from `vocabulary.ROLES` (none for no user: None)."""
+    if user is None:
+        return frozenset()
     return frozenset(role for role in user.roles.split(",") if role)
 
 
@@ -255,6 +257,7 @@ def set_locale(session: Session, user: User, locale: str | None) -> User:
     the browser's language again. A preference of one's own: no permission is needed, and it is
     not written to the audit trail (it changes nothing about labels or people).
     Raises InvalidValueError for any other value."""
+    need_caller(user)
     if locale is not None and locale not in LOCALES:
         raise InvalidValueError.of("msg.unknown_language", locale=repr(locale), choices=", ".join(LOCALES))
     user.locale = locale

@@ -105,7 +105,6 @@ ENGLISH: dict[str, str] = {
     "label.locked": "The second label on this claim has landed: your label is final here; "
                     "a disagreement goes to adjudication.",
     "label.on_hold": "This case is on hold ({reason}); it cannot be labeled until the hold is lifted.",
-    "label.on_hold_by_other": "This case is on hold; it cannot be labeled until the hold is lifted.",
     "label.lift": "Lift the hold",
     "label.lifted": "The hold is lifted.",
     "label.rationale": "Rationale",
@@ -526,7 +525,7 @@ ENGLISH: dict[str, str] = {
     "home.queue_help.to_label": "Claims of your cases you have not labeled yet.",
     "home.queue_help.to_review": "Claims whose text or passages changed after you labeled them: review your label "
                                  "and save it again.",
-    "home.queue_help.on_hold": "Claims to label or review whose case is on hold: they wait until the hold is lifted.",
+    "home.queue_help.on_hold": "Claims to label or review whose case you put on hold: they wait until you or an admin lift the hold, or it expires {days} days after you placed it.",
     "home.queue_help.done": "Claims you have labeled, with nothing to review.",
     "home.next_claim": "Label the next claim: {claim_id}",
     "home.col_dataset": "Dataset",
@@ -570,6 +569,15 @@ ENGLISH: dict[str, str] = {
     "home.refusal": "release create says: {message}",
     "home.leaks": "{n} final claims have severity leak: each is a release blocker, noted in the release's manifest.",
     "home.open_releases": "Open the Releases page",
+    "admin.holds": "Holds in force",
+    "admin.holds_help": "A hold parks its case in its holder's queue only and keeps the case out of a release until its holder or an admin lifts it, or until {days} days after it was placed.",
+    "admin.holds_none": "No hold is in force.",
+    "admin.lift_holds": "Lift the holds on {case_id}",
+    "admin.holds_lifted": "Lifted {n} hold(s) on {case_id}.",
+    "col.note": "Note",
+    "col.holder": "Placed by",
+    "col.placed_at": "Placed",
+    "col.expires_at": "Expires",
 }
 
 ENGLISH.update(MESSAGES)  # what the core and the services say (annotator/messages.py: "msg." keys), in English

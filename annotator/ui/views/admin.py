@@ -15,7 +15,7 @@ from annotator.services.lookup import dataset_pk, find_case
 from annotator.services.status import project_status
 from annotator.ui import components as ui
 from annotator.ui.i18n import datetime_text, error_text, message_text, t
-from annotator.vocabulary import HOLD_REASONS, LABELS, ROLES, SEVERITIES
+from annotator.vocabulary import HOLD_EXPIRES_AFTER_DAYS, HOLD_REASONS, LABELS, ROLES, SEVERITIES
 
 
 def _assign() -> None:
@@ -40,6 +40,37 @@ def _assign() -> None:
 
 
 LAST_TAB = "admin.last_tab"  # the i18n key of the tab of the last action: the page reopens on it
+
+
+def _lift_holds(case_pk: int, case_id: str) -> None:
+    st.session_state[LAST_TAB] = "admin.tab_status"
+    try:
+        with ui.db() as session:
+            lifted = labeling.lift_holds(session, ui.session_user(session), case_pk)
+    except AnnotatorError as error:
+        ui.flash_error(error)
+        return
+    ui.flash("success", t("admin.holds_lifted", n=lifted, case_id=ui.plain_markdown(case_id)))
+
+
+def _holds(holds: list[labeling.HoldRow]) -> None:
+    """The holds in force, each with who placed it, when, and when it expires, and a button per
+    case that lifts its holds (labeling.lift_holds)."""
+    st.header(t("admin.holds"))
+    st.caption(t("admin.holds_help", days=HOLD_EXPIRES_AFTER_DAYS))
+    if not holds:
+        st.text(t("admin.holds_none"))
+        return
+    st.dataframe(
+        pd.DataFrame({t("col.case"): [h.case_id for h in holds], t("col.reason"): [t(f"hold.{h.reason}") for h in holds],
+                      t("col.note"): [h.note for h in holds], t("col.holder"): [h.holder for h in holds],
+                      t("col.placed_at"): [datetime_text(h.placed_at) for h in holds],
+                      t("col.expires_at"): [datetime_text(h.expires_at) for h in holds]}),
+        hide_index=True,
+    )
+    for case_pk, case_id in dict.fromkeys((h.case_pk, h.case_id) for h in holds):
+        st.button(t("admin.lift_holds", case_id=ui.plain_markdown(case_id)), key=f"admin.lift_holds.{case_pk}",
+                  on_click=_lift_holds, args=(case_pk, case_id))
 
 
 def _add_user() -> None:
@@ -349,6 +380,7 @@ if "admin.history_linked" not in st.session_state:  # decided once per session: 
 with ui.db() as session:
     people = users.list_users(session, me)
     status = project_status(session, me)
+    holds = labeling.holds_in_force(session, me)
     guideline_versions = guidelines.list_guidelines(session)
 everyone = [person.name for person in people]
 labelers = [person.name for person in people if person.active and users.has_role(person, "labeler")]
@@ -406,13 +438,14 @@ with status_tab:
         pd.DataFrame({t("col.state"): [t(f"state.{s}") for s in states], t("col.claims"): list(states.values())}),
         hide_index=True,
     )
-    holds = status["holds"]["by_reason"]
-    if holds:
+    hold_reasons = status["holds"]["by_reason"]
+    if hold_reasons:
         st.dataframe(
-            pd.DataFrame({t("col.reason"): [t(f"hold.{r}") if r in HOLD_REASONS else r for r in holds],
-                          t("col.cases"): list(holds.values())}),
+            pd.DataFrame({t("col.reason"): [t(f"hold.{r}") if r in HOLD_REASONS else r for r in hold_reasons],
+                          t("col.cases"): list(hold_reasons.values())}),
             hide_index=True,
         )
+    _holds(holds)
 
 with history_tab:
     _claim_history()

@@ -22,7 +22,7 @@ from annotator.ui import charts
 from annotator.ui import components as ui
 from annotator.ui import format as fmt
 from annotator.ui.i18n import date_text, error_text, message_text, t
-from annotator.vocabulary import INDICATIVE_BELOW
+from annotator.vocabulary import HOLD_EXPIRES_AFTER_DAYS, INDICATIVE_BELOW
 from annotator.workflow import State
 
 PAGE_FILES = {"home": "views/home.py", "label": "views/label.py", "adjudicate": "views/adjudicate.py",
@@ -73,7 +73,7 @@ def labeler_section(me, overview: home.LabelerOverview) -> None:  # noqa: ANN001
     st.progress(counts.done / counts.assigned if counts.assigned else 0.0,
                 text=t("label.progress", done=counts.done, total=counts.assigned))
     for column, group in zip(st.columns(4), ("to_label", "to_review", "on_hold", "done"), strict=True):
-        column.metric(t(f"home.queue.{group}"), getattr(counts, group), help=t(f"home.queue_help.{group}"))
+        column.metric(t(f"home.queue.{group}"), getattr(counts, group), help=t(f"home.queue_help.{group}", days=HOLD_EXPIRES_AFTER_DAYS))
     if overview.next_claim_id is not None:
         _link(me, "label", t("home.next_claim", claim_id=overview.next_claim_id), {"claim": overview.next_claim_id})
     elif counts.assigned:

@@ -386,11 +386,8 @@ with claim_col:
     gone = [pid for pid in (own.passage_ids if own is not None else ()) if pid not in passage_ids]
     if gone:  # the claim's passages changed: those citations cannot be kept on a save
         st.warning(t("label.citation_gone", ids=", ".join(gone)), icon=":material/link_off:")
-    if view.on_hold:
-        if view.hold_reason is None:  # someone else's hold: its reason is theirs
-            st.warning(t("label.on_hold_by_other"))
-        else:
-            st.warning(t("label.on_hold", reason=t(f"hold.{view.hold_reason}")))
+    if view.on_hold:  # the viewer's own hold (another's hold does not show: workflow.hold_in_force)
+        st.warning(t("label.on_hold", reason=t(f"hold.{view.hold_reason}")))
         if view.may_lift_hold:
             st.button(t("label.lift"), key="label.lift", on_click=_lift, args=(view.case_pk,))
     elif not view.can_revise:
