@@ -26,7 +26,7 @@ import html
 import re
 import threading
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
@@ -201,16 +201,18 @@ MARK_STYLE = ("background-color: rgba(255, 170, 0, 0.35); color: inherit; font-w
 """A highlighted word is bold and underlined as well as coloured: never colour alone."""
 
 
-def to_html(text: str, spans: Iterable[tuple[int, int]]) -> str:
+def to_html(text: str, spans: Iterable[tuple[int, int]], shown: Callable[[str], str] = str) -> str:
     """`text` as HTML with every span in a <mark>: all of the text is escaped (a passage is
     untrusted: its markup is shown as written, never interpreted); whitespace and line breaks
-    are kept. `spans` as `highlight` returns them (sorted, non-overlapping)."""
+    are kept. `spans` as `highlight` returns them (sorted, non-overlapping). Each piece goes
+    through `shown` before it is escaped (the app passes ui.plain.plain_text, which makes
+    invisible and bidirectional control characters visible)."""
     parts, at = [], 0
     for start, end in spans:
-        parts.append(html.escape(text[at:start]))
-        parts.append(f'<mark style="{MARK_STYLE}">{html.escape(text[start:end])}</mark>')
+        parts.append(html.escape(shown(text[at:start])))
+        parts.append(f'<mark style="{MARK_STYLE}">{html.escape(shown(text[start:end]))}</mark>')
         at = end
-    parts.append(html.escape(text[at:]))
+    parts.append(html.escape(shown(text[at:])))
     return ('<div style="white-space: pre-wrap; overflow-wrap: anywhere; line-height: 1.6">'
             + "".join(parts) + "</div>")
 

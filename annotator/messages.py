@@ -615,4 +615,5 @@ MESSAGES: dict[str, str] = {
     "msg.verify.unexpected_folder": "{name}: unexpected folder (not listed in manifest.json)",
     "msg.verify.fewer_claims": "{name}: holds fewer claims than gold.jsonl",
     "msg.release.verify_mismatch": "release {folder} does not match its manifest: {problems}",
+    "msg.address_too_long": "the address's {param}= is {length} characters long, more than the {limit} an id may have ({shown}); nothing was opened",
 }

@@ -974,4 +974,5 @@ JAPANESE: dict[str, str] = {
     "msg.verify.unexpected_folder": "{name}: 想定外のフォルダーです（manifest.json に載っていません）",
     "msg.verify.fewer_claims": "{name}: gold.jsonl より主張が少なくなっています",
     "msg.release.verify_mismatch": "リリース {folder} はマニフェストと一致しません: {problems}",
+    "msg.address_too_long": "アドレスの {param}= が {length} 文字あり、ID の上限 {limit} 文字を超えています（{shown}）。何も開いていません。",
 }
