@@ -40,6 +40,8 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document."
 
 MAX_BOOTSTRAP = 100_000
 UI_APP = Path(__file__).parent / "ui" / "app.py"
+SERVED_APP = Path(__file__).parent / "ui" / "server.py"
+"""UI_APP as served: every response refuses framing (ui/server.py)."""
 STREAMLIT_CONFIG = Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml"
 
 
@@ -119,7 +121,7 @@ def _serve(url: str, port: int) -> None:
     from annotator.db import display_url
 
     env = {**os.environ, "DATABASE_URL": url}
-    command = [sys.executable, "-m", "streamlit", "run", str(UI_APP), *_streamlit_flags(), "--server.port", str(port)]
+    command = [sys.executable, "-m", "streamlit", "run", str(SERVED_APP), *_streamlit_flags(), "--server.port", str(port)]
     typer.echo(f"Serving on http://localhost:{port} (database: {display_url(url)}); Ctrl+C stops.")
     os.execve(sys.executable, command, env)  # Streamlit takes this process over: a signal to it stops the app
 
