@@ -41,6 +41,8 @@ HOSTILE = f"{IMAGE} {LINK} {HTML} :red[big] $x^2$ **bold** \u202eevil\u200b :str
 """Everything at once: each value of the dataset holds it."""
 FRAGMENTS = (IMAGE, LINK, HTML, ":red[big]", "$x^2$", "**bold**", "\u202e", "\u200b", ":streamlit:")
 PASSWORD = "hostile-pass-1234"
+GUIDELINE = f"# Rules\n\n{IMAGE}\n\nLabel with care."
+"""The admin's guideline: rendered as Markdown on purpose (its link stays), its image as text."""
 LABELER_1, LABELER_2 = f"ann {LINK}", f"bob {IMAGE}"
 NAMES = {LABELER_1: ["labeler"], LABELER_2: ["labeler"], "judge": ["adjudicator"], "boss": ["admin", "adjudicator"]}
 
@@ -78,7 +80,7 @@ def world(any_db_url, tmp_path, monkeypatch):  # noqa: ANN001
         pks = list(session.exec(select(Case.id).order_by(Case.id)))
         labeling.assign_cases(session, OPERATOR, pks, [LABELER_1, LABELER_2])
         guidelines.publish_guideline(session, session.exec(select(User).where(User.name == "boss")).one(), "v1",
-                                     f"# Rules\n\n{IMAGE}\n\nLabel with care.")
+                                     GUIDELINE)
     claims = {}
     with session_scope(engine) as session:
         for claim in session.exec(select(Claim)):
@@ -88,7 +90,7 @@ def world(any_db_url, tmp_path, monkeypatch):  # noqa: ANN001
             user = session.exec(select(User).where(User.name == labeler)).one()
             for claim_id, value in zip((hostile("claim1.1"), hostile("claim2.1")), values, strict=True):
                 labeling.save_label(session, user, claims[claim_id], value, rationale=hostile("rationale"),
-                                    severity=None if value == "support" else "major",
+                                    severity=None if value == "support" else "other",
                                     passage_ids=[hostile("p1.1")] if claim_id.startswith("claim1") else [hostile("p2.1")])
     monkeypatch.setenv("DATABASE_URL", any_db_url)
     monkeypatch.chdir(tmp_path)
@@ -120,17 +122,22 @@ def open_page(at: AppTest, key: str) -> AppTest:
     return at
 
 
-MARKDOWN_PROTOS = ("markdown", "alert", "heading", "toast", "expandable", "tab_container", "metric", "progress")
+html_bodies: list[str] = []
+"""The st.html bodies of the page markdown_bodies last walked."""
 
 
 def markdown_bodies(at: AppTest) -> list[str]:
     """The Markdown source of every element Streamlit renders as Markdown: text, captions,
     alerts, headings, toasts, expander and tab labels, metric, progress and widget labels."""
     out: list[str] = []
+    html_bodies.clear()
 
     def walk(node) -> None:  # noqa: ANN001
         proto = getattr(node, "proto", None)
-        if proto is not None:
+        kind = type(proto).__name__ if proto is not None else ""
+        if kind == "Html":  # the passage text: escaped HTML, with the marks the app made
+            html_bodies.append(proto.body)
+        elif proto is not None and kind not in ("Text", "Code"):  # st.text, st.code: shown as they are
             for field in ("body", "label", "text", "title"):
                 value = getattr(proto, field, None)
                 if isinstance(value, str) and value:
@@ -154,6 +161,8 @@ def plain_bodies(at: AppTest) -> list[str]:
 
 
 _RENDER = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+_APP_ICON = re.compile(r"(?<!\\):material/\w+:")
+"""An icon the app's own Markdown names (a value's ":" is escaped)."""
 _SHORTCODES = re.compile(r":(?:streamlit|material_\w+):")
 _MATH = re.compile(r"(?<!\$)\$(?![\s$])[^$\n]*?[^\s$]\$(?!\d)")
 _ESCAPES = re.compile(r"(?m)^ {0,3}(`{3,}|~{3,})[\s\S]*?(?:\n[ \t]*\1|$)|(?<!`)(`+)[^`\n]+\2(?!`)|\\[\\$`]")
@@ -165,7 +174,7 @@ def problems_of(body: str) -> list[str]:
     or logo shortcode left after parsing, LaTeX (Streamlit's own test, from its frontend), an
     invisible control character."""
     found = []
-    html = _RENDER.render(body.replace(":material/", ":material_"))
+    html = _RENDER.render(_APP_ICON.sub("", body).replace(":material/", ":material_"))
     if re.search(r"<(a|img)\b", html):
         found.append(f"link or image: {html!r}")
     text = re.sub(r"<[^>]+>", "", html)
@@ -210,9 +219,14 @@ def test_every_page_shows_hostile_ids_names_and_texts_as_plain_text(world, name)
     for step, at in visit(name, claims).items():
         assert not at.exception, f"{step}: {at.exception}"
         for body in markdown_bodies(at):
+            if body == guideline_markdown(GUIDELINE):
+                assert "<img" not in _RENDER.render(body)
+                continue
             assert problems_of(body) == [], f"{name}, {step}"
             rendered = re.sub(r"<[^>]+>", "", _RENDER.render(body)).replace("&amp;", "&").replace("&lt;", "<")
             shown_somewhere = shown_somewhere or "[link](http://evil)" in rendered.replace("\u2060", "")
+        for body in html_bodies:
+            assert not re.search(r"<(a|img)\b|\u202e|\u200b", body), f"{name}, {step}: {body!r}"
         for text in plain_bodies(at):
             assert "\u202e" not in text and "\u200b" not in text, f"{name}, {step}: {text!r}"
     assert shown_somewhere  # the values are on the pages, written out
@@ -226,7 +240,7 @@ def test_a_claim_link_longer_than_200_characters_is_refused_with_one_shortened_m
 
 
 def test_a_history_link_longer_than_200_characters_is_refused_and_opens_no_history(world):
-    at = open_page(log_in("boss", {"history": "y" * 500}), "admin")
+    at = log_in("boss", {"history": "y" * 500})  # the login opens the Admin page on the link
     assert [e.value for e in at.error] == [
         f"the address's history= is 500 characters long, more than the 200 an id may have ({'y' * 40}…); nothing was opened"]
     assert not at.session_state["admin.history_claim"]
