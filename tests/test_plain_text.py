@@ -27,8 +27,8 @@ from streamlit.testing.v1 import AppTest
 
 import annotator.ui.components as ui_components
 from annotator.db import init_db, session_scope
-from annotator.models import Claim, User
-from annotator.services import adjudication, guidelines, labeling
+from annotator.models import Case, Claim, User
+from annotator.services import guidelines, labeling
 from annotator.services.access import OPERATOR
 from annotator.services.imports import import_cases
 from annotator.services.users import add_user
@@ -62,29 +62,24 @@ def case(n: int) -> dict:
                         "passage_ids": [p["passage_id"] for p in passages]} for j in (1, 2)]}
 
 
-@pytest.fixture
-def world(any_db_url, tmp_path, monkeypatch):  # noqa: ANN001
-    """The hostile dataset, four users, both cases assigned to the two labelers; claim 1.1 labeled
-    differently by both (a dispute), claim 2.1 alike (final, released), a guideline with an image."""
-    engine = init_db(any_db_url)
-    source = tmp_path / "hostile.jsonl"
+def build_world(url: str, folder: Path) -> dict[str, int]:
+    """The hostile dataset in the database at `url`, four users, both cases assigned to the two
+    labelers; claim 1.1 labeled differently by both (a dispute), claim 2.1 alike (final), a
+    guideline with an image. Returns {claim_id: claim pk}."""
+    engine = init_db(url, create=True)
+    source = folder / "hostile.jsonl"
     source.write_text("".join(json.dumps(case(n), ensure_ascii=False) + "\n" for n in (1, 2)), encoding="utf-8")
-    dataset = hostile("ds")
     with session_scope(engine) as session:
-        import_cases(session, OPERATOR, source, dataset=dataset, slices=[hostile("slice")])
+        import_cases(session, OPERATOR, source, dataset=hostile("ds"), slices=[hostile("slice")])
         for name, roles in NAMES.items():
             add_user(session, OPERATOR, name, roles, PASSWORD)
     with session_scope(engine) as session:
-        from annotator.models import Case
-
         pks = list(session.exec(select(Case.id).order_by(Case.id)))
         labeling.assign_cases(session, OPERATOR, pks, [LABELER_1, LABELER_2])
         guidelines.publish_guideline(session, session.exec(select(User).where(User.name == "boss")).one(), "v1",
                                      GUIDELINE)
-    claims = {}
     with session_scope(engine) as session:
-        for claim in session.exec(select(Claim)):
-            claims[claim.claim_id] = claim.id
+        claims = {claim.claim_id: claim.id for claim in session.exec(select(Claim))}
     for labeler, values in ((LABELER_1, ("support", "support")), (LABELER_2, ("contradict", "support"))):
         with session_scope(engine) as session:
             user = session.exec(select(User).where(User.name == labeler)).one()
@@ -92,13 +87,20 @@ def world(any_db_url, tmp_path, monkeypatch):  # noqa: ANN001
                 labeling.save_label(session, user, claims[claim_id], value, rationale=hostile("rationale"),
                                     severity=None if value == "support" else "other",
                                     passage_ids=[hostile("p1.1")] if claim_id.startswith("claim1") else [hostile("p2.1")])
+    engine.dispose()
+    return claims
+
+
+@pytest.fixture
+def world(any_db_url, tmp_path, monkeypatch):  # noqa: ANN001
+    """build_world on SQLite and PostgreSQL, the app pointed at it."""
+    claims = build_world(any_db_url, tmp_path)
     monkeypatch.setenv("DATABASE_URL", any_db_url)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(ui_components, "DOUBLE_CLICK_SECONDS", 0.0)
     st.cache_resource.clear()
-    yield engine, claims
+    yield claims
     st.cache_resource.clear()
-    engine.dispose()
 
 
 def log_in(name: str, query: dict | None = None) -> AppTest:
@@ -163,6 +165,9 @@ def plain_bodies(at: AppTest) -> list[str]:
 _RENDER = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
 _APP_ICON = re.compile(r"(?<!\\):material/\w+:")
 """An icon the app's own Markdown names (a value's ":" is escaped)."""
+_AUTOLINK = re.compile(r"(?:https?://|www(?=\.))[-.\w]+|[-.\w+]+@[-\w]+(?:\.[-\w]+)+", re.IGNORECASE)
+"""GitHub Markdown's autolinks as remark-gfm (Streamlit's) finds them in the parsed text
+(mdast-util-gfm-autolink-literal): escaping the source does not stop them."""
 _SHORTCODES = re.compile(r":(?:streamlit|material_\w+):")
 _MATH = re.compile(r"(?<!\$)\$(?![\s$])[^$\n]*?[^\s$]\$(?!\d)")
 _ESCAPES = re.compile(r"(?m)^ {0,3}(`{3,}|~{3,})[\s\S]*?(?:\n[ \t]*\1|$)|(?<!`)(`+)[^`\n]+\2(?!`)|\\[\\$`]")
@@ -180,6 +185,8 @@ def problems_of(body: str) -> list[str]:
     text = re.sub(r"<[^>]+>", "", html)
     if _SHORTCODES.search(text):
         found.append(f"shortcode after parsing: {text!r}")
+    if _AUTOLINK.search(text.replace("&amp;", "&")):
+        found.append(f"autolink after parsing: {text!r}")
     if "$" in body and _MATH.search(_ESCAPES.sub("_", body)):
         found.append(f"math: {body!r}")
     found += [f"fragment {fragment!r} as written in {body!r}" for fragment in FRAGMENTS if fragment in body]
@@ -214,7 +221,7 @@ def visit(name: str, claims: dict[str, int]) -> dict[str, AppTest]:
 
 @pytest.mark.parametrize("name", list(NAMES))
 def test_every_page_shows_hostile_ids_names_and_texts_as_plain_text(world, name):
-    _, claims = world
+    claims = world
     shown_somewhere = False
     for step, at in visit(name, claims).items():
         assert not at.exception, f"{step}: {at.exception}"
@@ -250,8 +257,8 @@ def test_a_history_link_longer_than_200_characters_is_refused_and_opens_no_histo
 
 
 @pytest.mark.parametrize("value, shown", [
-    (IMAGE, r"\!\[x\](http\://127.0.0.1\:9/img.png)"),
-    (LINK, r"\[link\](http\://evil)"),
+    (IMAGE, "\\!\\[x\\](http\\:\u2060//127.0.0.1\\:9/img.png)"),
+    (LINK, "\\[link\\](http\\:\u2060//evil)"),
     (HTML, r"\<img src=x onerror=alert(1)\>"),
     (":red[big]", r"\:red\[big\]"),
     ("$x^2$", r"\$x\^2\$"),
@@ -260,7 +267,8 @@ def test_a_history_link_longer_than_200_characters_is_refused_and_opens_no_histo
     (":smile: x", r"\:smile\: x"),
     (":streamlit:", "\\:\u2060streamlit\\:"),
     (":material/home:", "\\:\u2060material/home:"),
-    ("www.evil.example a@b.example", r"www\.evil.example a\@b.example"),
+    ("www.evil.example a@b.example", "www\u2060\\.evil.example a\\@\u2060b.example"),
+    ("see http://evil.example", "see http\\:\u2060//evil.example"),
     ("1. one\n- two\n# three\n===", "1\\. one\n\\- two\n\\# three\n\\==="),
     ("&lt; A & B", r"\&lt; A & B"),
     ("demo-01-c1: plain words", "demo-01-c1: plain words"),
@@ -286,7 +294,8 @@ def test_the_guideline_keeps_its_formatting_but_shows_images_as_text():
     shown = guideline_markdown(f"# Rules\n\n**Label** [the policy](https://example.org). {IMAGE} ![a][ref]\n\n[ref]: http://x/y.png")
     html = _RENDER.render(shown)
     assert "<h1>Rules</h1>" in html and "<strong>Label</strong>" in html and '<a href="https://example.org">' in html
-    assert "<img" not in html
+    assert "<img" not in html and 'href="http://127.0.0.1' not in html
+    assert "![x](http://127.0.0.1:9/img.png)" in html  # written out
 
 
 # --- framing ---------------------------------------------------------------------------------
@@ -312,3 +321,52 @@ def test_every_response_of_the_served_app_forbids_framing(tmp_path):
         for path, response in responses.items():
             assert response.headers["Content-Security-Policy"] == "frame-ancestors 'none'", path
             assert response.headers["X-Frame-Options"] == "DENY", path
+
+
+# --- in a real browser -------------------------------------------------------------------------
+
+
+def test_in_chromium_no_page_holds_an_image_or_link_from_the_data_nor_fetches_one(tmp_path):
+    from tests.test_e2e_browser import CHROMIUM_ARGS, chromium_path, running_app, settled
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    executable = chromium_path()
+    database = tmp_path / "hostile.db"
+    build_world(f"sqlite:///{database}", tmp_path)
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    with running_app(tmp_path, env, ["serve", "--db", str(database)]) as base, sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
+        requested: list[str] = []
+        seen = 0
+        for name in (LABELER_1, "boss"):
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            page = context.new_page()
+            page.on("request", lambda request: requested.append(request.url))
+            page.goto(base)
+            page.get_by_label("User name", exact=True).fill(name)
+            page.get_by_label("Password", exact=True).fill(PASSWORD)
+            page.get_by_role("button", name="Log in").click()
+            page.locator("[data-testid=stSidebarNavLink]").first.wait_for(timeout=30_000)
+            for title in range(page.locator("[data-testid=stSidebarNavLink]").count()):
+                page.locator("[data-testid=stSidebarNavLink]").nth(title).click()
+                settled(page)
+                for expander in page.locator("[data-testid=stExpander] summary").all():  # the guideline, the hold form
+                    expander.click()
+                settled(page)
+                found = page.evaluate("""() => ({
+                    images: [...document.querySelectorAll('img, image, source, video, audio, iframe, object, embed')]
+                        .map(e => e.getAttribute('src') || e.getAttribute('href') || e.getAttribute('data') || ''),
+                    links: [...document.querySelectorAll('a[href]')]  // the guideline's links are the admin's own
+                        .filter(a => !a.closest('[data-testid=stSidebar] [data-testid=stExpander], .st-key-guideline_preview'))
+                        .map(a => a.getAttribute('href')),
+                    text: document.body.innerText})""")
+                assert [src for src in found["images"] if "127.0.0.1:9" in src or src == "x"] == [], (name, title)
+                foreign = [href for href in found["links"]  # the app's own links are relative (its pages)
+                           if re.match(r"[a-z][a-z0-9+.-]*:", href, re.IGNORECASE) and not href.startswith(base)]
+                assert foreign == [], (name, title)
+                assert "\u202e" not in found["text"] and "\u200b" not in found["text"], (name, title)
+                seen += "[link](http://evil)" in found["text"].replace("\u2060", "")
+            context.close()
+        browser.close()
+    assert [url for url in requested if "127.0.0.1:9" in url or "evil" in url] == []
+    assert seen >= 4  # the hostile values are on the pages, written out

@@ -13,8 +13,10 @@ text, whatever it holds. One place for the rule; every page goes through it.
   messages, headings, widget labels): every character that would make Markdown there is
   backslash-escaped, so `[x](y)`, `![x](y)`, `<img>`, `:red[x]`, `$x$`, `**x**` read as typed, never as a link, an
   image, a colour, math or formatting. Streamlit also turns `:streamlit:` and `:material_x:`
-  into a logo image or an icon after the Markdown is parsed (an escape does not stop that), so a
-  WORD JOINER (U+2060, invisible, no line break) is put after such a colon.
+  into a logo image or an icon, and "http://...", "www...." and "name@host" into links, after
+  the Markdown is parsed (an escape does not stop that), so a WORD JOINER (U+2060, invisible, no
+  line break) is put inside each of them ("http:\u2060//", "www\u2060.", "@\u2060"); copied from the
+  page, such a value holds it.
 - `md`: a catalog string (i18n.t) with its text fields through `plain_markdown`: the catalog's
   own Markdown stays, what fills it is plain; `message_markdown` / `error_markdown` do the same
   for a service's Message and an error.
@@ -80,9 +82,12 @@ _SHORTCODE = re.compile(r"(?=(:[\w+-][\w+-]*:))")
 _LINE_START = re.compile(r"(?m)^([ \t]*)([#+\-=>]|\d+(?=[.)]))")
 """At the start of a line: a heading, a list item, a setext underline, a quote; "1." / "1)" (an
 ordered list, the "." or ")" is escaped)."""
-_AFTER_PARSE = re.compile(r"(?<=\\:)(?=streamlit\\:|material\\?[_/])")
-"""Where Streamlit would still make an image or an icon from escaped text (see the module's
-docstring): after the colon of `:streamlit:`, `:material_` and `:material/`."""
+_AFTER_PARSE = re.compile(r"(?<=\\:)(?=streamlit\\:|material\\?[_/])|(?<=:)(?=//)|(?<=www)(?=\\\.)|(?<=\\@)",
+                          re.IGNORECASE)
+"""Where Streamlit would still make something from escaped text, since it looks for it in the
+parsed text (see the module's docstring): after the colon of `:streamlit:` (a logo image),
+`:material_` and `:material/` (an icon); in "http://", "www." and "name@host" (GitHub Markdown's
+autolinks, found in the parsed text too)."""
 
 
 def _colons(text: str) -> set[int]:
@@ -144,12 +149,12 @@ def error_markdown(error: BaseException) -> str:
     return md(key, **getattr(error, "fields", {})) if key else plain_markdown(str(error))
 
 
-_IMAGE = re.compile(r"!(?=\[)")
+_IMAGE = re.compile(r"!\[")
 
 
 def guideline_markdown(markdown: str) -> str:
     """An admin's guideline Markdown as the app renders it: its formatting kept (headings, lists,
-    emphasis, links), every image written as text (`![alt](url)` shows as "!" and a link to
-    the url), so that opening the guideline makes no reader's browser fetch anything. Raw HTML
-    is not rendered anyway (Streamlit's default)."""
-    return _IMAGE.sub(r"\\!", markdown)
+    emphasis, links), every image written out as text (`![alt](url)` shows as typed, neither an
+    image nor a link), so that opening the guideline makes no reader's browser fetch anything.
+    Raw HTML is not rendered anyway (Streamlit's default)."""
+    return _IMAGE.sub(r"\\!\\[", markdown)

@@ -323,7 +323,7 @@ def _guideline_section(versions: list[guidelines.GuidelineView]) -> None:
     with preview_col:
         st.markdown(f"**{t('admin.guideline_preview')}**")
         text = st.session_state.get(GUIDELINE_TEXT) or ""
-        with st.container(border=True, height=460):
+        with st.container(border=True, height=460, key="guideline_preview"):
             if text.strip():
                 st.markdown(guideline_markdown(text))
             else:
