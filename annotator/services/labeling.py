@@ -337,7 +337,7 @@ def progress_for(session: Session, user: User) -> tuple[int, int]:
     """(labeled, assigned): how many of the claims assigned to `user` they have labeled (a label
     to review, workflow.label_to_review, is not counted until they save it again)."""
     labeled, assigned = session.execute(_progress_statement(), {"user_pk": user.id}).one()
-    return labeled, assigned
+    return int(labeled), int(assigned)  # PostgreSQL's SUM is a numeric (Decimal), which st.progress refuses
 
 
 # --- one claim, seen by its labeler ----------------------------------------------------------
