@@ -119,7 +119,7 @@ with ui.db() as session:
 st.title(t("page.releases"))
 ui.show_flash()
 for note in st.session_state.pop(_NOTES, []):
-    st.info(ui.plain_markdown(note))
+    st.info(note)  # the service's own words about release folders it tidied (names it checked)
 
 with st.container(border=True):
     st.header(t("releases.create"))
@@ -157,7 +157,7 @@ verified = st.session_state.get(_VERIFIED)
 if verified is not None and verified[0] == release.name:
     _, ok, problems, notes = verified
     for note in notes:
-        st.info(ui.plain_markdown(note))
+        st.info(note)
     if ok:
         st.success(ui.md("releases.verify_ok", name=release.name))
     else:
