@@ -45,6 +45,8 @@ LOOPBACK = "127.0.0.1"
 
 MAX_BOOTSTRAP = 100_000
 UI_APP = Path(__file__).parent / "ui" / "app.py"
+SERVED_APP = Path(__file__).parent / "ui" / "server.py"
+"""UI_APP as served: every response refuses framing (ui/server.py)."""
 STREAMLIT_CONFIG = Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml"
 
 
@@ -174,7 +176,7 @@ def _serve(url: str, port: int, host: str = LOOPBACK) -> None:
     from annotator.db import display_url
 
     env = {**os.environ, "DATABASE_URL": url}
-    command = [sys.executable, "-m", "streamlit", "run", str(UI_APP), *_streamlit_flags(), "--server.port", str(port),
+    command = [sys.executable, "-m", "streamlit", "run", str(SERVED_APP), *_streamlit_flags(), "--server.port", str(port),
                "--server.address", host]
     shown = f"[{host}]" if ":" in host else host  # an IPv6 address
     typer.echo(f"Serving on http://{safe(shown)}:{port} (database: {safe(display_url(url))}); Ctrl+C stops.")

@@ -14,6 +14,8 @@ and １ matches 1. Any other text is cut at letters and digits; its words are co
 case-insensitively, without English stop words or one-letter words, with a plural's final s
 (ies -> y) dropped; a number drops its thousands commas (2,000 matches 2000) and keeps the
 letters right after it (10th, 50km). Latin words inside Japanese text are compared the same way.
+A word holds its combining marks (Hindi, Arabic with vowel marks, Thai), and a mark covers whole
+grapheme clusters (the `regex` module's \\X, Unicode Standard Annex #29).
 
 Cost: tokenizing is cached per text (`words`). Uncached, a demo claim and three passages take
 about 1-2 ms (`python -m annotator.highlight` measures it on data/demo.jsonl); loading the
@@ -26,10 +28,13 @@ import html
 import re
 import threading
 import unicodedata
-from collections.abc import Iterable, Mapping
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
+
+import regex
 
 
 @dataclass(frozen=True)
@@ -44,8 +49,8 @@ class Word:
 class Highlight:
     """What of a claim a passage shares.
 
-    spans: sorted, non-overlapping (start, end) character offsets into the passage; words that
-        touch are merged into one span.
+    spans: sorted, non-overlapping (start, end) character offsets into the passage, each made of
+        whole grapheme clusters; words that touch are merged into one span.
     words: the shared words as the passage writes them, unique, in the order they first occur.
     """
     spans: tuple[tuple[int, int], ...]
@@ -53,7 +58,12 @@ class Highlight:
 
 
 _JAPANESE = re.compile(r"[\u3005\u3006\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
-_LATIN_WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*|\d+(?:[.,]\d+)*[^\W\d_]*")
+_LATIN_WORD = regex.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*|\d+(?:[.,]\d+)*[^\W\d_]*")
+"""A word of a text in any other script. The `regex` module's \\w holds the combining marks
+(Unicode's Alphabetic and Mark: Hindi's vowel signs, Arabic's harakat, Thai's tone marks), which
+Python's re leaves out, cutting हिंदी into ह and द."""
+_CLUSTER = regex.compile(r"\X")
+"""A grapheme cluster (Unicode Standard Annex #29, extended): a base and its combining marks."""
 _ASCII_LETTERS = re.compile(r"[A-Za-z]+(?:['\u2019][A-Za-z]+)*")
 
 ENGLISH_STOP_WORDS = frozenset("""
@@ -193,7 +203,24 @@ def highlight(claim: str, passage: str) -> Highlight:
             spans[-1][1] = max(spans[-1][1], word.end)
         else:
             spans.append([word.start, word.end])
-    return Highlight(tuple((start, end) for start, end in spans), tuple(shared))
+    return Highlight(_whole_clusters(passage, spans), tuple(shared))
+
+
+def _whole_clusters(text: str, spans: list[list[int]]) -> tuple[tuple[int, int], ...]:
+    """`spans` widened to whole grapheme clusters of `text` (a mark never starts or ends inside
+    one, where it would part a letter from its vowel sign), merged where they then touch."""
+    if not spans or text.isascii():
+        return tuple((start, end) for start, end in spans)
+    bounds = [found.start() for found in _CLUSTER.finditer(text)] + [len(text)]
+    out: list[list[int]] = []
+    for start, end in spans:
+        start = bounds[bisect_right(bounds, start) - 1]
+        end = bounds[bisect_left(bounds, end)]
+        if out and out[-1][1] >= start:
+            out[-1][1] = max(out[-1][1], end)
+        else:
+            out.append([start, end])
+    return tuple((start, end) for start, end in out)
 
 
 MARK_STYLE = ("background-color: rgba(255, 170, 0, 0.35); color: inherit; font-weight: 700; "
@@ -201,16 +228,18 @@ MARK_STYLE = ("background-color: rgba(255, 170, 0, 0.35); color: inherit; font-w
 """A highlighted word is bold and underlined as well as coloured: never colour alone."""
 
 
-def to_html(text: str, spans: Iterable[tuple[int, int]]) -> str:
+def to_html(text: str, spans: Iterable[tuple[int, int]], shown: Callable[[str], str] = str) -> str:
     """`text` as HTML with every span in a <mark>: all of the text is escaped (a passage is
     untrusted: its markup is shown as written, never interpreted); whitespace and line breaks
-    are kept. `spans` as `highlight` returns them (sorted, non-overlapping)."""
+    are kept. `spans` as `highlight` returns them (sorted, non-overlapping). Each piece goes
+    through `shown` before it is escaped (the app passes ui.plain.plain_text, which makes
+    invisible and bidirectional control characters visible)."""
     parts, at = [], 0
     for start, end in spans:
-        parts.append(html.escape(text[at:start]))
-        parts.append(f'<mark style="{MARK_STYLE}">{html.escape(text[start:end])}</mark>')
+        parts.append(html.escape(shown(text[at:start])))
+        parts.append(f'<mark style="{MARK_STYLE}">{html.escape(shown(text[start:end]))}</mark>')
         at = end
-    parts.append(html.escape(text[at:]))
+    parts.append(html.escape(shown(text[at:])))
     return ('<div style="white-space: pre-wrap; overflow-wrap: anywhere; line-height: 1.6">'
             + "".join(parts) + "</div>")
 

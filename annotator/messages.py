@@ -645,4 +645,5 @@ MESSAGES: dict[str, str] = {
     "msg.denied.lift_holds": "only an admin may see every hold and lift another person's hold",
     "msg.hold_case_final": "every claim of case '{case_id}' is already agreed or adjudicated: there is nothing left to hold",
     "msg.lift_still_to_label": "you are assigned to label this case and have not labeled all of its claims: its holds are the other labelers' judgment; label it first, or ask another admin",
+    "msg.address_too_long": "the address's {param}= is {length} characters long, more than the {limit} an id may have ({shown}); nothing was opened",
 }

@@ -182,3 +182,26 @@ def test_a_newer_version_known_elsewhere_makes_a_passage_old_and_others_do_not()
 def test_a_passage_the_case_names_as_outdated_is_old_whatever_the_versions():
     passages = [P("m-1", "memo", ""), P("n-1", "note", "v1")]
     assert old_versions(passages, ["m-1", "unknown"]) == {"m-1": None}
+
+
+def _clusters(text: str) -> set[int]:
+    import regex
+
+    return {found.start() for found in regex.finditer(r"\X", text)} | {len(text)}
+
+
+@pytest.mark.parametrize("claim, passage, shared", [
+    ("हिंदी भाषा", "यह हिंदी भाषा है", ("हिंदी", "भाषा")),  # vowel signs (Mc, Mn) inside the words
+    ("مَرْحَبًا بِكُمْ", "قال مَرْحَبًا بِكُمْ للجميع", ("مَرْحَبًا", "بِكُمْ")),  # Arabic with harakat
+    ("ไม่ใช่", "คำตอบ ไม่ใช่ แน่นอน", ("ไม่ใช่",)),  # Thai tone and vowel marks
+])
+def test_words_with_combining_marks_are_marked_whole(claim, passage, shared):
+    found = highlight(claim, passage)
+    assert tuple(passage[start:end] for start, end in found.spans) == shared
+    assert {offset for span in found.spans for offset in span} <= _clusters(passage)
+
+
+def test_a_mark_never_parts_a_letter_from_its_combining_mark():
+    passage = "Cafe\u0301 au lait"  # e + COMBINING ACUTE ACCENT, not composed
+    found = highlight("cafe\u0301 prices", passage)
+    assert [passage[start:end] for start, end in found.spans] == ["Cafe\u0301"]

@@ -551,5 +551,5 @@ def test_an_interval_chart_writes_undefined_as_text_and_refuses_no_points():
 def test_a_labeler_name_is_shown_as_typed_never_as_markdown():
     from annotator.ui.components import plain_markdown
 
-    assert plain_markdown("[click me](http://example.com)") == r"\[click me\]\(http\://example\.com\)"
+    assert plain_markdown("[click me](http://example.com)") == "\\[click me\\](http\\:\u2060//example.com)"
     assert plain_markdown("**bold** :red[x]") == r"\*\*bold\*\* \:red\[x\]"

@@ -79,7 +79,7 @@ def test_a_check_shows_the_report_and_a_preview_and_writes_nothing(engine):
     upload(at, "my cases.jsonl", NATIVE)
     assert row_counts(engine) == before
     assert [info.value for info in at.info] == [
-        "Read my cases\\.jsonl as UTF\\-8 \\(jsonl\\) into dataset 'default'\\: 2 cases, 3 claims, 2 passages"]
+        "Read my cases.jsonl as UTF-8 (jsonl) into dataset 'default': 2 cases, 3 claims, 2 passages"]
     [preview] = frames(at)
     assert counts(at) == [{"Records": "cases", "New": 2, "Unchanged": 0, "Changed": 0},
                       {"Records": "claims", "New": 3, "Unchanged": 0, "Changed": 0},
@@ -131,7 +131,7 @@ def test_a_bad_file_shows_every_bad_line_with_its_field_offers_no_import_and_wri
     assert row_counts(engine) == before
     [error] = [e.value for e in at.error]
     assert error.startswith("This file would be refused as a whole; nothing was written.")
-    assert "mixed\\.jsonl, line 2\\: not valid JSON" in error
+    assert "mixed.jsonl, line 2: not valid JSON" in error
     assert "annotator-upload" not in error and "/tmp" not in error  # named after the upload, not the temporary file
     [bad] = frames(at)
     assert [(row["File"], row["Line"], row["Field"]) for row in bad] == [
@@ -166,7 +166,7 @@ def test_a_labels_file_naming_an_unknown_claim_is_refused_at_its_line(engine):
     at = upload(import_page(), "labels.csv", b"claim_id,labeler,label\ncase-1-c1,zoe,support\nnope,zoe,support\n",
                 kind="labels")
     [error] = [e.value for e in at.error]
-    assert "labels\\.csv, line 3, field 'claim\\_id'\\: no claim with id 'nope'" in error
+    assert "labels.csv, line 3, field 'claim_id': no claim with id 'nope'" in error
     assert not [b for b in at.button if b.key == "imports.confirm"]
     with session_scope(engine) as session:
         assert session.exec(select(User).where(User.name == "zoe")).first() is None  # not created by the check

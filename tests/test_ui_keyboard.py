@@ -267,7 +267,7 @@ def _markdown_inside(node) -> list:  # noqa: ANN001
 def test_an_old_version_is_marked_in_words_and_with_an_icon(engine):
     at = open_page()
     olds = [m.value for m in at.markdown if "Old version" in m.value]
-    assert olds == [":material/history: **Old version**: a newer version of document ryohi (2026\\-04) is among "
+    assert olds == [":material/history: **Old version**: a newer version of document ryohi (2026-04) is among "
                     "these passages."]
     go_to(at, "case-2-c1")  # v10 is newer than v2
     assert [m.value for m in at.markdown if "Old version" in m.value] == [

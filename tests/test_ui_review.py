@@ -20,10 +20,10 @@ META = {"required_evidence_ids": ["case-1-p1"], "forbidden_evidence_ids": ["case
         "expected_behavior": "answer_with_citation", "principal": {"role": "contractor", "dept": "sales"},
         "corpus_release": "2026-04-r2"}
 
-DETAILS = ["**Required evidence**: case\\-1\\-p1", "**Forbidden evidence**: case\\-1\\-p2",
-           "**Expected behaviour**: answer\\_with\\_citation",
-           '**Principal (who asks)**: \\{"dept"\\: "sales", "role"\\: "contractor"\\}',
-           "**Corpus release**: 2026\\-04\\-r2"]
+DETAILS = ["**Required evidence**: case-1-p1", "**Forbidden evidence**: case-1-p2",
+           "**Expected behaviour**: answer_with_citation",
+           '**Principal (who asks)**: \\{"dept": "sales", "role": "contractor"\\}',
+           "**Corpus release**: 2026-04-r2"]
 
 
 def _set_meta(engine) -> None:  # noqa: ANN001, F811

@@ -18,7 +18,7 @@ from annotator.services.users import authenticate, roles_of
 from annotator.ui import auth
 from annotator.ui import components as ui
 from annotator.ui import language
-from annotator.ui.i18n import error_text, t
+from annotator.ui.i18n import t
 
 PAGES = (  # (key in components.PAGE_ROLES, file, icon)
     ("home", "views/home.py", ":material/home:"),
@@ -90,7 +90,7 @@ def not_for_your_roles() -> None:
     """Shown at the address of a page the logged-in user's roles do not open (instead of "page
     not found"): says so and links to the page they start on."""
     st.title(t("app.title"))
-    st.warning(t("app.not_for_your_roles", name=ui.plain_markdown(me.name)))
+    st.warning(ui.md("app.not_for_your_roles", name=me.name))
     if start is not None:
         st.page_link(start, label=t("app.go_to", page=start.title), icon=start.icon)
 
@@ -101,7 +101,7 @@ sso = auth.sso_config()
 try:
     me = auth.sso_user(auth.identity()) if sso is not None else ui.current_user()
 except (DatabaseUnavailableError, DatabaseBusyError) as error:
-    st.error(error_text(error))
+    st.error(ui.error_markdown(error))
     st.stop()
 language.apply(me)  # the user's language (else the login page's, else the browser's) before any page text
 if me is None:
@@ -131,11 +131,11 @@ else:
     closed = [st.Page(not_for_your_roles, title=t(f"page.{key}"), url_path=key, visibility="hidden")
               for key, _, _ in PAGES if not ui.may_open(me, key)]
     with st.sidebar:
-        st.caption(t("app.logged_in_as", name=me.name, roles=", ".join(t(f"role.{r}") for r in sorted(roles_of(me)))))
+        st.caption(ui.md("app.logged_in_as", name=me.name, roles=", ".join(t(f"role.{r}") for r in sorted(roles_of(me)))))
         st.button(t("app.logout"), key="app.logout", on_click=auth.log_out, icon=":material/logout:")
         language.sidebar_switch(me)
     navigation = st.navigation((pages or [st.Page(no_pages, title=t("app.title"), url_path="home", default=True)]) + closed)
 try:
     navigation.run()
 except DatabaseBusyError as error:  # a page's database work met a busy database: "try again", not a traceback
-    st.error(error_text(error))
+    st.error(ui.error_markdown(error))

@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from annotator.ui.components import plain_markdown
+from annotator.ui.plain import plain_markdown
 from annotator.ui.i18n import t
 
 FIELDS: dict[str, str] = {

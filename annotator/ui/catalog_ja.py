@@ -1009,4 +1009,5 @@ JAPANESE: dict[str, str] = {
     "col.holder": "保留した人",
     "col.placed_at": "保留日時",
     "col.expires_at": "期限",
+    "msg.address_too_long": "アドレスの {param}= が {length} 文字あり、ID の上限 {limit} 文字を超えています（{shown}）。何も開いていません。",
 }

@@ -7,8 +7,6 @@ a disabled account or a changed role takes effect at the next click.
 
 from __future__ import annotations
 
-import re
-
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -21,12 +19,14 @@ from sqlmodel import Session
 from annotator.db import make_engine, read_scope, resolve_url, session_scope
 from annotator.errors import AnnotatorError, InvalidValueError, NotFoundError, PermissionDeniedError
 from annotator.highlight import Highlight, highlight, old_versions, to_html
+from annotator.messages import shortened
 from annotator.models import User
 from annotator.services.labeling import PassageView
 from annotator.services.lookup import list_datasets
 from annotator.services.users import get_user, roles_of, still_logged_in
 from annotator.workflow import may_see_agreement
-from annotator.ui.i18n import error_text, t
+from annotator.ui.i18n import t
+from annotator.ui.plain import error_markdown, md, message_markdown, plain_markdown, plain_text  # noqa: F401 - the pages' one helper
 
 USER_PK = "auth.user_pk"
 USER_NAME = "auth.user_name"
@@ -125,7 +125,7 @@ def current_user() -> User | None:
             return session_user(session)
     except PermissionDeniedError as refused:
         forget_user()
-        flash("error", error_text(refused))  # the login page says why (forget_user dropped every message)
+        flash("error", error_markdown(refused))  # the login page says why (forget_user dropped every message)
         return None
 
 
@@ -162,14 +162,17 @@ def require_page(page: str) -> User:
 
 
 def flash(kind: str, text: str) -> None:
-    """Queue a message for the next render: kind is "toast", "success", "error" or "warning"."""
+    """Queue a message for the next render: kind is "toast", "success", "error" or "warning";
+    `text` is Markdown, so a value from a user or a file in it must have gone through
+    plain_markdown (md() does that for a catalog string's fields)."""
     st.session_state.setdefault(_FLASH, []).append((kind, text))
 
 
 def flash_error(error: AnnotatorError) -> None:
     """Queue an AnnotatorError's message (the only errors shown to users as messages), in the
-    user's language when the error carries a message key (i18n.error_text)."""
-    flash("error", error_text(error))
+    user's language when the error carries a message key (i18n.error_text), its fields as plain
+    text (plain.error_markdown)."""
+    flash("error", error_markdown(error))
 
 
 def show_flash() -> None:
@@ -194,11 +197,27 @@ def keep_claim_link() -> None:
         st.session_state[PENDING_CLAIM] = st.query_params.get_all(CLAIM_PARAM)
 
 
+ADDRESS_VALUE_LIMIT = 200
+"""The most characters a `?claim=` or `?history=` value may have: an id is shorter; a longer value
+is refused whole (shown shortened in the message), never cut to an id it did not name."""
+
+
+def address_value(param: str, value: str | None) -> str | None:
+    """`value`, the address's `?param=` value (None when there is none), when it is at most
+    ADDRESS_VALUE_LIMIT characters long. Raises InvalidValueError (msg.address_too_long, the value
+    shortened) for a longer one."""
+    if value is not None and len(value) > ADDRESS_VALUE_LIMIT:
+        raise InvalidValueError.of("msg.address_too_long", param=param, length=len(value), limit=ADDRESS_VALUE_LIMIT,
+                                   shown=shortened(value, 40))
+    return value
+
+
 def take_claim_link() -> str | None:
     """The claim id of a `?claim=` link in the address, or of one kept through the login; None
     when there is none. The link is taken away whatever it leads to (the address no longer names
     a claim, and a rerun opens nothing again). Raises InvalidValueError when it names more than
-    one claim (`?claim=a&claim=b`): which one was meant is unknown, so none is opened."""
+    one claim (`?claim=a&claim=b`): which one was meant is unknown, so none is opened; or when
+    the value is longer than an id may be (address_value)."""
     linked = [claim_id for claim_id in st.query_params.get_all(CLAIM_PARAM) if claim_id]
     pending = st.session_state.pop(PENDING_CLAIM, None) or []
     if CLAIM_PARAM in st.query_params:
@@ -206,7 +225,7 @@ def take_claim_link() -> str | None:
     claim_ids = list(dict.fromkeys(linked or pending))
     if len(claim_ids) > 1:
         raise InvalidValueError.of("msg.claim_link_many", n=len(claim_ids))
-    return claim_ids[0] if claim_ids else None
+    return address_value(CLAIM_PARAM, claim_ids[0]) if claim_ids else None
 
 
 # --- double clicks -----------------------------------------------------------------------------
@@ -299,7 +318,7 @@ def passage_card(passage: PassageView, *, number: int | None = None, claim_text:
                              doc_id=plain_markdown(passage.doc_id), newer=plain_markdown(newer))
                            if newer is not None else t("passage.old_version_marked")))
         marked = highlight(claim_text, passage.text) if claim_text else Highlight((), ())
-        body = to_html(passage.text, marked.spans)
+        body = to_html(passage.text, marked.spans, shown=plain_text)
         lines = passage.text.count("\n") + 1
         if len(passage.text) > LONG_PASSAGE_CHARS or lines > LONG_PASSAGE_LINES:
             with st.container(height=PASSAGE_HEIGHT, border=True):
@@ -316,12 +335,12 @@ def passage_card(passage: PassageView, *, number: int | None = None, claim_text:
 
 def case_header(case_id: str, slice_: str, split: str, question: str, answer: str) -> None:
     """The case's question and generated answer, on top of a claim."""
-    st.caption(t("case.meta", case_id=case_id, slice=slice_, split=split))
+    st.caption(md("case.meta", case_id=case_id, slice=slice_, split=split))
     with st.container(border=True):
         st.markdown(f"**{t('case.question')}**")
-        st.text(question)
+        st.text(plain_text(question))
         st.markdown(f"**{t('case.answer')}**")
-        st.text(answer)
+        st.text(plain_text(answer))
 
 
 def dataset_select(key: str) -> str | None:
@@ -330,20 +349,11 @@ def dataset_select(key: str) -> str | None:
     with db() as session:
         names = list_datasets(session)
     choice = st.selectbox(t("admin.dataset"), [None, *names], key=key,
-                          format_func=lambda name: t("admin.dataset_all") if name is None else name)
+                          format_func=lambda name: t("admin.dataset_all") if name is None else plain_text(name))
     return choice
 
 
 def optional(value: str | None) -> str:
-    """A value for display, a dash when empty."""
-    return value if value else "-"
+    """A value for display as plain text (plain_text), a dash when empty."""
+    return plain_text(value) if value else "-"
 
-
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>:$~=^&])")
-
-
-def plain_markdown(text: str) -> str:
-    """`text` with every Markdown-special character backslash-escaped, for places Streamlit renders
-    as Markdown (table cells, expander labels, captions) that show people's own text: a name or a
-    rationale is shown as typed, never as a link or formatting."""
-    return _MARKDOWN.sub(r"\\\1", str(text))

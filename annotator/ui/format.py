@@ -18,6 +18,7 @@ from annotator.services.reports import MIXED_VERSIONS
 from annotator.ui.charts import IntervalPoint, PairCell
 from annotator.messages import recognize
 from annotator.ui.i18n import ENGLISH, message_text, number_text, t
+from annotator.ui.plain import plain_text
 from annotator.vocabulary import INDICATIVE_BELOW
 
 MAIN_METRICS: tuple[str, ...] = ("percent_agreement", "cohen_kappa", "krippendorff_alpha")
@@ -108,12 +109,13 @@ def category_name(category: str) -> str:
 
 
 def group_name(column: str, value: str) -> str:
-    """A group value for display: "" is "(none set)", and a guideline version of "mixed" says so."""
+    """A group value for display as plain text (plain.plain_text): "" is "(none set)", and a
+    guideline version of "mixed" says so."""
     if value == "":
         return t("agreement.group_none")
     if column == "guideline_version" and value == MIXED_VERSIONS:
         return t("agreement.group_mixed")
-    return value
+    return plain_text(value)
 
 
 # --- the paradox and the sample size ----------------------------------------------------------
@@ -170,7 +172,7 @@ def label_count_table(report: Report) -> pd.DataFrame:
     columns = {}
     for rater, counts in (report.get("label_counts") or {}).items():
         total = sum(counts.get(c, 0) for c in categories)
-        columns[str(rater)] = [t("agreement.count_share", n=counts.get(c, 0), share=counts.get(c, 0) / max(total, 1))
+        columns[plain_text(rater)] = [t("agreement.count_share", n=counts.get(c, 0), share=counts.get(c, 0) / max(total, 1))
                                for c in categories] + [number_text(total, ",")]
     index = pd.Index([*(category_name(c) for c in categories), t("col.total")], name=t("col.category"))
     return pd.DataFrame(columns, index=index)
@@ -259,7 +261,7 @@ def pair_table(report: Report) -> pd.DataFrame:
     percent agreement with bootstrap intervals, and kappa's analytic interval."""
     columns = [t("col.labeler_a"), t("col.labeler_b"), t("col.both"), t("metric.cohen_kappa"),
                t("metric.percent_agreement"), f"{t('metric.cohen_kappa')} · {t('col.analytic')}"]
-    rows = [[str(p["rater_a"]), str(p["rater_b"]), p["n_items"], figure(p, "cohen_kappa"),
+    rows = [[plain_text(p["rater_a"]), plain_text(p["rater_b"]), p["n_items"], figure(p, "cohen_kappa"),
              figure(p, "percent_agreement"), analytic(p, "cohen_kappa")]
             for p in report.get("by_pair") or []]
     return pd.DataFrame(rows, columns=columns)
@@ -286,4 +288,4 @@ def confusion_frame(pair: Report, categories: Sequence[str]) -> pd.DataFrame:
     """A pair's confusion matrix as a table: rows the first labeler's labels, columns the second's."""
     names = [category_name(c) for c in categories]
     return pd.DataFrame(pair["confusion"], index=names, columns=names).rename_axis(
-        f'{pair["rater_a"]} \\ {pair["rater_b"]}')
+        f'{plain_text(pair["rater_a"])} \\ {plain_text(pair["rater_b"])}')

@@ -3,7 +3,9 @@ expander whose header names the version and its publish date, so the labeler (an
 adjudicator) can read the rules while deciding and knows which version their labels record
 (labeling.save_label records the current one).
 
-The text is an admin's Markdown, rendered as Markdown (headings, lists, emphasis), never as HTML.
+The text is an admin's Markdown, rendered as Markdown (headings, lists, emphasis, links), never as
+HTML, and with every image written as text (plain.guideline_markdown): no reader's browser fetches
+anything to show it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import streamlit as st
 from annotator.services.guidelines import GuidelineView, current_guideline
 from annotator.ui import components as ui
 from annotator.ui.i18n import date_text, t
+from annotator.ui.plain import guideline_markdown
 
 PANEL_KEY = "guideline.panel"
 SEEN_VERSION = "guideline.seen_version"
@@ -21,7 +24,7 @@ SEEN_VERSION = "guideline.seen_version"
 
 def panel_title(guideline: GuidelineView) -> str:
     """The expander's header: the version (as typed, not as Markdown) and its publish date."""
-    return t("guideline.panel", version=ui.plain_markdown(guideline.version), date=date_text(guideline.published_at))
+    return ui.md("guideline.panel", version=guideline.version, date=date_text(guideline.published_at))
 
 
 def guideline_panel() -> None:
@@ -41,10 +44,10 @@ def show_guideline_panel(current: GuidelineView | None) -> None:
     changed = current is not None and seen is not None and seen != current.version
     st.session_state[SEEN_VERSION] = None if current is None else current.version
     if changed:
-        st.info(t("guideline.changed", version=ui.plain_markdown(current.version)), icon=":material/menu_book:")
+        st.info(ui.md("guideline.changed", version=current.version), icon=":material/menu_book:")
     with st.sidebar:
         if current is None:
             st.caption(t("guideline.none"))
             return
         with st.expander(panel_title(current), icon=":material/menu_book:", expanded=changed):
-            st.markdown(current.markdown)
+            st.markdown(guideline_markdown(current.markdown))

@@ -45,7 +45,7 @@ def _decide(claim_pk: int, claim_id: str, value: str, expected_revision: int | N
     except AnnotatorError as error:
         ui.flash_error(error)
         return
-    ui.flash("toast", t("adjudicate.saved", value=t(f"value.{value}"), claim_id=claim_id))
+    ui.flash("toast", ui.md("adjudicate.saved", value=t(f"value.{value}"), claim_id=claim_id))
     st.session_state.pop(PICK, None)  # the decided claim leaves the queue: show the next one
     ui.moved_to_new_claim()
 
@@ -74,14 +74,16 @@ if not queue:
 
 st.dataframe(
     pd.DataFrame(
-        [{t("col.claim"): q.claim_id, t("col.case"): q.case_id, t("col.slice"): q.slice, t("col.split"): q.split,
+        [{t("col.claim"): ui.plain_text(q.claim_id), t("col.case"): ui.plain_text(q.case_id),
+          t("col.slice"): ui.plain_text(q.slice), t("col.split"): ui.plain_text(q.split),
           t("col.state"): t(f"state.{q.state}"), t("col.labels"): ", ".join(t(f"value.{v}") for v in q.labels)}
          for q in queue]
     ),
     hide_index=True,
 )
 st.selectbox(t("adjudicate.pick"), list(by_pk), key=PICK,
-             format_func=lambda pk: t("adjudicate.option", claim_id=by_pk[pk].claim_id, case_id=by_pk[pk].case_id))
+             format_func=lambda pk: t("adjudicate.option", claim_id=ui.plain_text(by_pk[pk].claim_id),
+                                       case_id=ui.plain_text(by_pk[pk].case_id)))
 if view is None:
     st.stop()
 
@@ -90,14 +92,14 @@ ui.case_header(view.case_id, view.slice, view.split, view.question, view.answer)
 case_fields.case_details(view.metadata)
 claim_col, evidence_col = st.columns([2, 3])
 with claim_col:
-    st.header(t("label.claim", claim_id=view.claim_id))
+    st.header(ui.md("label.claim", claim_id=view.claim_id))
     with st.container(border=True):
-        st.text(view.text)
+        st.text(ui.plain_text(view.text))
     for column, blind in zip(st.columns(len(view.labels) or 1), view.labels, strict=False):
         with column, st.container(border=True):
             st.markdown(f"**{t('msg.labeler_n', n=blind.number)}**")
             ui.label_badge(blind.value)
-            st.caption(t("adjudicate.cited", passages=", ".join(blind.passage_ids) or "-"))
+            st.caption(ui.md("adjudicate.cited", passages=", ".join(blind.passage_ids) or "-"))
             st.caption(t("adjudicate.severity", severity=t(f"severity.{blind.severity}") if blind.severity else "-"))
             st.text(ui.optional(blind.rationale))
 with evidence_col:

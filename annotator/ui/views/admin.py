@@ -14,7 +14,8 @@ from annotator.services import corrections, guidelines, history, labeling, users
 from annotator.services.lookup import dataset_pk, find_case
 from annotator.services.status import project_status
 from annotator.ui import components as ui
-from annotator.ui.i18n import datetime_text, error_text, message_text, t
+from annotator.ui.i18n import datetime_text, message_text, t
+from annotator.ui.plain import guideline_markdown
 from annotator.vocabulary import HOLD_EXPIRES_AFTER_DAYS, HOLD_REASONS, LABELS, ROLES, SEVERITIES
 
 
@@ -36,7 +37,7 @@ def _assign() -> None:
     except AnnotatorError as error:
         ui.flash_error(error)
         return
-    ui.flash("success", t("admin.assigned", created=created, cases=len(case_pks), labelers=" & ".join(labelers)))
+    ui.flash("success", ui.md("admin.assigned", created=created, cases=len(case_pks), labelers=" & ".join(labelers)))
 
 
 LAST_TAB = "admin.last_tab"  # the i18n key of the tab of the last action: the page reopens on it
@@ -93,7 +94,7 @@ def _add_user() -> None:
         ui.flash_error(error)
         return
     st.session_state["admin.new_no_password"] = False
-    ui.flash("success", t("admin.user_added", name=name.strip()))
+    ui.flash("success", ui.md("admin.user_added", name=name.strip()))
 
 
 def _reset_password() -> None:
@@ -108,7 +109,7 @@ def _reset_password() -> None:
     except AnnotatorError as error:
         ui.flash_error(error)
         return
-    ui.flash("success", t("admin.password_set", name=name))
+    ui.flash("success", ui.md("admin.password_set", name=name))
 
 
 def _set_active(active: bool) -> None:
@@ -121,7 +122,7 @@ def _set_active(active: bool) -> None:
     except AnnotatorError as error:
         ui.flash_error(error)
         return
-    ui.flash("success", t("admin.enabled" if active else "admin.disabled", name=name))
+    ui.flash("success", ui.md("admin.enabled" if active else "admin.disabled", name=name))
 
 
 HISTORY_PARAM = "history"  # /admin?history=<claim_id> opens the Claim history tab on that claim
@@ -155,14 +156,14 @@ def _claim_history() -> None:
         with ui.db() as session:
             datasets = history.claim_datasets(session, ui.session_user(session), claim_id)
     except AnnotatorError as error:
-        st.error(error_text(error))
+        st.error(ui.error_markdown(error))
         return
     if not datasets:
-        st.warning(t("admin.history_unknown", claim_id=claim_id))
+        st.warning(ui.md("admin.history_unknown", claim_id=claim_id))
         return
     dataset = datasets[0]
     if len(datasets) > 1:
-        dataset = st.selectbox(t("admin.history_dataset", claim_id=claim_id), datasets,
+        dataset = st.selectbox(ui.md("admin.history_dataset", claim_id=claim_id), datasets, format_func=ui.plain_text,
                                key=f"admin.history_dataset.{claim_id}")
     try:
         with ui.db() as session:
@@ -170,10 +171,10 @@ def _claim_history() -> None:
             found = history.claim_history_view(session, me, claim_id, dataset)
             correctable = corrections.correction_view(session, me, claim_id, dataset)
     except AnnotatorError as error:
-        st.error(error_text(error))
+        st.error(ui.error_markdown(error))
         return
-    st.markdown(f"**{ui.plain_markdown(t('admin.history_of', claim_id=found.claim_id, case_id=found.case_id, dataset=found.dataset))}**")
-    st.text(found.text)
+    st.markdown(f"**{ui.md('admin.history_of', claim_id=found.claim_id, case_id=found.case_id, dataset=found.dataset)}**")
+    st.text(ui.plain_text(found.text))
     if not found.rows:
         st.info(t("admin.history_none"))
     else:
@@ -234,15 +235,15 @@ def _correct(claim_pk: int, claim_id: str, labeler: str) -> None:
             )
     except StaleWriteError as error:  # the inputs stay; the next press corrects the label now shown
         st.session_state.pop(_key(claim_pk, labeler, "base"), None)
-        st.session_state[CORRECT_MESSAGE] = ("error", error_text(error))
+        st.session_state[CORRECT_MESSAGE] = ("error", ui.error_markdown(error))
         return
     except AnnotatorError as error:
-        st.session_state[CORRECT_MESSAGE] = ("error", error_text(error))
+        st.session_state[CORRECT_MESSAGE] = ("error", ui.error_markdown(error))
         return
     if not done.changed:
-        st.session_state[CORRECT_MESSAGE] = ("info", t("admin.correct_unchanged", labeler=labeler))
+        st.session_state[CORRECT_MESSAGE] = ("info", ui.md("admin.correct_unchanged", labeler=labeler))
         return
-    text = t("admin.correct_done", labeler=labeler, claim_id=claim_id, before=t(f"value.{done.before.value}"),
+    text = ui.md("admin.correct_done", labeler=labeler, claim_id=claim_id, before=t(f"value.{done.before.value}"),
              after=t(f"value.{done.after.value}"), revision=done.after.revision)
     if done.made_stale:
         text += " " + t("admin.correct_stale")
@@ -273,21 +274,21 @@ def _correct_section(view: corrections.CorrectionView) -> None:
         _show_message()
         return
     by_name = {label.labeler: label for label in view.labels}
-    labeler = st.selectbox(t("admin.correct_labeler"), list(by_name), key=f"admin.correct.{view.claim_pk}.labeler")
+    labeler = st.selectbox(t("admin.correct_labeler"), list(by_name), format_func=ui.plain_text, key=f"admin.correct.{view.claim_pk}.labeler")
     current = by_name[labeler]
     _fill_inputs(view.claim_pk, current)
     with st.container(border=True):
-        st.markdown(ui.plain_markdown(t("admin.correct_current", labeler=current.labeler, revision=current.revision,
-                                        source=current.source)))
+        st.markdown(ui.md("admin.correct_current", labeler=current.labeler, revision=current.revision,
+                          source=current.source))
         ui.label_badge(current.value)
-        st.caption(ui.plain_markdown(t("admin.correct_cited", passages=", ".join(current.passage_ids) or "-")))
+        st.caption(ui.md("admin.correct_cited", passages=", ".join(current.passage_ids) or "-"))
         st.caption(t("admin.correct_severity_now",
                      severity=t(f"severity.{current.severity}") if current.severity else "-"))
         st.text(ui.optional(current.rationale))
     st.selectbox(t("admin.correct_value"), LABELS, key=_key(view.claim_pk, labeler, "value"),
                  format_func=lambda v: t(f"value.{v}"))
     cited_options = list(dict.fromkeys((*view.passage_ids, *current.passage_ids)))  # a stored citation stays choosable
-    st.multiselect(t("admin.correct_passages"), cited_options, key=_key(view.claim_pk, labeler, "passages"))
+    st.multiselect(t("admin.correct_passages"), cited_options, format_func=ui.plain_text, key=_key(view.claim_pk, labeler, "passages"))
     st.text_area(t("label.rationale"), key=_key(view.claim_pk, labeler, "rationale"))
     st.selectbox(t("label.severity"), SEVERITIES, index=None, key=_key(view.claim_pk, labeler, "severity"),
                  format_func=lambda s: t(f"severity.{s}"), placeholder=t("label.severity_none"), help=t("label.severity_help"))
@@ -319,7 +320,7 @@ def _load_guideline_file() -> None:
     except AnnotatorError as error:
         ui.flash_error(error)
         return
-    ui.flash("toast", t("admin.guideline_loaded", file=upload.name))
+    ui.flash("toast", ui.md("admin.guideline_loaded", file=upload.name))
 
 
 def _publish_guideline() -> None:
@@ -333,7 +334,7 @@ def _publish_guideline() -> None:
         ui.flash_error(error)
         return
     st.session_state[GUIDELINE_VERSION] = ""
-    ui.flash("success", t("admin.guideline_published", version=published.version))
+    ui.flash("success", ui.md("admin.guideline_published", version=published.version))
 
 
 def _guideline_section(versions: list[guidelines.GuidelineView]) -> None:
@@ -353,9 +354,9 @@ def _guideline_section(versions: list[guidelines.GuidelineView]) -> None:
     with preview_col:
         st.markdown(f"**{t('admin.guideline_preview')}**")
         text = st.session_state.get(GUIDELINE_TEXT) or ""
-        with st.container(border=True, height=460):
+        with st.container(border=True, height=460, key="guideline_preview"):
             if text.strip():
-                st.markdown(text)
+                st.markdown(guideline_markdown(text))
             else:
                 st.caption(t("admin.guideline_preview_empty"))
     st.header(t("admin.guideline_versions"))
@@ -365,7 +366,7 @@ def _guideline_section(versions: list[guidelines.GuidelineView]) -> None:
     columns = [t("guideline.col_version"), t("guideline.col_published"), t("guideline.col_by"),
                t("guideline.col_chars"), t("guideline.col_sha256"), t("guideline.col_current")]
     st.dataframe(
-        pd.DataFrame([[g.version, datetime_text(g.published_at), g.published_by, g.chars, g.sha256[:12], n == 0]
+        pd.DataFrame([[ui.plain_text(g.version), datetime_text(g.published_at), ui.plain_text(g.published_by), g.chars, g.sha256[:12], n == 0]
                       for n, g in enumerate(versions)], columns=columns),
         hide_index=True,
     )
@@ -373,6 +374,13 @@ def _guideline_section(versions: list[guidelines.GuidelineView]) -> None:
 
 me = ui.require_page("admin")
 _linked = st.session_state.pop(PENDING_HISTORY, None) or st.query_params.get(HISTORY_PARAM)
+try:
+    _linked = ui.address_value(HISTORY_PARAM, _linked)
+except AnnotatorError as _refused:  # too long for a claim id: refused, the tab opens empty
+    ui.flash_error(_refused)
+    _linked = None
+    if HISTORY_PARAM in st.query_params:
+        del st.query_params[HISTORY_PARAM]
 if _linked:  # a link to a claim's history: open the tab on it
     st.session_state[HISTORY_CLAIM] = _linked
 if "admin.history_linked" not in st.session_state:  # decided once per session: the tab must not jump later
@@ -398,13 +406,14 @@ with assign_tab:
     ui.dataset_select("admin.assign_dataset")
     st.number_input(t("admin.assign_n"), min_value=1, value=20, step=1, key="admin.assign_n")
     st.text_area(t("admin.assign_cases"), key="admin.assign_cases", placeholder=t("admin.assign_cases_hint"))
-    st.multiselect(t("admin.assign_labelers"), labelers, key="admin.assign_labelers", max_selections=2)
+    st.multiselect(t("admin.assign_labelers"), labelers, key="admin.assign_labelers", max_selections=2,
+                   format_func=ui.plain_text)
     st.button(t("admin.assign_button"), key="admin.assign_button", type="primary", on_click=_assign)
 
 with users_tab:
     st.dataframe(
         pd.DataFrame(
-            [{t("col.name"): p.name, t("col.roles"): p.roles, t("col.active"): p.active,
+            [{t("col.name"): ui.plain_text(p.name), t("col.roles"): p.roles, t("col.active"): p.active,
               t("col.has_password"): p.password_hash is not None} for p in people],
             columns=[t("col.name"), t("col.roles"), t("col.active"), t("col.has_password")],
         ),
@@ -421,12 +430,12 @@ with users_tab:
         st.form_submit_button(t("admin.add_button"), key="admin.add_button", on_click=_add_user)
     with reset_col, st.form("admin.reset_form"):
         st.markdown(f"**{t('admin.reset')}**")
-        st.selectbox(t("col.name"), everyone, key="admin.reset_user")
+        st.selectbox(t("col.name"), everyone, key="admin.reset_user", format_func=ui.plain_text)
         st.text_input(t("admin.new_password"), type="password", key="admin.reset_password", help=t("admin.password_help"))
         st.form_submit_button(t("admin.reset_button"), key="admin.reset_button", on_click=_reset_password, disabled=not everyone)
     with active_col, st.container(border=True):
         st.markdown(f"**{t('admin.active')}**")
-        st.selectbox(t("col.name"), everyone, key="admin.active_user")
+        st.selectbox(t("col.name"), everyone, key="admin.active_user", format_func=ui.plain_text)
         st.button(t("admin.disable_button"), key="admin.disable_button", on_click=_set_active, args=(False,), disabled=not everyone)
         st.button(t("admin.enable_button"), key="admin.enable_button", on_click=_set_active, args=(True,), disabled=not everyone)
 
@@ -441,7 +450,7 @@ with status_tab:
     hold_reasons = status["holds"]["by_reason"]
     if hold_reasons:
         st.dataframe(
-            pd.DataFrame({t("col.reason"): [t(f"hold.{r}") if r in HOLD_REASONS else r for r in hold_reasons],
+            pd.DataFrame({t("col.reason"): [t(f"hold.{r}") if r in HOLD_REASONS else ui.plain_text(r) for r in hold_reasons],
                           t("col.cases"): list(hold_reasons.values())}),
             hide_index=True,
         )

@@ -19,7 +19,7 @@ from annotator.services.reports import DEFAULT_BOOTSTRAP, GROUP_COLUMNS, agreeme
 from annotator.ui import charts
 from annotator.ui import components as ui
 from annotator.ui import format as fmt
-from annotator.ui.i18n import error_text, t
+from annotator.ui.i18n import t
 from annotator.vocabulary import INDICATIVE_BELOW
 
 TARGETS = (0.05, 0.10, 0.15, 0.20)  # the interval half-widths small-sample guidance can aim for
@@ -77,7 +77,7 @@ dataset = ui.dataset_select("agreement.dataset")
 try:
     cached = load(dataset)
 except AnnotatorError as error:
-    st.error(error_text(error))
+    st.error(ui.error_markdown(error))
     st.stop()
 target = st.session_state.get("agreement.target", DEFAULT_TARGET_HALF_WIDTH)
 report = cached.to_json(target_half_width=target)
@@ -126,7 +126,7 @@ for column in GROUP_COLUMNS:
     if len(groups) > 1:
         shown[column] = groups
     elif groups:
-        st.caption(t("agreement.single_group", what=t(f"agreement.group_name.{column}"),
+        st.caption(ui.md("agreement.single_group", what=t(f"agreement.group_name.{column}"),
                      group=fmt.group_name(column, next(iter(groups)))))
 if shown:
     tabs = st.tabs([t("agreement.tab", name=t(f"agreement.by_{column}"), n=len(groups)) for column, groups in shown.items()])
@@ -147,8 +147,9 @@ for number, pair in enumerate(pairs):
         table_col, chart_col = st.columns(2)
         table_col.dataframe(frame)
         chart_col.altair_chart(
-            charts.confusion_chart(pair["confusion"], list(frame.columns), str(pair["rater_a"]), str(pair["rater_b"]),
-                                   title=t("agreement.confusion_chart", a=pair["rater_a"], b=pair["rater_b"]))
+            charts.confusion_chart(pair["confusion"], list(frame.columns), ui.plain_text(pair["rater_a"]),
+                                   ui.plain_text(pair["rater_b"]),
+                                   title=t("agreement.confusion_chart", a=ui.plain_text(pair["rater_a"]), b=ui.plain_text(pair["rater_b"])))
         )
 
 st.header(t("agreement.pairs"))

@@ -21,7 +21,7 @@ from annotator.services.users import roles_of
 from annotator.ui import charts
 from annotator.ui import components as ui
 from annotator.ui import format as fmt
-from annotator.ui.i18n import date_text, error_text, message_text, t
+from annotator.ui.i18n import date_text, t
 from annotator.vocabulary import HOLD_EXPIRES_AFTER_DAYS, INDICATIVE_BELOW
 from annotator.workflow import State
 
@@ -57,7 +57,7 @@ def _claim_link(me) -> str | None:  # noqa: ANN001 - User
         with ui.db() as session:
             link = home.open_claim_link(session, me, claim_id)
     except AnnotatorError as error:
-        return error_text(error)
+        return ui.error_markdown(error)
     try:
         if link.page == "adjudicate":
             st.session_state[ADJUDICATE_PICK] = link.claim_pk
@@ -75,14 +75,14 @@ def labeler_section(me, overview: home.LabelerOverview) -> None:  # noqa: ANN001
     for column, group in zip(st.columns(4), ("to_label", "to_review", "on_hold", "done"), strict=True):
         column.metric(t(f"home.queue.{group}"), getattr(counts, group), help=t(f"home.queue_help.{group}", days=HOLD_EXPIRES_AFTER_DAYS))
     if overview.next_claim_id is not None:
-        _link(me, "label", t("home.next_claim", claim_id=overview.next_claim_id), {"claim": overview.next_claim_id})
+        _link(me, "label", ui.md("home.next_claim", claim_id=overview.next_claim_id), {"claim": overview.next_claim_id})
     elif counts.assigned:
         st.success(t("label.queue_done"))
     else:
         st.info(t("label.no_assignments"))
     if len(overview.by_slice) > 1:
         st.dataframe(pd.DataFrame([
-            {t("home.col_dataset"): row.dataset, t("col.slice"): row.slice,
+            {t("home.col_dataset"): ui.plain_text(row.dataset), t("col.slice"): ui.plain_text(row.slice),
              **{t(f"home.queue.{group}"): getattr(row.counts, group) for group in ("to_label", "to_review", "on_hold", "done")}}
             for row in overview.by_slice]), hide_index=True)
 
@@ -97,10 +97,10 @@ def adjudicator_section(me, overview: home.AdjudicatorOverview) -> None:  # noqa
     stale_col.metric(t("home.disputes_stale"), overview.stale, help=t("home.disputes_stale_help"))
     since_col.metric(t("home.oldest_since"), date_text(overview.oldest_since), help=t("home.oldest_since_help"))
     st.dataframe(pd.DataFrame([
-        {t("col.slice"): row.slice, t("home.disputes_waiting"): row.waiting, t("home.disputes_stale"): row.stale,
+        {t("col.slice"): ui.plain_text(row.slice), t("home.disputes_waiting"): row.waiting, t("home.disputes_stale"): row.stale,
          t("home.oldest_since"): date_text(row.oldest_since)} for row in overview.by_slice]), hide_index=True)
     _link(me, "adjudicate", t("home.open_disputes", n=overview.waiting))
-    _link(me, "home", t("home.open_oldest", claim_id=overview.oldest_claim_id), {"claim": overview.oldest_claim_id})
+    _link(me, "home", ui.md("home.open_oldest", claim_id=overview.oldest_claim_id), {"claim": overview.oldest_claim_id})
 
 
 def _state_names() -> list[str]:
@@ -117,7 +117,7 @@ def admin_section(me, overview: home.AdminOverview) -> None:  # noqa: ANN001 - U
         total_col, final_col = st.columns(2)
         total_col.metric(t("col.claims"), overview.claims)
         final_col.metric(t("home.final"), overview.release.final, help=t("home.final_help"))
-        bars = [charts.StateBar(row.slice, t(f"state.{state.value}"), row.by_state[state.value],
+        bars = [charts.StateBar(ui.plain_text(row.slice), t(f"state.{state.value}"), row.by_state[state.value],
                                 t("home.bar_text", state=t(f"state.{state.value}"), n=row.by_state[state.value]))
                 for row in overview.by_slice for state in State]
         st.altair_chart(charts.state_chart(bars, states=_state_names(), title=t("home.chart_title"),
@@ -151,7 +151,7 @@ def admin_section(me, overview: home.AdminOverview) -> None:  # noqa: ANN001 - U
                 if page is not None:
                     _link(me, page, t(f"home.fix.{reason}"))
         if check.refusal is not None:
-            st.caption(t("home.refusal", message=message_text(check.refusal_message or check.refusal)))
+            st.caption(t("home.refusal", message=ui.message_markdown(check.refusal_message or check.refusal)))
     if check.leaks:
         st.error(t("home.leaks", n=check.leaks))
     _link(me, "releases", t("home.open_releases"))
@@ -168,7 +168,7 @@ try:
             "admin": home.admin_overview(session, me) if "admin" in roles else None,
         }
 except AnnotatorError as error:  # the transaction is over here: st.stop() must not end a run inside one
-    st.error(error_text(error))
+    st.error(ui.error_markdown(error))
     st.stop()
 
 st.title(t("page.home"))

@@ -13,7 +13,7 @@ from annotator.errors import AnnotatorError
 from annotator.formats import refusal_message
 from annotator.services import imports
 from annotator.ui import components as ui
-from annotator.ui.i18n import error_text, message_text, t
+from annotator.ui.i18n import message_text, t
 
 _CHECKED = "imports.checked"  # (what was checked, ImportCheck): shown while the upload and options stay the same
 _DONE = "imports.done"  # (file name, ImportReport or None, error or None, the check's counts)
@@ -36,9 +36,9 @@ def _options(kind: str) -> imports.UploadOptions:
 
 
 def _bad_lines_table(lines: tuple[imports.SkippedLine, ...]) -> None:
-    st.dataframe(pd.DataFrame([{t("imports.col_file"): line.path, t("imports.col_line"): line.line,
-                                t("imports.col_field"): line.field or "-",
-                                t("imports.col_reason"): message_text(line.said())}
+    st.dataframe(pd.DataFrame([{t("imports.col_file"): ui.plain_text(line.path), t("imports.col_line"): line.line,
+                                t("imports.col_field"): ui.plain_text(line.field or "-"),
+                                t("imports.col_reason"): ui.plain_text(message_text(line.said()))}
                                for line in lines]), hide_index=True)
 
 
@@ -84,13 +84,13 @@ if st.button(t("imports.check"), key="imports.check", disabled=uploaded is None,
         with ui.db() as session:
             checked = imports.check_upload(session, ui.session_user(session), uploaded.name, uploaded.getvalue(), options)
     except AnnotatorError as error:
-        st.error(error_text(error))
+        st.error(ui.error_markdown(error))
         checked = None
     st.session_state[_CHECKED] = (upload, checked)
 
 stopped = st.session_state.pop(_RUNNING, None)
 if stopped is not None:  # the run importing it ended before its commit: the import rolled back whole
-    st.warning(t("imports.stopped", file=stopped))
+    st.warning(ui.md("imports.stopped", file=stopped))
 
 done = st.session_state.get(_DONE)
 if done is not None:
@@ -98,7 +98,7 @@ if done is not None:
     if error is not None:
         st.error(t("imports.failed", error=ui.plain_markdown(error)))
     else:
-        st.success(t("imports.done", file=name))
+        st.success(ui.md("imports.done", file=name))
         if report.counts != checked_counts:
             st.warning(t("imports.changed_since_check"))
         _report(report)
@@ -106,7 +106,7 @@ if done is not None:
 stored = st.session_state.get(_CHECKED)
 checked = stored[1] if stored is not None and stored[0] == upload else None  # a check of other input is void
 if checked is not None:
-    st.header(t("imports.check_result", file=uploaded.name))
+    st.header(ui.md("imports.check_result", file=uploaded.name))
     if checked.report is None:
         refusal = checked.refusal if checked.refusal_message is None else checked.refusal_message
         st.error(t("imports.refused") + "\n\n" + ui.plain_markdown(message_text(refusal)))
@@ -115,12 +115,13 @@ if checked is not None:
     else:
         _report(checked.report)
         st.markdown(f"**{t('imports.preview', n=len(checked.preview))}**")
-        st.dataframe(pd.DataFrame(list(checked.preview)), hide_index=True)
+        st.dataframe(pd.DataFrame([{ui.plain_text(k): ui.plain_text(v) for k, v in row.items()} for row in checked.preview]),
+                     hide_index=True)
         if st.button(t("imports.confirm"), key="imports.confirm", type="primary", icon=":material/upload:"):
-            bar = st.progress(0.0, text=t("imports.progress", file=uploaded.name))
+            bar = st.progress(0.0, text=ui.md("imports.progress", file=uploaded.name))
 
             def progress(done_bytes: int, total: int) -> None:
-                bar.progress(min(done_bytes / total, 1.0) if total else 0.0, text=t("imports.progress", file=uploaded.name))
+                bar.progress(min(done_bytes / total, 1.0) if total else 0.0, text=ui.md("imports.progress", file=uploaded.name))
 
             # One transaction: a click elsewhere meanwhile ends this run (at the next progress update)
             # and rolls the import back whole; _RUNNING, left set, makes the page say so next time.

@@ -283,7 +283,7 @@ def _save(claim_pk: int, claim_id: str, value: str, passage_ids: tuple[str, ...]
     st.session_state[SAVED_NOW] = claim_pk
     st.session_state[NEXT_NOW] = next_pk
     _forget_tab_draft(claim_pk)
-    ui.flash("toast", t("label.saved", value=t(f"value.{value}"), claim_id=claim_id))
+    ui.flash("toast", ui.md("label.saved", value=t(f"value.{value}"), claim_id=claim_id))
     if next_pk is not None and next_pk != claim_pk:
         ui.moved_to_new_claim()
     _go(claim_pk if next_pk is None else next_pk)
@@ -356,7 +356,7 @@ keyguard.guard(view.claim_pk, LABEL_BUTTONS)  # before the claim: the browser se
 previous_col, where_col, next_col = st.columns([1, 4, 1], vertical_alignment="center")
 previous_col.button(t("label.previous"), key="label.previous", icon=":material/arrow_back:", shortcut=PREVIOUS_KEY,
                     on_click=_go, args=(place.previous_pk,), disabled=place.previous_pk is None)
-where_col.caption(t("label.position", n=place.position, total=total, claim_id=view.claim_id))
+where_col.caption(ui.md("label.position", n=place.position, total=total, claim_id=view.claim_id))
 next_col.button(t("label.next"), key="label.next", icon=":material/arrow_forward:", shortcut=NEXT_KEY,
                 on_click=_go, args=(place.next_pk,), disabled=place.next_pk is None)
 
@@ -374,9 +374,9 @@ if not read_only:
 
 claim_col, evidence_col = st.columns([2, 3])
 with claim_col:
-    st.header(t("label.claim", claim_id=view.claim_id))
+    st.header(ui.md("label.claim", claim_id=view.claim_id))
     with st.container(border=True):
-        st.text(view.text)
+        st.text(ui.plain_text(view.text))
     if own is not None:
         st.markdown(t("label.yours", revision=own.revision))
         ui.label_badge(own.value)
@@ -385,7 +385,7 @@ with claim_col:
         st.warning(t("label.review", changed=changed), icon=":material/change_circle:")
     gone = [pid for pid in (own.passage_ids if own is not None else ()) if pid not in passage_ids]
     if gone:  # the claim's passages changed: those citations cannot be kept on a save
-        st.warning(t("label.citation_gone", ids=", ".join(gone)), icon=":material/link_off:")
+        st.warning(ui.md("label.citation_gone", ids=", ".join(gone)), icon=":material/link_off:")
     if view.on_hold:  # the viewer's own hold (another's hold does not show: workflow.hold_in_force)
         st.warning(t("label.on_hold", reason=t(f"hold.{view.hold_reason}")))
         if view.may_lift_hold:

@@ -15,7 +15,7 @@ from annotator.errors import AnnotatorError
 from annotator.release import problem_message
 from annotator.services import releases
 from annotator.ui import components as ui
-from annotator.ui.i18n import datetime_text, error_text, message_text, t
+from annotator.ui.i18n import datetime_text, t
 
 _VERIFIED = "releases.verified"
 _NOTES = "releases.notes"  # what a create did on the way (stopped releases finished, leftovers removed)
@@ -36,7 +36,7 @@ def _create() -> None:
         ui.flash_error(error)
         return
     left_out = ", ".join(f"{t(f'state.{state}')} {n}" for state, n in created.excluded.items())
-    ui.flash("success", t("releases.created", name=created.name, claims=created.counts.get("claims", 0),
+    ui.flash("success", ui.md("releases.created", name=created.name, claims=created.counts.get("claims", 0),
                           path=str(Path(created.path).resolve()), left_out=left_out or "-"))
     st.session_state[_NOTES] = list(created.notes)
     for key in ("releases.pick", _OLDER, _NEWER, _COMPARED):  # show the new release: back to the defaults
@@ -62,7 +62,7 @@ def _claims_table(changes: list[dict], columns: dict[str, str]) -> None:
     if not changes:
         st.caption(t("releases.compare_no_claims"))
         return
-    st.dataframe(pd.DataFrame([{heading: change[field] for field, heading in columns.items()} for change in changes]),
+    st.dataframe(pd.DataFrame([{heading: ui.plain_text(change[field]) for field, heading in columns.items()} for change in changes]),
                  hide_index=True)
 
 
@@ -73,11 +73,11 @@ def _show_comparison(older: str, newer: str) -> None:
         with ui.db() as session:
             comparison = releases.compare_releases(session, ui.session_user(session), older, newer)
     except AnnotatorError as error:
-        st.error(error_text(error))
+        st.error(ui.error_markdown(error))
         return
     st.dataframe(
-        pd.DataFrame([{t("releases.compare_side"): t(f"releases.compare_{side}"), t("col.name"): compared.release,
-                       t("col.claims"): compared.claims, t("col.path"): str(compared.path),
+        pd.DataFrame([{t("releases.compare_side"): t(f"releases.compare_{side}"), t("col.name"): ui.plain_text(compared.release),
+                       t("col.claims"): compared.claims, t("col.path"): ui.plain_text(compared.path),
                        "SHA-256 (manifest)": compared.manifest_sha256}
                       for side, compared in (("old", comparison.old), ("new", comparison.new))]),
         hide_index=True,
@@ -119,7 +119,7 @@ with ui.db() as session:
 st.title(t("page.releases"))
 ui.show_flash()
 for note in st.session_state.pop(_NOTES, []):
-    st.info(note)
+    st.info(note)  # the service's own words about release folders it tidied (names it checked)
 
 with st.container(border=True):
     st.header(t("releases.create"))
@@ -133,20 +133,20 @@ if not known:
     st.caption(t("releases.none"))
     st.stop()
 st.dataframe(
-    pd.DataFrame([{t("col.name"): r.name, t("col.created_utc"): datetime_text(r.created_at, seconds=True),
-                   t("col.creator"): r.creator, t("col.claims"): (r.counts or {}).get("claims"),
-                   t("col.path"): r.path, t("col.manifest_sha256"): r.manifest_sha256} for r in known]),
+    pd.DataFrame([{t("col.name"): ui.plain_text(r.name), t("col.created_utc"): datetime_text(r.created_at, seconds=True),
+                   t("col.creator"): ui.plain_text(r.creator), t("col.claims"): (r.counts or {}).get("claims"),
+                   t("col.path"): ui.plain_text(r.path), t("col.manifest_sha256"): r.manifest_sha256} for r in known]),
     hide_index=True,
 )
 
 by_name = {r.name: r for r in known}
-chosen = st.selectbox(t("releases.pick"), list(by_name), key="releases.pick")
+chosen = st.selectbox(t("releases.pick"), list(by_name), key="releases.pick", format_func=ui.plain_text)
 release = by_name[chosen]
 try:
     with ui.db() as session:
         files = releases.release_files(session, me, release.name)
 except AnnotatorError as error:
-    st.error(error_text(error))
+    st.error(ui.error_markdown(error))
     files = {}
 for column, (file_name, path) in zip(st.columns(max(len(files), 1)), files.items(), strict=False):
     column.download_button(file_name, data=Path(path).read_bytes, file_name=file_name, key=f"releases.download.{file_name}",
@@ -159,17 +159,18 @@ if verified is not None and verified[0] == release.name:
     for note in notes:
         st.info(note)
     if ok:
-        st.success(t("releases.verify_ok", name=release.name))
+        st.success(ui.md("releases.verify_ok", name=release.name))
     else:
-        st.error(t("releases.verify_bad", name=release.name) + "\n\n"
-                 + "\n".join(f"- {message_text(problem_message(p))}" for p in problems))
+        st.error(ui.md("releases.verify_bad", name=release.name) + "\n\n"
+                 + "\n".join(f"- {ui.message_markdown(problem_message(p))}" for p in problems))
 
 with st.container(border=True):
     st.header(t("releases.compare"))
     names = list(by_name)  # newest first
     left, right = st.columns(2)
-    older = left.selectbox(t("releases.compare_older"), names, index=min(1, len(names) - 1), key=_OLDER)
-    newer = right.selectbox(t("releases.compare_newer"), names, index=0, key=_NEWER)
+    older = left.selectbox(t("releases.compare_older"), names, index=min(1, len(names) - 1), key=_OLDER,
+                           format_func=ui.plain_text)
+    newer = right.selectbox(t("releases.compare_newer"), names, index=0, key=_NEWER, format_func=ui.plain_text)
     st.button(t("releases.compare_button"), key="releases.compare_button", on_click=_compare)
     if st.session_state.get(_COMPARED) == (older, newer):
         _show_comparison(older, newer)
