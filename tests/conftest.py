@@ -100,35 +100,14 @@ def migrated_sqlite_template(tmp_path_factory) -> Path:
     return path
 
 
-@pytest.fixture(scope="session")
-def migrated_postgres_template():
-    """A PostgreSQL database migrated once per test run, the template of each test's fresh one."""
-    require_postgres()
-    name = f"annotator_template_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    init_db(POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + name).dispose()
-    yield name
-    with admin.connect() as connection:
-        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
-
-
 def migrated_engine(url: str, request) -> Engine:  # noqa: ANN001 - a pytest FixtureRequest
-    """The engine of a fresh, migrated, empty database at `url` (a SQLite file that does not exist
-    yet, or a PostgreSQL database made by `postgres_url`), copied from the run's template."""
+    """The engine of a fresh, migrated, empty database at `url`: a SQLite file that does not exist
+    yet, copied from the run's template, or a PostgreSQL database made by `postgres_url`,
+    migrated (a copy from a template database costs PostgreSQL as much as the migration)."""
     if url.startswith("sqlite"):
         shutil.copyfile(request.getfixturevalue("migrated_sqlite_template"), url.split(":///", 1)[1])
         return make_engine(url)
-    template = request.getfixturevalue("migrated_postgres_template")
-    name = url.rsplit("/", 1)[1]
-    admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'DROP DATABASE "{name}"'))
-        connection.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
-    admin.dispose()
-    return make_engine(url)
+    return init_db(url)
 
 
 @pytest.fixture
