@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from argon2 import PasswordHasher
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
+from typer.testing import CliRunner
 
 from annotator.db import init_db, make_engine
 
@@ -244,3 +247,30 @@ def production_hasher():
     yield production
     users._hasher = production
     users._stand_in_hash.cache_clear()
+
+
+class Ran(NamedTuple):
+    """What `annotator` gave: exit status, standard output, standard error."""
+
+    code: int
+    out: str
+    err: str
+
+
+def annotator(*args: str) -> Ran:
+    """`annotator ARGS` in this process, through the console entry point (`cli.main`: an
+    AnnotatorError becomes `Error: ...` on standard error and exit status 1), its output caught
+    by typer's CliRunner."""
+    from annotator import cli as annotator_cli
+
+    argv = sys.argv
+    with CliRunner().isolation() as (out, err, *_):
+        sys.argv = ["annotator", *args]
+        try:
+            annotator_cli.main()
+            code = 0
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else 1
+        finally:
+            sys.argv = argv
+        return Ran(code, out.getvalue().decode("utf-8"), err.getvalue().decode("utf-8"))

@@ -45,16 +45,13 @@ import re
 import subprocess
 import sys
 import unicodedata
-from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 from sqlalchemy import func
 from sqlmodel import select
-from typer.testing import CliRunner
 
-from annotator import cli as annotator_cli
 from annotator import formats
 from annotator.db import session_scope
 from annotator.errors import ImportRowError
@@ -63,7 +60,7 @@ from annotator.release import sha256_file
 from annotator.services import imports
 from annotator.services.access import OPERATOR
 from annotator.services.imports import import_cases
-from tests.conftest import TEST_DATA
+from tests.conftest import TEST_DATA, Ran, annotator
 
 KNOWN = "insufficient_evidence, normal, paraphrase, permission, updated_document"
 TABLES = (Dataset, Case, Claim, Passage, ClaimPassage, User, Label)
@@ -83,28 +80,6 @@ def refused(engine, path: Path, **options) -> ImportRowError:  # noqa: ANN001
     return caught.value
 
 
-@dataclass(frozen=True)
-class Ran:
-    code: int
-    out: str
-    err: str
-
-
-def annotator(*args: str) -> Ran:
-    """`annotator ARGS` in this process, through the console entry point (`cli.main`: an
-    AnnotatorError becomes `Error: ...` on standard error and exit status 1), its output caught
-    by typer's CliRunner."""
-    argv = sys.argv
-    with CliRunner().isolation() as (out, err, *_):
-        sys.argv = ["annotator", *args]
-        try:
-            annotator_cli.main()
-            code = 0
-        except SystemExit as stop:
-            code = stop.code if isinstance(stop.code, int) else 1
-        finally:
-            sys.argv = argv
-        return Ran(code, out.getvalue().decode("utf-8"), err.getvalue().decode("utf-8"))
 
 
 def imported(name: str, db_url: str, *options: str) -> Ran:

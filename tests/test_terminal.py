@@ -4,15 +4,13 @@ controls shown escaped (annotator/terminal.py), by every command line print of s
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
-from typer.testing import CliRunner
 
-from annotator import cli as annotator_cli
 from annotator.db import session_scope
 from annotator.models import User
 from annotator.terminal import json_safe, terminal_safe
+from tests.conftest import annotator
 
 HOSTILE = "eve\x1b[2J\x1b]0;pwned\x07\x9b31m\u202egnp.exe\r"
 SHOWN = "eve\\x1b[2J\\x1b]0;pwned\\x07\\x9b31m\\u202egnp.exe\\x0d"
@@ -41,19 +39,6 @@ def test_json_safe_escapes_c1_and_bidi_controls_and_gives_the_same_json_value():
     assert "葵" in dumped and "\\u202e" in dumped and "\\u009b" in dumped
 
 
-def annotator(*args: str) -> tuple[int, str, str]:
-    """`annotator ARGS` in this process through cli.main: (exit status, stdout, stderr)."""
-    argv = sys.argv
-    with CliRunner().isolation() as (out, err, *_):
-        sys.argv = ["annotator", *args]
-        try:
-            annotator_cli.main()
-            code = 0
-        except SystemExit as stop:
-            code = stop.code if isinstance(stop.code, int) else 1
-        finally:
-            sys.argv = argv
-        return code, out.getvalue().decode("utf-8"), err.getvalue().decode("utf-8")
 
 
 def test_users_list_shows_a_stored_name_with_escape_sequences_escaped(any_db_url, any_engine):
