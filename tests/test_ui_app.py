@@ -796,3 +796,22 @@ def test_the_admin_status_tab_lists_a_labelers_hold_and_lifts_it(engine):
     assert "No hold is in force." in [t.value for t in at.text]
     with session_scope(engine) as session:
         assert holds_in_force(session, OPERATOR) == []
+
+
+def test_a_page_run_reads_the_account_without_waiting_for_a_writer_on_sqlite(engine, monkeypatch):
+    import sqlite3
+
+    import annotator.db as annotator_db
+
+    at = open_app("aoi", home=True)
+    monkeypatch.setattr(annotator_db, "SQLITE_BUSY_TIMEOUT_MS", 300)  # a write lock waited for fails in 0.3 s
+    st.cache_resource.clear()
+    writer = sqlite3.connect(engine.url.database, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # a long import or release holds the write lock
+    try:
+        at.run()
+        assert not at.exception and [e.value for e in at.error] == []
+        assert at.session_state[ui_components.USER_NAME] == "aoi"  # still logged in, the page drawn
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()

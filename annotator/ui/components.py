@@ -117,12 +117,15 @@ def session_user(session: Session) -> User:
 
 def current_user() -> User | None:
     """The logged-in user re-read from the database, or None (and logged out) when there is none
-    or the account is gone or disabled."""
+    or the account is gone or disabled. Read in a read-only transaction: every page run reads
+    the account, and on SQLite a db() transaction would take the write lock that saves need."""
     if st.session_state.get(USER_NAME) is None:
         return None
     try:
-        with db() as session:
-            return session_user(session)
+        with read_db() as session:
+            user = session_user(session)
+            session.expunge(user)  # read_db rolls back, which would expire it
+            return user
     except PermissionDeniedError as refused:
         forget_user()
         flash("error", error_markdown(refused))  # the login page says why (forget_user dropped every message)
@@ -346,7 +349,7 @@ def case_header(case_id: str, slice_: str, split: str, question: str, answer: st
 def dataset_select(key: str) -> str | None:
     """A select of the datasets there are, with "all datasets" first; returns the chosen name or
     None for all."""
-    with db() as session:
+    with read_db() as session:
         names = list_datasets(session)
     choice = st.selectbox(t("admin.dataset"), [None, *names], key=key,
                           format_func=lambda name: t("admin.dataset_all") if name is None else plain_text(name))

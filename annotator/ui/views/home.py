@@ -54,7 +54,7 @@ def _claim_link(me) -> str | None:  # noqa: ANN001 - User
         claim_id = ui.take_claim_link()
         if not claim_id:
             return None
-        with ui.db() as session:
+        with ui.read_db() as session:
             link = home.open_claim_link(session, me, claim_id)
     except AnnotatorError as error:
         return ui.error_markdown(error)
@@ -161,7 +161,7 @@ me = ui.require_page("home")
 refused = _claim_link(me)
 roles = roles_of(me)
 try:
-    with ui.db() as session:
+    with ui.read_db() as session:  # reads only: no SQLite write lock while the overviews are counted
         overviews = {
             "labeler": home.labeler_overview(session, me) if "labeler" in roles else None,
             "adjudicator": home.adjudicator_overview(session, me) if "adjudicator" in roles else None,
