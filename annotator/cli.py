@@ -176,8 +176,10 @@ def _serve(url: str, port: int, host: str = LOOPBACK) -> None:
     from annotator.db import display_url
 
     env = {**os.environ, "DATABASE_URL": url}
+    # Streamlit's own start banner is hidden: the line below says where the app is, and the banner,
+    # for a wildcard address, asks a web service for this machine's public address.
     command = [sys.executable, "-m", "streamlit", "run", str(SERVED_APP), *_streamlit_flags(), "--server.port", str(port),
-               "--server.address", host]
+               "--server.address", host, "--logger.hideWelcomeMessage", "true"]
     shown = f"[{host}]" if ":" in host else host  # an IPv6 address
     typer.echo(f"Serving on http://{safe(shown)}:{port} (database: {safe(display_url(url))}); Ctrl+C stops.")
     os.execve(sys.executable, command, env)  # Streamlit takes this process over: a signal to it stops the app

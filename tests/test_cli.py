@@ -294,6 +294,14 @@ def test_serve_and_demo_listen_on_this_machine_only_unless_host_is_given(monkeyp
     assert address_of(command) == "::1" and "http://[::1]:8501" in out and err == ""
 
 
+def test_serving_on_every_interface_hides_streamlits_banner_which_asks_a_web_service_for_the_address(monkeypatch, tmp_path):
+    # Streamlit's start banner, for 0.0.0.0 or ::, fetches this machine's public address from a web
+    # service (streamlit.net_util.get_external_ip); the banner is hidden, annotator says where it serves.
+    command, out, _ = started(monkeypatch, "demo", "--db", f"sqlite:///{tmp_path / 'a.db'}", "--host", "0.0.0.0")
+    assert command[command.index("--logger.hideWelcomeMessage") + 1] == "true"
+    assert "Serving on http://0.0.0.0:8501" in out
+
+
 def test_a_network_host_with_the_demo_logins_warns_naming_those_still_on_their_demo_password(monkeypatch, tmp_path):
     from annotator.db import init_db, session_scope
     from annotator.services.access import OPERATOR
