@@ -376,3 +376,15 @@ def test_hold_list_shows_a_labelers_hold_and_hold_lift_lifts_it_as_the_operator(
     assert json.loads(run("hold", "list", "--json", db=db, cwd=tmp_path).stdout) == []
     unknown = run("hold", "lift", "case-9", db=db, cwd=tmp_path, ok=False)
     assert unknown.returncode == 1 and "case-9" in unknown.stderr and "Traceback" not in unknown.stderr
+
+
+def test_an_unknown_id_or_name_of_100000_characters_is_echoed_shortened(tmp_path):
+    db = f"sqlite:///{tmp_path / 'a.db'}"
+    run("init", db=db, cwd=tmp_path)
+    long = "d" * 100_000
+    for args, start, limit in ((("status", "--dataset", long), "Error: no dataset named 'dddd", 200),  # text.MAX_ID_CHARS
+                               (("hold", "lift", long), "Error: no case with id 'dddd", 200),
+                               (("users", "disable", long), "Error: no user named 'dddd", 100)):  # MAX_NAME_CHARS
+        refused = run(*args, db=db, cwd=tmp_path, ok=False)
+        assert refused.stderr.startswith(start) and len(refused.stderr) < 1_000, (args, refused.stderr[:300])
+        assert "d" * limit + "…" in refused.stderr and "d" * (limit + 1) not in refused.stderr

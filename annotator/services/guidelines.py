@@ -30,11 +30,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, func, select
 
 from annotator.errors import ImportFileError, InvalidValueError, NotFoundError, PermissionDeniedError
-from annotator.messages import msg
+from annotator.messages import msg, shortened
 from annotator.models import Guideline, User, utcnow
 from annotator.services.access import Caller, caller_roles, is_operator
 from annotator.services.audit import record_event
-from annotator.text import check_free_text, clean_name
+from annotator.text import MAX_ID_CHARS, check_free_text, clean_name
 
 MAX_VERSION_LENGTH = 64
 """The longest version name accepted, in characters."""
@@ -119,7 +119,7 @@ def get_guideline(session: Session, version: str) -> GuidelineView:
     row = session.exec(select(Guideline).where(Guideline.version == name)).first()
     if row is None:
         known = [g.version for g in list_guidelines(session)]
-        raise NotFoundError.of("msg.guideline.unknown", version=name,
+        raise NotFoundError.of("msg.guideline.unknown", version=shortened(name, MAX_ID_CHARS),
                                known=", ".join(known) or msg("msg.guideline.none_yet"))
     return _view(row, _publisher(session, row))
 

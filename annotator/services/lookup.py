@@ -5,7 +5,8 @@ from __future__ import annotations
 from sqlmodel import Session, select
 
 from annotator.errors import AmbiguousIdError, NotFoundError
-from annotator.messages import msg
+from annotator.messages import msg, shortened
+from annotator.text import MAX_ID_CHARS
 from annotator.models import Case, Claim, Dataset
 
 
@@ -14,7 +15,7 @@ def get_dataset(session: Session, name: str) -> Dataset:
     dataset = session.exec(select(Dataset).where(Dataset.name == name)).first()
     if dataset is None:
         names = ", ".join(session.exec(select(Dataset.name).order_by(Dataset.name))) or msg("msg.release.none")
-        raise NotFoundError.of("msg.lookup.no_dataset", name=name, names=names)
+        raise NotFoundError.of("msg.lookup.no_dataset", name=shortened(name, MAX_ID_CHARS), names=names)
     return dataset
 
 
@@ -48,8 +49,8 @@ def _find_one(session, model, id_column, kind: str, value: str, dataset: str | N
     found = list(session.exec(query.limit(2)))
     if not found:
         if dataset:
-            raise NotFoundError.of(f"msg.lookup.no_{kind}_in", id=value, dataset=dataset)
-        raise NotFoundError.of(f"msg.lookup.no_{kind}", id=value)
+            raise NotFoundError.of(f"msg.lookup.no_{kind}_in", id=shortened(value, MAX_ID_CHARS), dataset=dataset)
+        raise NotFoundError.of(f"msg.lookup.no_{kind}", id=shortened(value, MAX_ID_CHARS))
     if len(found) > 1:
         raise AmbiguousIdError.of(f"msg.lookup.ambiguous_{kind}", id=value)
     return found[0]

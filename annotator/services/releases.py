@@ -35,7 +35,8 @@ from annotator.errors import (
     ReleaseVerifyError,
     ReleaseWriteError,
 )
-from annotator.messages import Joined, Message, Term, msg
+from annotator.messages import Joined, Message, Term, msg, shortened
+from annotator.text import MAX_ID_CHARS
 from annotator.services.access import Caller, is_operator, require
 from annotator.workflow import Permission
 from annotator.models import Adjudication, Case, Claim, ClaimPassage, Dataset, GoldLabel, GoldRelease, Label, Passage, User, utcnow
@@ -189,7 +190,7 @@ def get_release(session: Session, actor: Caller, name: str) -> GoldRelease:
     release = session.exec(select(GoldRelease).where(GoldRelease.name == name)).first()
     if release is None:
         names = ", ".join(session.exec(select(GoldRelease.name).order_by(GoldRelease.name))) or msg("msg.release.none")
-        raise NotFoundError.of("msg.release.unknown", name=name, names=names)
+        raise NotFoundError.of("msg.release.unknown", name=shortened(name, MAX_ID_CHARS), names=names)
     return release
 
 

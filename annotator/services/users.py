@@ -30,9 +30,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, func, select
 
-from annotator.text import name_skeletons, only_case_differs, user_name
+from annotator.text import MAX_NAME_CHARS, name_skeletons, only_case_differs, user_name
 from annotator.errors import InvalidValueError, LoginBusyError, LoginError, NotFoundError
-from annotator.messages import english, seconds
+from annotator.messages import english, seconds, shortened
 from annotator.services.access import Caller, need_caller, require
 from annotator.workflow import Permission
 from annotator.models import LoginThrottle, User, utcnow
@@ -69,7 +69,7 @@ def get_user(session: Session, name: str) -> User:
     """The user called `name`. Raises NotFoundError."""
     user = session.exec(select(User).where(User.name == unicodedata.normalize("NFC", name))).first()
     if user is None:
-        raise NotFoundError.of("msg.no_user", name=name)
+        raise NotFoundError.of("msg.no_user", name=shortened(name, MAX_NAME_CHARS))
     return user
 
 
