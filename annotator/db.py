@@ -118,10 +118,12 @@ def _make_engine(resolved: str) -> Engine:
         # The pool is as large as PostgreSQL's: a connection is only a file handle, and SQLite's
         # write lock, not the pool, makes writers take turns. With SQLAlchemy's default (5 + 10)
         # a burst of page runs waited for a connection and failed with a pool timeout.
+        in_memory = make_url(resolved).database in (None, "", ":memory:")  # one connection (SingletonThreadPool): no pool to size
+        pool = {} if in_memory else {"pool_size": POOL_SIZE, "max_overflow": POOL_MAX_OVERFLOW, "pool_timeout": POOL_TIMEOUT_SECONDS}
         engine = create_engine(
             resolved,
             connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
-            pool_size=POOL_SIZE, max_overflow=POOL_MAX_OVERFLOW, pool_timeout=POOL_TIMEOUT_SECONDS,
+            **pool,
         )
         event.listen(engine, "connect", _configure_sqlite)
         # SQLite's own BEGIN is deferred; take the write lock at BEGIN to avoid upgrade deadlocks,

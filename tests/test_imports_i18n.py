@@ -280,7 +280,7 @@ def test_the_import_page_refuses_a_bad_file_in_japanese_naming_file_line_and_fie
     _upload(at, "mixed.jsonl", MIXED.read_bytes())
     [error] = _errors(at)
     assert error.startswith("このファイルは全体として拒否されます。")
-    assert "mixed\\.jsonl の 2 行目\\: JSON として正しくありません" in error
+    assert "mixed.jsonl の 2 行目: JSON として正しくありません" in error
     assert "not valid JSON" not in error and "line 2" not in error
     [bad] = [frame.value.to_dict("records") for frame in at.dataframe]
     assert [(row["ファイル"], row["行"], row["フィールド"]) for row in bad] == [
@@ -296,7 +296,7 @@ def test_the_import_page_shows_a_partial_import_s_report_in_japanese(app_db):
     _upload(at, "mixed.jsonl", MIXED.read_bytes())
     assert _errors(at) == []
     assert [info.value for info in at.info] == [
-        "mixed\\.jsonl を UTF\\-8（jsonl）としてデータセット「default」に読み込みました\\: ケース 2 件, 主張 2 件, パッセージ 2 件"]
+        "mixed.jsonl を UTF-8（jsonl）としてデータセット「default」に読み込みました: ケース 2 件, 主張 2 件, パッセージ 2 件"]
     assert [row["レコード"] for row in at.table[0].value.to_dict("records")] == ["ケース", "主張", "パッセージ"]
     skipped = at.dataframe[0].value.to_dict("records")
     assert skipped[0]["問題と対処"].startswith("JSON として正しくありません: ")

@@ -115,8 +115,8 @@ def test_unassigned_nonlabeler_hold_unknown_invalid(team):
         save_label_as(s, "alice", pks["alice"], c, "support", passage_ids=["nope"])
     with session_scope(engine) as s, pytest.raises(InvalidValueError):
         save_label_as(s, "alice", pks["alice"], c, "bogus")
-    with session_scope(engine) as s:
-        put_on_hold(s, get_user(s, "bob"), s.get(Claim, c).case_pk, HOLD_REASONS[0])
+    with session_scope(engine) as s:  # a hold is its holder's own: alice's parks the case for her
+        put_on_hold(s, get_user(s, "alice"), s.get(Claim, c).case_pk, HOLD_REASONS[0])
     with session_scope(engine) as s, pytest.raises(OnHoldError):
         save_label_as(s, "alice", pks["alice"], c, "support")
     with session_scope(engine) as s:
