@@ -338,13 +338,13 @@ class _Row:
             raise self.error(key, msg("msg.import.problem.too_long", n=len(value), most=MAX_TEXT_CHARS),
                              msg("msg.import.fix.shorten"))
 
-    def ident(self, key: str) -> str:
+    def ident(self, key: str, most: int = MAX_ID_CHARS) -> str:
         value = self.values.get(key)
         if isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
-        return self.check_ident(key, value)
+        return self.check_ident(key, value, most)
 
-    def check_ident(self, key: str, value: Any) -> str:
+    def check_ident(self, key: str, value: Any, most: int = MAX_ID_CHARS) -> str:
         if value is None or value == "":
             raise self.error(key, msg("msg.import.problem.missing_value"), msg("msg.import.fix.non_empty", name=key))
         if not isinstance(value, str):
@@ -352,7 +352,7 @@ class _Row:
                              msg("msg.import.fix.id_quotes"))
         if value != value.strip():
             raise self.error(key, msg("msg.import.problem.id_spaces", id=repr(value)), msg("msg.import.fix.id_spaces"))
-        return self.check_id_length(key, nfc(value))
+        return self.check_id_length(key, nfc(value), most)
 
     def check_id_length(self, key: str, value: str, most: int = MAX_ID_CHARS) -> str:
         """`value` (an id, a slice, a name) when it is at most `most` characters long.
@@ -366,7 +366,7 @@ class _Row:
         """The user name in `key` (a labeler, an adjudicator): an id (`ident`) of at most
         MAX_NAME_CHARS characters without invisible characters (text.invisible_character).
         Whether it looks like an existing user's name is the import's to check (users.KnownNames)."""
-        value = self.check_id_length(key, self.ident(key), MAX_NAME_CHARS)
+        value = self.ident(key, MAX_NAME_CHARS)
         found = invisible_character(value)
         if found:
             raise self.error(key, msg("msg.import.problem.invisible_in_name", character=found[0], position=found[1]),

@@ -143,6 +143,9 @@ def write(path: Path, text: str) -> Path:
     ("labels", "claim_id,labeler,label", "n2-c1," + "z" * 101 + ",support",
      "line 2, field 'labeler': the value is 101 characters long, over the limit of 100 for an id or name. Use a "
      "shorter id or name"),
+    ("labels", "claim_id,labeler,label", "n2-c1," + "z" * 1_000_000 + ",support",  # past the id limit too: still 100
+     "line 2, field 'labeler': the value is 1,000,000 characters long, over the limit of 100 for an id or name. Use "
+     "a shorter id or name"),
 ])
 def test_an_import_refuses_a_bad_new_name_naming_file_line_and_field_and_nothing_lands(
         any_db_url, any_engine, tmp_path, command, header, row, message):
