@@ -29,8 +29,8 @@ import inspect
 import json
 import pkgutil
 import re
-import uuid
 from collections.abc import Callable
+from contextlib import ExitStack
 from datetime import UTC, date, datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import streamlit as st
-from sqlalchemy import create_engine, text, update
+from sqlalchemy import update
 from sqlmodel import Session, SQLModel, select
 from streamlit.testing.v1 import AppTest
 
@@ -70,7 +70,7 @@ from annotator.messages import english
 from annotator.services.access import OPERATOR
 from annotator.services.fingerprint import label_fingerprint
 from annotator.workflow import Permission
-from tests.conftest import POSTGRES_ADMIN_URL, label_button, require_postgres
+from tests.conftest import fresh_postgres_database, label_button
 
 REPO = Path(__file__).resolve().parents[1]
 APP = REPO / "annotator" / "ui" / "app.py"
@@ -549,33 +549,16 @@ def sweep(engine, keys: SimpleNamespace, root: Path) -> dict:  # noqa: ANN001
     return results
 
 
-def _postgres_database():  # noqa: ANN202 - (url, drop)
-    require_postgres()
-    name = f"annotator_blind_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-
-    def drop() -> None:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
-
-    return POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + "/" + name, drop
-
-
 @pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def swept(request, tmp_path_factory):
     """Every probe as ren and as boss, in S0 and in S1, on SQLite and on PostgreSQL:
     SimpleNamespace(s0, s1, roots)."""
     root = tmp_path_factory.mktemp(f"blind-{request.param}")
-    drop = None
-    if request.param == "sqlite":
-        url = f"sqlite:///{root / 'blind.db'}"
-    else:
-        url, drop = _postgres_database()
-    engine = init_db(url)
-    try:
+    with ExitStack() as stack:  # a PostgreSQL database is dropped once swept
+        url = (f"sqlite:///{root / 'blind.db'}" if request.param == "sqlite"
+               else stack.enter_context(fresh_postgres_database()))
+        engine = init_db(url)
+        stack.callback(engine.dispose)
         with session_scope(engine) as session:
             build_world(session, root / "releases")
         with session_scope(engine) as session:
@@ -584,10 +567,6 @@ def swept(request, tmp_path_factory):
         with session_scope(engine) as session:
             a_labels_x(session)
         s1 = sweep(engine, keys, root / "s1")
-    finally:
-        engine.dispose()
-        if drop is not None:
-            drop()
     yield SimpleNamespace(s0=s0, s1=s1, roots=(str(root / "s0"), str(root / "s1"), str(root)))
 
 
