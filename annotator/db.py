@@ -81,7 +81,7 @@ def _check_sqlite_path(resolved: str) -> None:
     typing mistake must not quietly create an empty database elsewhere). A new database file is
     created private to its owner (annotator.filemodes), and so are the default folder and SQLite's
     -wal and -shm files beside it."""
-    path = resolved.split(":///", 1)[-1]
+    path = make_url(resolved).database  # None for "sqlite://", an in-memory database
     if not path or path == ":memory:":
         return
     target = Path(path)

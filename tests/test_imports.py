@@ -437,11 +437,13 @@ def test_a_case_file_without_a_split_names_line_and_field_and_says_to_add_it(eng
     assert set(row_counts(engine).values()) == {0}
 
 
-def test_the_demo_file_still_imports():
+def test_the_demo_file_still_imports(tmp_path, monkeypatch):
     from annotator.db import init_db
     from tests.conftest import DEMO, need
 
-    engine = init_db("sqlite://")
+    monkeypatch.chdir(tmp_path)
+    engine = init_db("sqlite://")  # in memory: no file is made
+    assert list(tmp_path.iterdir()) == []
     with session_scope(engine) as session:
         report = import_cases(session, OPERATOR, need(DEMO), fmt="jsonl", dataset="demo")
     assert report.total("cases") == 20 and report.warnings == ()
