@@ -423,9 +423,9 @@ def slice_mix_differs(labeled_slices: Sequence[Any], unlabeled_slices: Sequence[
     Rule: differs when p < SLICE_MIX_MAX_P *and* total variation > SLICE_MIX_MIN_DISTANCE. The
     test alone flags differences too small to matter once thousands of claims are judged (any
     difference is significant at large N); the distance alone flags the sampling noise of a
-    small gold set (30 claims over 5 slices differ from any mix by 0.1 by chance). Together:
-    a difference that is both real and large enough (a tenth of the claims would have to change
-    slice) to move a rate.
+    small gold set (30 claims over 5 slices typically stray from the mix they were drawn from by
+    0.1 or more). Together: a difference that is both real and large enough (a tenth of the
+    claims would have to change slice) to move a rate.
     Sources: Pearson (1900), the chi-square test (scipy.stats.chi2_contingency); total variation
     distance: Levin, Peres & Wilmer (2017), Markov Chains and Mixing Times, 2nd ed., section 4.1.
     """
