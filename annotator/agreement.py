@@ -546,16 +546,30 @@ def _patterns(ratings: _Ratings, q: int) -> tuple[np.ndarray, np.ndarray, np.nda
     """
     if len(ratings.raters) == 2:
         return _two_rater_patterns(ratings, q)
-    counts = _count_matrix(ratings, q)
+    rows, freq = unique_rows(_count_matrix(ratings, q))
+    return rows.astype(float), freq, None
+
+
+def unique_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a count matrix and how often each occurs: the *patterns* a
+    bootstrap resamples (see the module docstring).
+
+    counts: integer array of shape (n, m), entries >= 0 (e.g. one row per item, a column per
+        category; or one row per case, a column per confusion cell).
+    Returns (rows (P, m), the same dtype; freq (P,) int64, summing to n), rows in ascending
+        order of their key; (0, m) and (0,) when n = 0.
+    Method: each row read as the digits of one int64 in base max + 1, then np.unique of the
+    keys (np.unique(axis=0) when the key would not fit in 62 bits).
+    """
     if counts.shape[0] == 0:
-        return counts.astype(float), np.zeros(0, dtype=np.int64), None
+        return counts, np.zeros(0, dtype=np.int64)
     base = int(counts.max()) + 1
-    if q * np.log2(base) >= 62:  # too many raters and categories for one int64 key per row
+    if counts.shape[1] * np.log2(base) >= 62:  # too many columns or too large counts for one int64 key
         uniq, freq = np.unique(counts, axis=0, return_counts=True)
-        return uniq.astype(float), freq, None
-    key = counts @ (base ** np.arange(q, dtype=np.int64))  # the row read as digits in base `base`
+        return uniq, freq.astype(np.int64)
+    key = counts.astype(np.int64) @ (base ** np.arange(counts.shape[1], dtype=np.int64))  # the row as digits
     _, first, freq = np.unique(key, return_index=True, return_counts=True)
-    return counts[first].astype(float), freq, None
+    return counts[first], freq.astype(np.int64)
 
 
 def _two_rater_patterns(ratings: _Ratings, q: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -639,12 +653,16 @@ def _percent_agreement(s: _Sums) -> np.ndarray:
     return _div(s.pa_sum, s.n2)
 
 
-def _cohen_kappa(conf: np.ndarray) -> np.ndarray:
+def cohen_kappa_from_confusion(conf: np.ndarray) -> np.ndarray:
     """Cohen (1960) kappa from (m, q, q) confusion matrices of the items both raters rated.
 
+    conf: array of shape (m, q, q), counts (float or int); conf[s, i, j] = items of sample s
+        that rater A put in category i and rater B in j (or gold i, judge j).
+    Returns an (m,) float array; NaN where kappa is undefined.
     kappa = (n * sum_k n_kk - sum_k a_k b_k) / (n^2 - sum_k a_k b_k), a_k, b_k the two raters'
     margins: (p_o - p_e) / (1 - p_e) in integer form, so a rater using a single category
-    gives exactly 0. Undefined when p_e = 1 (both used one and the same category).
+    gives exactly 0. Undefined when p_e = 1 (both used one and the same category, or n = 0).
+    Source: Cohen (1960), "A coefficient of agreement for nominal scales", Educ. Psychol. Meas. 20.
     """
     n = conf.sum(axis=(1, 2))
     agree = np.trace(conf, axis1=1, axis2=2)
@@ -708,7 +726,7 @@ def _coefficients(s: _Sums, q: int) -> dict[str, np.ndarray]:
     """Every metric of METRICS for each row of `s`; NaN where undefined."""
     return {
         "percent_agreement": _percent_agreement(s),
-        "cohen_kappa": _cohen_kappa(s.conf),
+        "cohen_kappa": cohen_kappa_from_confusion(s.conf),
         "scott_pi": _scott_pi(s),
         "fleiss_kappa": _fleiss_kappa(s),
         "krippendorff_alpha": _krippendorff_alpha(s),
@@ -758,7 +776,7 @@ def _report(ratings: _Ratings, categories: tuple[Any, ...], n_bootstrap: int, se
              for m in METRICS}
     samples = _bootstrap(freq, features, q, n_bootstrap, seed)
     two_raters = len(ratings.raters) == 2
-    ci95 = {m: None if m in reasons else _percentile_ci(samples.get(m)) for m in METRICS}
+    ci95 = {m: None if m in reasons else percentile_interval(samples.get(m)) for m in METRICS}
     ci95_missing = {m: _missing_interval_reason(m, reasons, samples) for m in METRICS if ci95[m] is None}
     pairs = _pairs(ratings, categories, n_bootstrap, seed)
     if two_raters and pairs:  # the one pair is the report: the same figures get the same intervals
@@ -796,30 +814,63 @@ def _categories(point: _Sums, samples: np.ndarray | None, categories: tuple[Any,
             reason = english("msg.agreement.no_category_rating", category=repr(category))
             out[category] = CategoryAgreement(category, Coefficient(None, n_k, reason), None)
         else:
-            interval = _percentile_ci(None if samples is None else samples[:, k])
+            interval = percentile_interval(None if samples is None else samples[:, k])
             out[category] = CategoryAgreement(category, Coefficient(float(values[k]), n_k), interval)
     return out
 
 
 def _analytic_intervals(conf: np.ndarray, coefs: dict[str, Coefficient]) -> dict[str, Interval | None]:
     """Large-sample 95% intervals of a two-rater table (see AgreementReport.analytic_ci95)."""
-    from statsmodels.stats.inter_rater import cohens_kappa
-    from statsmodels.stats.proportion import proportion_confint
-
     out: dict[str, Interval | None] = {}
     n = int(conf.sum())
     if coefs["cohen_kappa"].value is not None and n > 1:
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a degenerate table: its variance is NaN
-            result = cohens_kappa(conf)
-        low, high = float(result.kappa_low), float(result.kappa_upp)
-        usable = (np.isfinite([low, high]).all() and high - low > 1e-6  # a zero variance is no interval
-                  and n >= INDICATIVE_BELOW)  # nor is a large-sample interval from a handful of items
-        out["cohen_kappa"] = (max(low, -1.0), min(high, 1.0)) if usable else None
+        out["cohen_kappa"] = kappa_interval(conf)
     if coefs["percent_agreement"].value is not None and n >= INDICATIVE_BELOW:
-        low, high = proportion_confint(int(np.trace(conf)), n, alpha=0.05, method="wilson")
-        out["percent_agreement"] = (float(low), float(high))
+        out["percent_agreement"] = wilson_interval(int(np.trace(conf)), n)
     return out
+
+
+def kappa_interval(conf: np.ndarray) -> Interval | None:
+    """The large-sample 95% interval of Cohen's kappa of one confusion matrix, as statsmodels'
+    `cohens_kappa` gives it (kappa +- 1.96 * the square root of the variance of Fleiss, Cohen &
+    Everitt 1969, "Large sample standard errors of kappa and weighted kappa", Psychol. Bull. 72),
+    clipped to [-1, 1].
+
+    conf: (q, q) counts, conf[i, j] = items rater A (or gold) put in i and rater B (or judge) in j.
+    Returns (low, high), or None when kappa is undefined, the variance is NaN or zero (a zero-
+        width interval says nothing), or there are fewer than INDICATIVE_BELOW items (a
+        large-sample interval from a handful of items is none).
+    """
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    n = int(np.asarray(conf).sum())
+    if n < max(2, INDICATIVE_BELOW) or np.isnan(cohen_kappa_from_confusion(np.asarray(conf, dtype=float)[None])[0]):
+        return None
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a degenerate table: its variance is NaN
+        result = cohens_kappa(np.asarray(conf))
+    low, high = float(result.kappa_low), float(result.kappa_upp)
+    if not (np.isfinite([low, high]).all() and high - low > 1e-6):
+        return None
+    return max(low, -1.0), min(high, 1.0)
+
+
+def wilson_interval(successes: int, n: int, alpha: float = 0.05) -> Interval | None:
+    """Wilson's score interval of a binomial proportion successes / n, as statsmodels'
+    `proportion_confint(method="wilson")` gives it; a fraction 0..1 at both ends.
+
+    successes, n: counts, 0 <= successes <= n; alpha: 1 - the confidence level (0.05: 95%).
+    Returns (low, high), or None when n = 0.
+    Source: Wilson (1927), "Probable inference, the law of succession, and statistical
+    inference", JASA 22; it keeps near-nominal coverage at small n and near 0 or 1 (Brown,
+    Cai & DasGupta 2001, "Interval estimation for a binomial proportion", Statist. Sci. 16).
+    """
+    from statsmodels.stats.proportion import proportion_confint
+
+    if n == 0:
+        return None
+    low, high = proportion_confint(int(successes), int(n), alpha=alpha, method="wilson")
+    return float(low), float(high)
 
 
 def _bootstrap(freq: np.ndarray, features: np.ndarray, q: int, n_bootstrap: int, seed: int) -> dict[str, np.ndarray]:
@@ -829,17 +880,46 @@ def _bootstrap(freq: np.ndarray, features: np.ndarray, q: int, n_bootstrap: int,
     Resampling n items with replacement gives pattern frequencies ~ Multinomial(n, freq / n):
     one (n_bootstrap, P) draw from numpy default_rng(seed), then one matrix product.
     """
-    n = int(freq.sum())
-    if n_bootstrap == 0 or n == 0:
+    if n_bootstrap == 0 or int(freq.sum()) == 0:
         return {}
-    weights = np.random.default_rng(seed).multinomial(n, freq / n, size=n_bootstrap)
-    sums = _Sums.of(weights.astype(float) @ features, q)
+    sums = _Sums.of(bootstrap_pattern_sums(freq, features, n_bootstrap, seed), q)
     return {**_coefficients(sums, q), "specific_agreement": _specific_agreement(sums)}
 
 
-def _percentile_ci(samples: np.ndarray | None) -> tuple[float, float] | None:
-    """The 2.5th and 97.5th percentiles of the samples, or None when there are none or more
-    than MAX_UNDEFINED_RESAMPLES of them are undefined (0/0); a few undefined ones are left out.
+BOOTSTRAP_CHUNK = 1 << 24
+"""At most this many (resample, pattern) weights are held at once (128 MB of int64)."""
+
+
+def bootstrap_pattern_sums(freq: np.ndarray, features: np.ndarray, n_bootstrap: int, seed: int) -> np.ndarray:
+    """Column sums of `features` over n_bootstrap resamples (with replacement) of the n units
+    whose distinct patterns have frequencies `freq`.
+
+    freq: (P,) int, how many units (items, cases) have each pattern, n = freq.sum() > 0;
+    features: (P, F) float, the per-unit terms of pattern p in row p.
+    Returns (n_bootstrap, F) float: row b = sum over the units of resample b of their features.
+    Method: resampling n units uniformly with replacement gives pattern frequencies
+    ~ Multinomial(n, freq / n), so the resamples are drawn as one (n_bootstrap, P) multinomial
+    matrix from numpy default_rng(seed) and multiplied by `features`: the distribution of a
+    (n_bootstrap, n) index resample (Efron & Tibshirani 1993, ch. 6) at a cost that does not
+    grow with n. Past BOOTSTRAP_CHUNK weights, drawn in consecutive blocks of resamples from
+    the same generator (the same draws as one call).
+    """
+    n = int(freq.sum())
+    rng = np.random.default_rng(seed)
+    p = freq / n
+    step = max(1, BOOTSTRAP_CHUNK // max(1, len(freq)))
+    blocks = [rng.multinomial(n, p, size=min(step, n_bootstrap - start)).astype(float) @ features
+              for start in range(0, n_bootstrap, step)]
+    return np.vstack(blocks) if blocks else np.zeros((0, features.shape[1]))
+
+
+def percentile_interval(samples: np.ndarray | None) -> tuple[float, float] | None:
+    """The 95% percentile bootstrap interval: the 2.5th and 97.5th percentiles of the samples,
+    or None when there are none or more than MAX_UNDEFINED_RESAMPLES of them are undefined
+    (0/0); a few undefined ones are left out.
+
+    samples: 1-d float array, one value per bootstrap resample, NaN where undefined.
+    Source: Efron & Tibshirani (1993), An Introduction to the Bootstrap, ch. 13 (percentile interval).
     """
     if samples is None or samples.size == 0:
         return None
@@ -883,7 +963,7 @@ def _pair_result(rater_a: Any, rater_b: Any, conf: np.ndarray, categories: tuple
     """Cohen's kappa and percent agreement of one pair from its confusion matrix, with
     bootstrap intervals (the items' cells resampled as a multinomial, as in _bootstrap)."""
     n = int(conf.sum())
-    kappa = float(_cohen_kappa(conf[None].astype(float))[0])
+    kappa = float(cohen_kappa_from_confusion(conf[None].astype(float))[0])
     reason = None
     if np.isnan(kappa):
         reason = english("msg.agreement.both_put_every_item",
@@ -893,11 +973,10 @@ def _pair_result(rater_a: Any, rater_b: Any, conf: np.ndarray, categories: tuple
     intervals: dict[str, Interval | None] = {}
     if n_bootstrap:
         cells = conf.ravel()
-        weights = np.random.default_rng(seed).multinomial(n, cells / n, size=n_bootstrap)
-        tables = weights.reshape(n_bootstrap, *conf.shape).astype(float)
-        samples = {"cohen_kappa": _cohen_kappa(tables),
+        tables = bootstrap_pattern_sums(cells, np.eye(cells.size), n_bootstrap, seed).reshape(n_bootstrap, *conf.shape)
+        samples = {"cohen_kappa": cohen_kappa_from_confusion(tables),
                    "percent_agreement": np.trace(tables, axis1=1, axis2=2) / n}
-        intervals = {m: None if c.value is None else _percentile_ci(samples[m]) for m, c in coefs.items()}
+        intervals = {m: None if c.value is None else percentile_interval(samples[m]) for m, c in coefs.items()}
     return PairResult(
         rater_a=rater_a, rater_b=rater_b, n_items=n, **coefs,
         confusion=conf.astype(int).tolist(), ci95=intervals,

@@ -143,6 +143,11 @@ class AgreementInputError(AnnotatorError, ValueError):
     two groups, too few bootstrap resamples, ...)."""
 
 
+class CalibrationInputError(AnnotatorError, ValueError):
+    """Labels, answers or settings that a judge's calibration cannot be computed from (unequal
+    lengths, a label outside the categories, a missing case id, a value that is not 0/1, ...)."""
+
+
 class DatabaseBusyError(AnnotatorError):
     """SQLite stayed locked by another writer past the busy timeout; nothing was written: retry."""
 

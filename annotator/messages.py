@@ -296,6 +296,37 @@ MESSAGES: dict[str, str] = {
     "msg.agreement.undefined_in_resamples": "the coefficient is undefined (0/0) in {share} of the bootstrap resamples, "
                                             "so an interval would hold only for data like the others; label more items",
     "msg.agreement.no_category_rating": "no rating on an item with two or more ratings is {category} (0/0)",
+    # --- calibrating a judge against gold (calibration.py): refused input
+    "msg.calibration.lengths": "give as many case ids, gold labels and judge labels: {n_cases}, {n_gold} and {n_judge} "
+                               "were given",
+    "msg.calibration.gold_label": "the gold label {label} at row {row} (case {case_id}) is not one of the declared "
+                                  "categories ({categories})",
+    "msg.calibration.judge_label": "the judge label {label} at row {row} (case {case_id}) is not one of the declared "
+                                   "categories ({categories})",
+    "msg.calibration.case_missing": "the case id at row {row} is missing or blank; give every claim its case",
+    "msg.calibration.categories": "declare at least two categories, each once; got {categories}",
+    "msg.calibration.positive": "the passing label {positive} is not one of the declared categories ({categories})",
+    "msg.calibration.bootstrap": "use 0 bootstrap resamples (no intervals) or at least {minimum} (1,000 recommended), "
+                                 "not {n}",
+    "msg.calibration.ppi_lengths": "give the judge's and the gold's answers for the same gold claims: {n_judge} and "
+                                   "{n_gold} were given",
+    "msg.calibration.not_binary": "{name} must hold 0/1 (or false/true) values only; row {row} holds {value}",
+    "msg.calibration.alpha": "alpha must be between 0 and 1 (0.05 for a 95% interval), not {alpha}",
+    "msg.calibration.slice_missing": "the slice at row {row} of {name} is missing",
+    # --- why a judge's rate, interval or corrected estimate is missing (calibration.py). A report holds these as
+    # English texts (its JSON); the app finds their keys again with `recognize`.
+    "msg.calibration.no_claims": "no claim has both a gold and a judge label (0/0)",
+    "msg.calibration.no_gold_negative": "every claim's gold label is {positive}, so no claim can pass falsely (0/0)",
+    "msg.calibration.no_gold_positive": "no claim's gold label is {positive}, so no claim can fail falsely (0/0)",
+    "msg.calibration.one_category": "the gold and the judge put every claim in {category}: expected agreement is 1 (0/0)",
+    "msg.calibration.one_case": "all the claims are in one case, and resampling cases needs two or more",
+    "msg.calibration.no_labeled": "no gold claim has a judge label (n = 0): nothing corrects the judge",
+    "msg.calibration.no_unlabeled": "the judge labeled no claim outside the gold (N = 0): read the gold-only rate",
+    "msg.calibration.judge_constant": "the judge gives every claim the same answer, so lambda is 0/0; the estimate is the "
+                                      "gold-only rate",
+    "msg.calibration.zero_variance": "the estimate's variance is zero (the gold and the judge each give one answer "
+                                     "throughout), so there is no normal interval",
+    "msg.calibration.no_slices": "the gold claims or the judged-only claims are none: their slice mixes cannot be compared",
     # --- a claim's history (services/history.py): who, what, and each part of the change
     "msg.history_still_to_label": "you label claim '{claim_id}' and have not labeled it yet: its history would "
                                   "show the other labels; label it first, or ask another admin",

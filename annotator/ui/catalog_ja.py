@@ -678,6 +678,29 @@ JAPANESE: dict[str, str] = {
     "msg.agreement.undefined_in_resamples": "ブートストラップ再標本の {share} で係数が算出不能（0/0）なため、区間はそれ以外の再標本のような"
                                             "データにしか当てはまりません。さらに主張にラベルを付けてください",
     "msg.agreement.no_category_rating": "ラベルが 2 件以上ある主張に {category} のラベルがありません（0/0）",
+    # calibrating a judge against gold: refused input
+    "msg.calibration.lengths": "ケース ID、正解ラベル、判定器のラベルは同じ数だけ渡してください（渡されたのは {n_cases}、{n_gold}、{n_judge} 件）。",
+    "msg.calibration.gold_label": "{row} 行目（ケース {case_id}）の正解ラベル {label} は、宣言されたカテゴリ（{categories}）のどれでもありません。",
+    "msg.calibration.judge_label": "{row} 行目（ケース {case_id}）の判定器のラベル {label} は、宣言されたカテゴリ（{categories}）のどれでもありません。",
+    "msg.calibration.case_missing": "{row} 行目のケース ID がないか空白です。すべての主張にケースを指定してください。",
+    "msg.calibration.categories": "カテゴリは 2 つ以上、それぞれ 1 回ずつ宣言してください（指定されたのは {categories}）。",
+    "msg.calibration.positive": "合格とするラベル {positive} は、宣言されたカテゴリ（{categories}）のどれでもありません。",
+    "msg.calibration.bootstrap": "ブートストラップ再標本の数は 0（区間なし）か {minimum} 以上（推奨は 1,000）にしてください（指定は {n}）。",
+    "msg.calibration.ppi_lengths": "同じ正解つき主張について、判定器と正解の答えを同じ数だけ渡してください（渡されたのは {n_judge} と {n_gold} 件）。",
+    "msg.calibration.not_binary": "{name} には 0/1（または false/true）の値だけを入れてください。{row} 行目の値は {value} です。",
+    "msg.calibration.alpha": "alpha は 0 と 1 の間にしてください（95% 区間なら 0.05）。指定は {alpha} です。",
+    "msg.calibration.slice_missing": "{name} の {row} 行目のスライスがありません。",
+    # why a judge's rate, interval or corrected estimate is missing (shown after "算出不能: " or "区間はありません: ")
+    "msg.calibration.no_claims": "正解と判定器のラベルが両方ある主張がありません（0/0）",
+    "msg.calibration.no_gold_negative": "すべての主張の正解ラベルが {positive} のため、誤って合格になる主張がありえません（0/0）",
+    "msg.calibration.no_gold_positive": "正解ラベルが {positive} の主張がないため、誤って不合格になる主張がありえません（0/0）",
+    "msg.calibration.one_category": "正解と判定器がすべての主張を {category} にしました。偶然に期待される一致が 1 です（0/0）",
+    "msg.calibration.one_case": "すべての主張が 1 つのケースにあり、ケースの再標本抽出には 2 つ以上のケースが必要です",
+    "msg.calibration.no_labeled": "判定器のラベルがある正解つき主張がありません（n = 0）。判定器を補正するものがありません",
+    "msg.calibration.no_unlabeled": "判定器が正解の外の主張にラベルを付けていません（N = 0）。正解だけの率を見てください",
+    "msg.calibration.judge_constant": "判定器がすべての主張に同じ答えを出しているため lambda は 0/0 です。推定値は正解だけの率です",
+    "msg.calibration.zero_variance": "推定値の分散が 0 です（正解と判定器がそれぞれ一貫して同じ答えです）。正規近似の区間はありません",
+    "msg.calibration.no_slices": "正解つき主張か、判定器だけの主張がありません。スライスの構成を比べられません",
     # a claim's history
     "msg.history_still_to_label": "あなたは主張「{claim_id}」にラベルを付ける担当で、まだラベルを付けていません。履歴には他の人のラベルが"
                                   "表示されるため、先にラベルを付けるか、別の管理者に依頼してください。",
