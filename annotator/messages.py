@@ -340,7 +340,7 @@ MESSAGES: dict[str, str] = {
     "msg.history.field.note": "note",
     "msg.history.field.source": "source",
     "msg.history.field.revision": "revision",
-    # --- importing files (services/imports.py, formats.py). A refused line reads
+    # --- importing files (services/imports.py, formats/). A refused line reads
     # "{where}: {problem}. {fix}": msg.import.row with its place (msg.import.where.*) and its reason.
     "msg.import.row": "{where}: {reason}",
     "msg.import.reason": "{problem}. {fix}",
@@ -540,8 +540,8 @@ MESSAGES: dict[str, str] = {
     "msg.import.fix.label_first": "Label the claim first, or let another admin or the command line import the file",
     "msg.import.fix.existing_name": "Use the existing name exactly ('{taken}'): names that differ only in case are one "
                                     "person's, and `annotator users add` refuses them too",
-    # (the literal "{...}" of these fixes is a field, BRACES in formats.py: a text without fields is shown as it is)
-    # what a native record's required keys hold (formats._NATIVE_REQUIRED), in the fixes above
+    # (the literal "{...}" of these fixes is a field, BRACES in formats/reading.py: a text without fields is shown as it is)
+    # what a native record's required keys hold (formats.native.NATIVE_REQUIRED), in the fixes above
     "msg.import.native.question": "the question put to the system; it cannot be empty",
     "msg.import.native.answer": "the system's answer; \"\" if it gave none",
     "msg.import.native.slice": "e.g. \"normal\"; it cannot be empty",
