@@ -88,7 +88,7 @@ def test_every_refusal_of_an_import_or_a_verify_is_raised_with_a_message(module,
 
 
 def test_the_refusal_check_covers_every_reader_and_import_module():
-    assert {"formats/reading.py", "formats/native.py", "formats/labels.py"} <= set(IMPORT_MODULES)
+    assert {"formats/reading.py", "formats/native.py", "formats/labels.py", "formats/judge_labels.py"} <= set(IMPORT_MODULES)
     assert any(name.startswith("services/imports") for name in IMPORT_MODULES)
 
 

@@ -103,6 +103,18 @@ class AdjudicationRecord:
 
 
 @dataclass(frozen=True)
+class JudgeLabelRecord:
+    """One row of a judge labels file: an automatic judge's label of one claim, with its
+    confidence (0..1; None when the file gives none) and rationale ("" when none)."""
+
+    line: int
+    claim_id: str
+    label: str
+    confidence: float | None
+    rationale: str
+
+
+@dataclass(frozen=True)
 class Source(Generic[T]):
     """An opened input file: its format, the encoding used, and its records (an iterator, read
     once). `warnings` fills up while the records are read (unknown columns and fields)."""
