@@ -404,7 +404,7 @@ def test_progress_is_reported_per_chunk_in_bytes_up_to_the_file_size(engine, mon
 
 
 def test_the_reader_keeps_a_digest_per_id_not_the_records(tmp_path):
-    seen = formats._Seen("f.jsonl", "claim")
+    seen = formats.Seen("f.jsonl", "claim")
     assert seen.first_time("k", {"case_id": "c", "text": "t" * 1000, "passage_ids": ("p",)}, 7, "claim_id")
     assert all(type(value) is int for value in seen._seen.values())
     assert not seen.first_time("k", {"case_id": "c", "text": "t" * 1000, "passage_ids": ("p",)}, 9, "claim_id")

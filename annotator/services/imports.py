@@ -255,7 +255,7 @@ def import_cases(
 
     Streams: the file is read, checked and written CHUNK_CASES cases at a time, in the caller's
     transaction, so a refusal late in the file still leaves nothing. Memory holds the ids seen and
-    a digest of each (formats._Seen), not the records.
+    a digest of each (formats.Seen), not the records.
     Raises ImportFileError (missing, empty, UTF-16 or not a regular file), ImportRowError (a bad
     line, an unknown slice, or an id already stored with other content), InvalidValueError (a
     blank or space-padded dataset name, vote options on a non-CLIMATE-FEVER file).
@@ -935,13 +935,13 @@ R = TypeVar("R", LabelRecord, AdjudicationRecord)
 class _RowImport:
     """What a labels or adjudications import keeps between chunks: the file, the dataset (looked
     up at the first chunk), counts, the people it named (created or given `role`) and the rows
-    it imported (`seen`: one key and content digest per row, `formats._Seen`)."""
+    it imported (`seen`: one key and content digest per row, `formats.Seen`)."""
 
     def __init__(self, session: Session, actor: Caller, path: str, dataset: str | None, update: bool,
                  skips: formats.Skips | None, kind: str, role: str, seen: str):
         self.session, self.actor, self.path, self.dataset, self.update, self.skips = session, actor, path, dataset, update, skips
         self.tally, self.people = _Tally(kind), _PeopleSoFar(session, role, path)
-        self.seen = formats._Seen(path, seen)
+        self.seen = formats.Seen(path, seen)
         self.skipped: Counter[str] = Counter()
         self.read = 0
         self.now = utcnow()
@@ -995,7 +995,7 @@ class _LabelImport(_RowImport):
             return planned
 
         planned = []
-        for outcome, item in self.checked(records, formats._label_key, "labeler", check):
+        for outcome, item in self.checked(records, formats.label_key, "labeler", check):
             self.tally.add("labels", outcome)
             if item is not None:
                 planned.append(item)
@@ -1013,7 +1013,7 @@ def _checked_label(path: str, record: LabelRecord, claim_pk: int, shown: dict[in
             raise ImportRowError(path, record.line, "passage_ids",
                                  msg("msg.import.problem.passage_not_shown", claim_id=record.claim_id,
                                      passage_id=passage_id),
-                                 msg("msg.import.fix.cite_shown", passages=formats._ids_or_none(allowed)))
+                                 msg("msg.import.fix.cite_shown", passages=formats.ids_or_none(allowed)))
     if adjudicators.get(claim_pk) == record.labeler:
         raise ImportRowError(path, record.line, "labeler",
                              msg("msg.import.problem.voter_adjudicated", labeler=record.labeler, claim_id=record.claim_id),
@@ -1124,7 +1124,7 @@ class _AdjudicationImport(_RowImport):
             return planned
 
         planned, names = [], []
-        for outcome, plan in self.checked(records, formats._adjudication_key, "claim_id", check):
+        for outcome, plan in self.checked(records, formats.adjudication_key, "claim_id", check):
             self.tally.add("adjudications", outcome)
             if plan is not None:
                 names.append(plan.item.adjudicator)
