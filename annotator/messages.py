@@ -691,7 +691,7 @@ MESSAGES: dict[str, str] = {
     "msg.judge.two_datasets": "claim {claim_id} is in another dataset than the run's earlier claims: a judge run labels the claims of one dataset",
     "msg.judge.bad_by": "'{by}': break down by slice or split",
     "msg.judge.doing_report": "see a judge report against this release",
-    "msg.import.file.no_judge_labels": "{path}: no judge label was stored (the file holds none, or every line was skipped)",
+    "msg.judge.none_stored": "{path}: no judge label was stored (the file holds none, or every line was skipped)",
     "msg.import.kind.judge_labels": "judge labels",
     "msg.hold_case_final": "every claim of case '{case_id}' is already agreed or adjudicated: there is nothing left to hold",
     "msg.lift_still_to_label": "you are assigned to label this case and have not labeled all of its claims: its holds are the other labelers' judgment; label it first, or ask another admin",

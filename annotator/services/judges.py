@@ -10,6 +10,7 @@ them would be anchored by them (the blind rule's reason, docs/domain.md).
 from __future__ import annotations
 
 import hashlib
+from datetime import UTC, datetime
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -29,7 +30,11 @@ from annotator.release import check_release, read_manifest, release_layout
 from annotator.services.access import Caller, is_operator, require
 from annotator.services.audit import record_event
 from annotator.services.blind import claims_still_to_label
-from annotator.services.imports import ImportReport, check_dataset_name, refused_when_concurrent, skipped_lines
+from annotator.services import imports as _imports  # until the imports package makes these public
+from annotator.services.imports import ImportReport, check_dataset_name
+
+refused_when_concurrent = _imports._refused_when_concurrent
+skipped_lines = _imports._skipped_lines
 from annotator.services.lookup import get_dataset
 from annotator.services.releases import check_stored_release
 from annotator.text import MAX_ID_CHARS, MAX_TEXT_CHARS, check_free_text
@@ -107,7 +112,7 @@ def import_judge_labels(session: Session, actor: Caller, path: str | Path, *, ru
     found = _claims_named(session, [record.claim_id for record in records], dataset_pk)
     stored = _resolved(source.path, records, found, dataset, skips)
     if not stored:
-        raise ImportFileError.of("msg.import.file.no_judge_labels", path=str(source.path))
+        raise ImportFileError.of("msg.judge.none_stored", path=str(source.path))
     run_pk, run_dataset_pk = _store(session, actor, source.path, run, stored, model, prompt_version, note)
     counts = {"judge_labels": {"new": len(stored), "unchanged": 0, "updated": 0}}
     report = ImportReport(source.path, source.format, source.encoding, _dataset_name(session, run_dataset_pk), counts,
@@ -428,25 +433,27 @@ def _disagreements(gold: _Gold, judged: dict[tuple[str, str], tuple[str, str]], 
 
 
 def _superseded_by(session: Session, gold: _Gold) -> list[str]:
-    """The stored releases created after this one that cover one of its datasets, oldest first."""
+    """The stored releases created after this one that cover one of its datasets, oldest first.
+    "After": later in the database's order when the release is stored there (found by its manifest
+    hash), else created after the manifest's created_at (which is to the second)."""
     datasets = set((gold.manifest.get("scope") or {}).get("datasets") or [])
-    created = gold.manifest.get("created_at")
-    if not datasets or not created:
-        return []
-    newer = []
-    for release in session.exec(select(GoldRelease).order_by(GoldRelease.created_at, GoldRelease.id)):
-        if release.manifest_sha256 == gold.manifest_sha256 or release.created_at.isoformat() <= _iso(created):
-            continue
-        if datasets & set((release.scope or {}).get("datasets") or []):
-            newer.append(release.name)
-    return newer
+    releases = list(session.exec(select(GoldRelease).order_by(GoldRelease.created_at, GoldRelease.id)))
+    this = next((release for release in releases if release.manifest_sha256 == gold.manifest_sha256), None)
+    if this is not None:
+        later = releases[releases.index(this) + 1:]
+    else:
+        created = _manifest_time(gold.manifest.get("created_at"))
+        later = [] if created is None else [r for r in releases if r.created_at.replace(microsecond=0) > created]
+    return [release.name for release in later if datasets & set((release.scope or {}).get("datasets") or [])]
 
 
-def _iso(created: str) -> str:
-    """A manifest's created_at in the form datetime.isoformat() writes, for comparison."""
-    from datetime import datetime
-
-    return datetime.fromisoformat(created.replace("Z", "+00:00")).isoformat()
+def _manifest_time(created: Any) -> datetime | None:
+    """A manifest's created_at (ISO 8601, UTC) as an aware datetime; None when it is not one."""
+    try:
+        moment = datetime.fromisoformat(str(created).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _record_holdout_view(session: Session, actor: Caller, run: JudgeRun, gold: _Gold) -> dict[str, int]:
