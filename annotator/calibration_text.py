@@ -71,7 +71,8 @@ def _humans(data: dict[str, Any]) -> str:
     humans = data.get("humans") or {}
     if not humans:
         return ""
-    lines = ["the humans against the same gold (their blind labels, before adjudication)"]
+    lines = ["the humans against the same gold on the same claims (their blind labels, before adjudication; "
+             "optimistic: an agreed claim's gold is their own label)"]
     lines.append(f"  {'labeler':<20} {'n':>6}" + "".join(f"  {metric:>18}" for metric in RATES))
     for labeler, scores in humans.items():
         cells = "".join(f"  {_value(scores.get(metric)):>18}" for metric in RATES)
@@ -97,8 +98,8 @@ def _corrected(data: dict[str, Any]) -> str:
              f"  it {corrected.get('assumption', '')}"]
     mix = corrected.get("slice_mix") or {}
     if mix.get("differs"):
-        lines.append(f"  WARNING: the gold claims' slice mix differs from the judged-only claims' ({mix.get('reason', '')}): "
-                     "the corrected rate may be biased")
+        lines.append(f"  WARNING: the gold claims' slice mix differs from the judged-only claims' (total variation "
+                     f"{mix['total_variation']:.2f}, chi-square p {mix['p_value']:.2g}): the corrected rate may be biased")
     return "\n".join(lines)
 
 
@@ -106,7 +107,10 @@ def _breakdown(data: dict[str, Any], key: str) -> str:
     groups = data.get(key) or {}
     if not groups:
         return ""
-    lines = [f"by {key.removeprefix('by_')}"]
+    what = key.removeprefix("by_")
+    if len(groups) == 1:
+        return f"by {what}: one {what}, {next(iter(groups))}, with the figures above"
+    lines = [f"by {what}"]
     for value, scores in groups.items():
         lines.append(f"  {value}: gold {scores['n_gold']}, judged {scores['n_items']}")
         lines.append(_figures(scores, "  "))

@@ -263,7 +263,7 @@ def judge_report(session: Session, actor: Caller, name: str, release: str | Path
     n_holdout_left_out, holdout_views, n_gold, n_items, n_missing, the figures of
     `calibration.score_judge` (percent_agreement, cohen_kappa, confusion, false_pass_rate,
     false_fail_rate, ci95, ci95_analytic, undefined, indicative, denominators), by_slice, by_split,
-    humans (labeler -> the same figures of their blind labels), human_range (metric -> [min, max]
+    humans (labeler -> the same figures of their blind labels on the claims the judge labeled), human_range (metric -> [min, max]
     over the labelers), corrected_support_rate (`_corrected`, or None with a reason in
     `undefined`), disagreements (claim_id, case_id, slice, split, gold_label, judge_label),
     n_bootstrap, seed. Rates are fractions 0..1.
@@ -291,7 +291,7 @@ def judge_report(session: Session, actor: Caller, name: str, release: str | Path
                      if "split" in groups else {}),
         "n_bootstrap": n_bootstrap, "seed": seed,
     }
-    report["humans"] = _humans(gold, rows, n_bootstrap, seed)
+    report["humans"] = _humans(gold, [i for i in rows if gold.keys[i] in judged], n_bootstrap, seed)
     report["human_range"] = _human_range(report["humans"])
     report["corrected_support_rate"] = _corrected(session, gold, judged, rows, report["undefined"])
     report["disagreements"] = _disagreements(gold, judged, rows)
@@ -378,7 +378,9 @@ def _by(gold: _Gold, judged: dict, rows: list[int], values: list[str], n_bootstr
 
 
 def _humans(gold: _Gold, rows: list[int], n_bootstrap: int, seed: int) -> dict[str, Any]:
-    """labeler -> their blind labels on `rows` scored against the gold as the judge is."""
+    """labeler -> their blind labels on `rows` (the claims the judge labeled, so that judge and
+    humans are read on the same claims) scored against the gold as the judge is. A labeler's
+    figures are optimistic: the gold of an agreed claim is their own label."""
     by_labeler: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for i in rows:
         for label in gold.human_labels[i] or ():
