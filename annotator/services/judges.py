@@ -10,14 +10,15 @@ them would be anchored by them (the blind rule's reason, docs/domain.md).
 from __future__ import annotations
 
 import hashlib
-from datetime import UTC, datetime
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from sqlalchemy import func, insert
 from sqlmodel import Session, select
 
@@ -25,7 +26,7 @@ from annotator import calibration, formats
 from annotator.errors import ImportFileError, ImportRowError, InvalidValueError, NotFoundError, PermissionDeniedError
 from annotator.formats import JudgeLabelRecord
 from annotator.messages import Message, msg, shortened
-from annotator.models import Case, Claim, Dataset, GoldRelease, JudgeLabel, JudgeRun, LabelEvent, User
+from annotator.models import Case, Claim, Dataset, GoldRelease, JudgeLabel, JudgeRun, LabelEvent
 from annotator.release import check_release, read_manifest, release_layout
 from annotator.services.access import Caller, is_operator, require
 from annotator.services.audit import record_event
@@ -229,21 +230,22 @@ def get_judge_run(session: Session, actor: Caller, name: str) -> JudgeRun:
 # ----------------------------------------------------------------------------- report
 
 
+GOLD_COLUMNS = ["dataset", "case_id", "claim_id", "gold_label", "slice", "split"]
+"""The columns of gold.parquet a report reads (the blind labels are read apart: `_human_labels`)."""
+DISAGREEMENT_COLUMNS = ["dataset", "claim_id", "case_id", "slice", "split", "gold_label", "judge_label"]
+
+
 @dataclass(frozen=True)
 class _Gold:
-    """A verified release's gold, one entry per claim, columns as lists (in release order)."""
+    """A verified release's gold: one row per claim in release order (GOLD_COLUMNS, `case_key`:
+    dataset and case id, the bootstrap's unit) and its blind labels (`humans`: row, labeler, label)."""
 
     release: str
     folder: Path
     manifest_sha256: str
     manifest: dict[str, Any]
-    keys: list[tuple[str, str]]  # (dataset, claim_id)
-    case_keys: list[str]  # dataset + NUL + case_id: the bootstrap's unit
-    case_ids: list[str]
-    labels: list[str]
-    slices: list[str]
-    splits: list[str]
-    human_labels: list[list[dict[str, Any]]]  # the blind labels: [{"labeler", "label", ...}]
+    claims: pd.DataFrame
+    humans: pd.DataFrame
 
 
 def judge_report(session: Session, actor: Caller, name: str, release: str | Path, *, by: Iterable[str] = ("slice", "split"),
@@ -251,8 +253,9 @@ def judge_report(session: Session, actor: Caller, name: str, release: str | Path
     """Judge run `name` scored against the gold of `release`, as one plain JSON-ready dict.
 
     release: a stored release's name (a str; verified against its folder's manifest and the
-        manifest hash the database recorded) or a release folder (a Path; verified against its
-        manifest). The gold labels come from the folder's gold.parquet, never the database.
+        manifest hash the database recorded) or a release folder (a Path, or a str naming no stored
+        release but a folder with a manifest.json; verified against its manifest). The gold labels
+        come from the folder's gold.parquet, never the database.
     by: "slice" and/or "split": the breakdowns to compute (`by_slice`, `by_split`; {} otherwise).
     n_bootstrap, seed: case-level bootstrap resamples for `ci95` (0: none), numpy seed.
     holdout: False: the figures cover the dev split only, and `n_holdout_left_out` counts the
@@ -262,39 +265,40 @@ def judge_report(session: Session, actor: Caller, name: str, release: str | Path
     Keys: run, run_meta, release, release_path, release_manifest_sha256, superseded_by, split,
     n_holdout_left_out, holdout_views, n_gold, n_items, n_missing, the figures of
     `calibration.score_judge` (percent_agreement, cohen_kappa, confusion, false_pass_rate,
-    false_fail_rate, ci95, ci95_analytic, undefined, indicative, denominators), by_slice, by_split,
-    humans (labeler -> the same figures of their blind labels on the claims the judge labeled), human_range (metric -> [min, max]
-    over the labelers), corrected_support_rate (`_corrected`, or None with a reason in
-    `undefined`), disagreements (claim_id, case_id, slice, split, gold_label, judge_label),
-    n_bootstrap, seed. Rates are fractions 0..1.
+    false_fail_rate, ci95, ci95_analytic, undefined, indicative, denominators, ...), by_slice,
+    by_split, humans (labeler -> the same figures of their blind labels on the claims the judge
+    labeled), human_range (metric -> [min, max] over the labelers), corrected_support_rate
+    (`_corrected`, or None with a reason in `undefined`), disagreements (dataset, claim_id,
+    case_id, slice, split, gold_label, judge_label), n_bootstrap, seed. Rates are fractions 0..1.
     Raises PermissionDeniedError unless `actor` may calibrate, and when the release holds a claim
     `actor` is still to label (the blind rule); NotFoundError for an unknown run or release;
-    ReleaseVerifyError when the release does not match its manifest.
+    ReleaseVerifyError when the release does not match its manifest; InvalidValueError for a
+    breakdown other than slice or split.
     """
     require(actor, Permission.CALIBRATE)
     groups = _checked_by(by)
     run = get_judge_run(session, actor, name)
     gold = _read_gold(session, actor, release)
-    _refuse_blind(session, actor, set(gold.keys))
+    _refuse_blind(session, actor, gold.claims)
     judged = _judge_labels(session, run.id)
+    claims = gold.claims.merge(judged[["dataset", "claim_id", "judge_label"]], how="left", on=["dataset", "claim_id"])
     split = HOLDOUT if holdout else DEV
     views = _record_holdout_view(session, actor, run, gold) if holdout else _holdout_views(session, run.id, gold.manifest_sha256)
-    rows = [i for i, s in enumerate(gold.splits) if s == split]
+    shown = claims[claims["split"] == split]
     report: dict[str, Any] = {
         "run": run.name, "run_meta": run_json(session, run), "release": gold.release, "release_path": str(gold.folder),
         "release_manifest_sha256": gold.manifest_sha256, "superseded_by": _superseded_by(session, gold),
-        "split": split, "n_holdout_left_out": 0 if holdout else sum(1 for s in gold.splits if s == HOLDOUT),
+        "split": split, "n_holdout_left_out": 0 if holdout else int((claims["split"] == HOLDOUT).sum()),
         "holdout_views": views,
-        **_scored(gold, judged, rows, n_bootstrap, seed),
-        "by_slice": _by(gold, judged, rows, gold.slices, n_bootstrap, seed) if "slice" in groups else {},
-        "by_split": (_by(gold, judged, _all_or(rows, holdout, gold), gold.splits, n_bootstrap, seed)
-                     if "split" in groups else {}),
+        **_scored(shown, n_bootstrap, seed),
+        "by_slice": _by(shown, "slice", n_bootstrap, seed) if "slice" in groups else {},
+        "by_split": _by(claims if holdout else shown, "split", n_bootstrap, seed) if "split" in groups else {},
         "n_bootstrap": n_bootstrap, "seed": seed,
     }
-    report["humans"] = _humans(gold, [i for i in rows if gold.keys[i] in judged], n_bootstrap, seed)
+    report["humans"] = _humans(shown[shown["judge_label"].notna()], gold.humans, n_bootstrap, seed)
     report["human_range"] = _human_range(report["humans"])
-    report["corrected_support_rate"] = _corrected(session, gold, judged, rows, report["undefined"])
-    report["disagreements"] = _disagreements(gold, judged, rows)
+    report["corrected_support_rate"] = _corrected(gold, judged, shown, report["undefined"])
+    report["disagreements"] = _disagreements(shown)
     return report
 
 
@@ -304,11 +308,6 @@ def _checked_by(by: Iterable[str]) -> tuple[str, ...]:
         if group not in ("slice", "split"):
             raise InvalidValueError.of("msg.judge.bad_by", by=group)
     return groups
-
-
-def _all_or(rows: list[int], holdout: bool, gold: _Gold) -> list[int]:
-    """The rows `by_split` breaks down: both splits once the holdout is shown, else the dev rows."""
-    return list(range(len(gold.keys))) if holdout else rows
 
 
 def _read_gold(session: Session, actor: Caller, release: str | Path) -> _Gold:
@@ -323,13 +322,23 @@ def _read_gold(session: Session, actor: Caller, release: str | Path) -> _Gold:
         shown = release
     import pyarrow.parquet as pq
 
-    table = pq.read_table(release_layout(folder).parquet,
-                          columns=["dataset", "case_id", "claim_id", "gold_label", "slice", "split", "labels"])
-    columns = table.to_pydict()
-    datasets, case_ids = columns["dataset"], columns["case_id"]
-    return _Gold(shown, folder, result.manifest_sha256 or "", read_manifest(folder),
-                 list(zip(datasets, columns["claim_id"])), [f"{d}\0{c}" for d, c in zip(datasets, case_ids)], case_ids,
-                 columns["gold_label"], columns["slice"], columns["split"], columns["labels"])
+    table = pq.read_table(release_layout(folder).parquet, columns=[*GOLD_COLUMNS, "labels"])
+    claims = table.select(GOLD_COLUMNS).to_pandas()
+    claims["case_key"] = claims["dataset"] + "\0" + claims["case_id"]
+    return _Gold(shown, folder, result.manifest_sha256 or "", read_manifest(folder), claims,
+                 _human_labels(table.column("labels")))
+
+
+def _human_labels(labels: Any) -> pd.DataFrame:
+    """The blind labels of gold.parquet's `labels` column (a list of structs per claim) as a table
+    of row (the claim's position in the release), labeler and label."""
+    import pyarrow.compute as pc
+
+    labels = labels.combine_chunks()
+    flat = pc.list_flatten(labels)
+    return pd.DataFrame({"row": pc.list_parent_indices(labels).to_numpy(),
+                         "labeler": flat.field("labeler").to_numpy(zero_copy_only=False),
+                         "label": flat.field("label").to_numpy(zero_copy_only=False)})
 
 
 def _is_unstored_folder(session: Session, given: str) -> bool:
@@ -338,12 +347,13 @@ def _is_unstored_folder(session: Session, given: str) -> bool:
     return stored is None and release_layout(given).manifest.is_file()
 
 
-def _refuse_blind(session: Session, actor: Caller, keys: set[tuple[str, str]]) -> None:
+def _refuse_blind(session: Session, actor: Caller, claims: pd.DataFrame) -> None:
     """PermissionDeniedError when the release holds a claim `actor` is assigned to label and has not
     labeled yet: the report shows its gold label and the labelers' labels."""
     hidden = claims_still_to_label(session, actor)
     if hidden is None:
         return
+    keys = set(zip(claims["dataset"], claims["claim_id"]))
     pks = list(session.exec(hidden))
     for start in range(0, len(pks), LOOKUP_BATCH):
         query = (select(Dataset.name, Claim.claim_id).join(Dataset, Dataset.id == Claim.dataset_id)
@@ -352,47 +362,42 @@ def _refuse_blind(session: Session, actor: Caller, keys: set[tuple[str, str]]) -
             raise PermissionDeniedError.of("msg.release.still_to_label", doing=msg("msg.judge.doing_report"))
 
 
-def _judge_labels(session: Session, run_pk: int) -> dict[tuple[str, str], tuple[str, str]]:
-    """(dataset, claim_id) -> (judge label, slice of the claim's case) of every label of the run."""
+def _judge_labels(session: Session, run_pk: int) -> pd.DataFrame:
+    """Every label of the run: dataset, claim_id, judge_label and the slice of the claim's case."""
     query = (select(Dataset.name, Claim.claim_id, JudgeLabel.value, Case.slice)
              .join(Claim, Claim.id == JudgeLabel.claim_pk).join(Case, Case.id == Claim.case_pk)
              .join(Dataset, Dataset.id == Claim.dataset_id).where(JudgeLabel.run_pk == run_pk))
-    return {(dataset, claim_id): (value, slice_) for dataset, claim_id, value, slice_ in session.exec(query)}
+    names = ["dataset", "claim_id", "judge_label", "slice"]
+    columns = list(zip(*session.connection().execute(query).fetchall())) or [()] * len(names)
+    return pd.DataFrame(dict(zip(names, columns)), columns=names)
 
 
-def _scored(gold: _Gold, judged: dict[tuple[str, str], tuple[str, str]], rows: list[int], n_bootstrap: int,
-            seed: int) -> dict[str, Any]:
-    """n_gold, n_items, n_missing and `calibration.score_judge` of the judge on `rows`."""
-    labeled = [i for i in rows if gold.keys[i] in judged]
-    scores = calibration.score_judge([gold.case_keys[i] for i in labeled], [gold.labels[i] for i in labeled],
-                                     [judged[gold.keys[i]][0] for i in labeled], LABELS, n_bootstrap=n_bootstrap,
-                                     seed=seed, positive=POSITIVE)
-    return {"n_gold": len(rows), "n_items": len(labeled), "n_missing": len(rows) - len(labeled), **scores}
+def _scored(claims: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, Any]:
+    """n_gold, n_items, n_missing and `calibration.score_judge` of the judge on `claims`."""
+    labeled = claims[claims["judge_label"].notna()]
+    scores = calibration.score_judge(labeled["case_key"].to_numpy(), labeled["gold_label"].to_numpy(),
+                                     labeled["judge_label"].to_numpy(), LABELS, n_bootstrap=n_bootstrap, seed=seed,
+                                     positive=POSITIVE)
+    return {"n_gold": len(claims), "n_items": len(labeled), "n_missing": len(claims) - len(labeled), **scores}
 
 
-def _by(gold: _Gold, judged: dict, rows: list[int], values: list[str], n_bootstrap: int, seed: int) -> dict[str, Any]:
-    grouped: dict[str, list[int]] = defaultdict(list)
-    for i in rows:
-        grouped[values[i]].append(i)
-    return {value: _scored(gold, judged, grouped[value], n_bootstrap, seed) for value in sorted(grouped)}
+def _by(claims: pd.DataFrame, column: str, n_bootstrap: int, seed: int) -> dict[str, Any]:
+    return {str(value): _scored(group, n_bootstrap, seed) for value, group in claims.groupby(column, sort=True)}
 
 
-def _humans(gold: _Gold, rows: list[int], n_bootstrap: int, seed: int) -> dict[str, Any]:
-    """labeler -> their blind labels on `rows` (the claims the judge labeled, so that judge and
-    humans are read on the same claims) scored against the gold as the judge is. A labeler's
-    figures are optimistic: the gold of an agreed claim is their own label."""
-    by_labeler: dict[str, list[tuple[int, str]]] = defaultdict(list)
-    for i in rows:
-        for label in gold.human_labels[i] or ():
-            by_labeler[label["labeler"]].append((i, label["label"]))
-    humans = {}
-    for labeler in sorted(by_labeler):
-        items = by_labeler[labeler]
-        scores = calibration.score_judge([gold.case_keys[i] for i, _ in items], [gold.labels[i] for i, _ in items],
-                                         [label for _, label in items], LABELS, n_bootstrap=n_bootstrap, seed=seed,
+def _humans(judged: pd.DataFrame, humans: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, Any]:
+    """labeler -> their blind labels on the claims `judged` (the claims the judge labeled, so that
+    judge and humans are read on the same claims) scored against the gold as the judge is. A
+    labeler's figures are optimistic: the gold of an agreed claim is their own label."""
+    theirs = humans[humans["row"].isin(judged.index)]
+    scored = {}
+    for labeler, labels in theirs.groupby("labeler", sort=True):
+        claims = judged.loc[labels["row"].to_numpy()]
+        scores = calibration.score_judge(claims["case_key"].to_numpy(), claims["gold_label"].to_numpy(),
+                                         labels["label"].to_numpy(), LABELS, n_bootstrap=n_bootstrap, seed=seed,
                                          positive=POSITIVE)
-        humans[labeler] = {"n_items": len(items), **scores}
-    return humans
+        scored[str(labeler)] = {"n_items": len(labels), **scores}
+    return scored
 
 
 HUMAN_RANGE_METRICS = ("percent_agreement", "cohen_kappa", "false_pass_rate", "false_fail_rate")
@@ -407,31 +412,29 @@ def _human_range(humans: dict[str, Any]) -> dict[str, list[float] | None]:
     return ranges
 
 
-def _corrected(session: Session, gold: _Gold, judged: dict[tuple[str, str], tuple[str, str]], rows: list[int],
-               undefined: dict[str, Any]) -> dict[str, Any] | None:
+def _corrected(gold: _Gold, judged: pd.DataFrame, shown: pd.DataFrame, undefined: dict[str, Any]) -> dict[str, Any] | None:
     """The prediction-powered estimate of the support rate (`calibration.corrected_rate`) from the
     judge's labels on the claims outside the release and the gold on the released claims of
-    `rows` it labeled; None (with a reason in `undefined`) when the run labels no other claim."""
-    released = set(gold.keys)
-    outside = [value for key, value in judged.items() if key not in released]
-    labeled = [i for i in rows if gold.keys[i] in judged]
-    if not outside:
+    `shown` it labeled; None (with a reason in `undefined`) when the run labels no other claim."""
+    released = judged.merge(gold.claims[["dataset", "claim_id"]], how="left", on=["dataset", "claim_id"], indicator=True)
+    outside = judged[(released["_merge"] == "left_only").to_numpy()]
+    labeled = shown[shown["judge_label"].notna()]
+    if outside.empty:
         undefined["corrected_support_rate"] = "the run labels no claim outside the release"
         return None
-    if not labeled:
+    if labeled.empty:
         undefined["corrected_support_rate"] = "the run labels no claim of the release's gold in this split"
         return None
-    estimate = calibration.corrected_rate([label == POSITIVE for label, _ in outside],
-                                          [judged[gold.keys[i]][0] == POSITIVE for i in labeled],
-                                          [gold.labels[i] == POSITIVE for i in labeled])
-    mix = calibration.slice_mix_differs([gold.slices[i] for i in labeled], [slice_ for _, slice_ in outside])
+    estimate = calibration.corrected_rate((outside["judge_label"] == POSITIVE).to_numpy(),
+                                          (labeled["judge_label"] == POSITIVE).to_numpy(),
+                                          (labeled["gold_label"] == POSITIVE).to_numpy())
+    mix = calibration.slice_mix_differs(labeled["slice"].to_numpy(), outside["slice"].to_numpy())
     return {**estimate, "assumption": PPI_ASSUMPTION, "slice_mix": mix}
 
 
-def _disagreements(gold: _Gold, judged: dict[tuple[str, str], tuple[str, str]], rows: list[int]) -> list[dict[str, Any]]:
-    return [{"dataset": gold.keys[i][0], "claim_id": gold.keys[i][1], "case_id": gold.case_ids[i], "slice": gold.slices[i],
-             "split": gold.splits[i], "gold_label": gold.labels[i], "judge_label": judged[gold.keys[i]][0]}
-            for i in rows if gold.keys[i] in judged and judged[gold.keys[i]][0] != gold.labels[i]]
+def _disagreements(shown: pd.DataFrame) -> list[dict[str, Any]]:
+    differ = shown[shown["judge_label"].notna() & (shown["judge_label"] != shown["gold_label"])]
+    return [dict(zip(DISAGREEMENT_COLUMNS, row)) for row in differ[DISAGREEMENT_COLUMNS].itertuples(index=False, name=None)]
 
 
 def _superseded_by(session: Session, gold: _Gold) -> list[str]:
