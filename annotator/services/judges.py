@@ -237,8 +237,8 @@ DISAGREEMENT_COLUMNS = ["dataset", "claim_id", "case_id", "slice", "split", "gol
 
 @dataclass(frozen=True)
 class _Gold:
-    """A verified release's gold: one row per claim in release order (GOLD_COLUMNS, `case_key`:
-    dataset and case id, the bootstrap's unit) and its blind labels (`humans`: row, labeler, label)."""
+    """A verified release's gold: one row per claim in release order (GOLD_COLUMNS, `case_key`: a
+    code for the claim's dataset and case id, the bootstrap's unit) and its blind labels (`humans`: row, labeler, label)."""
 
     release: str
     folder: Path
@@ -324,7 +324,7 @@ def _read_gold(session: Session, actor: Caller, release: str | Path) -> _Gold:
 
     table = pq.read_table(release_layout(folder).parquet, columns=[*GOLD_COLUMNS, "labels"])
     claims = table.select(GOLD_COLUMNS).to_pandas()
-    claims["case_key"] = claims["dataset"] + "\0" + claims["case_id"]
+    claims["case_key"] = pd.factorize(claims["dataset"] + "\0" + claims["case_id"])[0]  # one code per case
     return _Gold(shown, folder, result.manifest_sha256 or "", read_manifest(folder), claims,
                  _human_labels(table.column("labels")))
 
@@ -363,13 +363,21 @@ def _refuse_blind(session: Session, actor: Caller, claims: pd.DataFrame) -> None
 
 
 def _judge_labels(session: Session, run_pk: int) -> pd.DataFrame:
-    """Every label of the run: dataset, claim_id, judge_label and the slice of the claim's case."""
+    """Every label of the run: dataset, claim_id, judge_label and the slice of the claim's case.
+    Read through the driver's own cursor, in the session's transaction: a row object per label
+    would cost more than the query (100,000 labels)."""
     query = (select(Dataset.name, Claim.claim_id, JudgeLabel.value, Case.slice)
              .join(Claim, Claim.id == JudgeLabel.claim_pk).join(Case, Case.id == Claim.case_pk)
              .join(Dataset, Dataset.id == Claim.dataset_id).where(JudgeLabel.run_pk == run_pk))
-    names = ["dataset", "claim_id", "judge_label", "slice"]
-    columns = list(zip(*session.connection().execute(query).fetchall())) or [()] * len(names)
-    return pd.DataFrame(dict(zip(names, columns)), columns=names)
+    connection = session.connection()
+    compiled = query.compile(dialect=connection.dialect, compile_kwargs={"literal_binds": True})  # run_pk: an int
+    cursor = connection.connection.driver_connection.cursor()
+    try:
+        cursor.execute(str(compiled))
+        rows = cursor.fetchall()
+    finally:
+        cursor.close()
+    return pd.DataFrame(rows, columns=["dataset", "claim_id", "judge_label", "slice"])
 
 
 def _scored(claims: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, Any]:
@@ -434,7 +442,7 @@ def _corrected(gold: _Gold, judged: pd.DataFrame, shown: pd.DataFrame, undefined
 
 def _disagreements(shown: pd.DataFrame) -> list[dict[str, Any]]:
     differ = shown[shown["judge_label"].notna() & (shown["judge_label"] != shown["gold_label"])]
-    return [dict(zip(DISAGREEMENT_COLUMNS, row)) for row in differ[DISAGREEMENT_COLUMNS].itertuples(index=False, name=None)]
+    return differ[DISAGREEMENT_COLUMNS].astype(object).to_dict("records")
 
 
 def _superseded_by(session: Session, gold: _Gold) -> list[str]:
