@@ -16,13 +16,14 @@ from annotator import formats
 from annotator.db import refresh_statistics
 from annotator.errors import ImportFileError, ImportRowError, InvalidValueError
 from annotator.formats import AdjudicationRecord, ClaimRecord
+from annotator.formats.kinds import kind
 from annotator.messages import Term, english, msg
 from annotator.models import Adjudication, Claim, utcnow
 from annotator.services.access import Caller, require
 from annotator.services.audit import event_row, record_event, record_events
 from annotator.services.imports.rows import RowImport
 from annotator.services.imports.shared import (
-    DEFAULT_DATASETS, ImportReport, KINDS, PeopleSoFar, Tally, batches, bulk_insert, check_dataset_name, differences,
+    ImportReport, KINDS, PeopleSoFar, Tally, batches, bulk_insert, check_dataset_name, differences,
     refused_when_concurrent, skipped_lines_of,
 )
 from annotator.services.imports.stored import labelers_of, states_of, stored_adjudications
@@ -154,7 +155,7 @@ def _import_vote_adjudications(session: Session, path: str | Path, dataset: str 
     if not 1 <= vote <= 5:
         raise InvalidValueError.of("msg.import.option.vote_range", n=vote)
     source = formats.read_cases(path, "climate-fever")
-    name = dataset or DEFAULT_DATASETS["climate-fever"]
+    name = dataset or kind("adjudications").default_datasets["climate-fever"]
     dataset_pk = get_dataset(session, name).id
     claim_pks = _pk_map(session, Claim.claim_id, Claim.id, Claim.dataset_id, dataset_pk)
     states = claim_states(session, dataset_pk)

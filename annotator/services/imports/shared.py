@@ -21,6 +21,7 @@ from sqlmodel import Session, select
 from annotator import formats
 from annotator.bulk import collector_paused
 from annotator.errors import ConcurrentImportError, ImportRowError, InvalidValueError
+from annotator.formats.kinds import kind
 from annotator.messages import Joined, MESSAGES, Message, Term, msg, recognize
 from annotator.models import User
 from annotator.services.users import KnownNames, ensure_user
@@ -31,8 +32,8 @@ BATCH = 500
 """Rows per INSERT statement and ids per IN (...) list: well under SQLite's variable limit."""
 
 
-DEFAULT_DATASETS: dict[str, str] = {"jsonl": "default", "csv": "default", "climate-fever": "climate-fever"}
-"""The dataset an import goes to when none is named, by file format."""
+DEFAULT_DATASETS: dict[str, str] = dict(kind("cases").default_datasets)
+"""The dataset a case import goes to when none is named, by file format (the registry, formats.kinds)."""
 
 
 KINDS = ("new", "unchanged", "updated")

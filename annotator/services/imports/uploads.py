@@ -16,6 +16,7 @@ from sqlmodel import Session
 
 from annotator import formats
 from annotator.errors import AnnotatorError, ImportRowError, InvalidValueError, PermissionDeniedError
+from annotator.formats.kinds import upload_kinds
 from annotator.messages import Joined, Message
 from annotator.services.access import Caller, require
 from annotator.services.imports.adjudications import import_adjudications
@@ -27,8 +28,9 @@ from annotator.workflow import Permission
 T = TypeVar("T")
 
 
-UPLOAD_KINDS = ("cases", "labels", "adjudications")
-"""What the app's Import page imports: a case file (import_cases), labels or adjudications."""
+UPLOAD_KINDS: tuple[str, ...] = upload_kinds()
+"""What the app's Import page imports: a case file (import_cases), labels or adjudications (the
+registry, formats.kinds)."""
 
 PREVIEW_ROWS = 20
 """Claims (case files), labels or adjudications shown in a check's preview."""
