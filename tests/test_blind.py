@@ -393,6 +393,9 @@ PROBES: dict[str, dict[str, Probe]] = {
     "labeling.check_label_fields": {
         "X": lambda s, c: labeling.check_label_fields(s, c.k.x, "support", ["case-1-p1"], None),
     },
+    "labeling.check_label_input": {
+        "X": lambda s, c: labeling.check_label_input(s, c.k.x, "support", ["case-1-p1"], None),
+    },
     "labeling.claim_for_labeler": {
         "X": lambda s, c: labeling.claim_for_labeler(s, c.me, c.k.x),
         "Z": lambda s, c: labeling.claim_for_labeler(s, c.me, c.k.z),
@@ -488,6 +491,7 @@ INTERNAL: dict[str, str] = {
     "demo.demo_logins_in_use": "no caller: which demo users keep their demo password, for the command line's serve warning",
     "numbers.plain_number": "no caller, no database: turns a driver's number into a plain int or float",
     "numbers.plain_row": "no caller, no database: plain_number over a result row",
+    "users.password_matches": "no caller, no database: compares a password with the hash it is given",
     "users.taken_name": "no caller: the user name equal to a name up to case, for add_user and imports, which checked their caller",
     "imports.batches": "no caller, no database: slices a list it is given",
     "imports.chunks": "no caller, no database: groups an iterable it is given",
