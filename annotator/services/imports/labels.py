@@ -77,7 +77,7 @@ def _plan_label(path: str, item: LabelItem, stored: dict[tuple[Any, str], Stored
 
 
 def stored_label_conflict(path: str, line: int, labeler: str, claim_id: str, stored: dict[str, Any],
-                        new: dict[str, Any]) -> ImportRowError:
+                          new: dict[str, Any]) -> ImportRowError:
     """The refusal of a label whose labeler has a stored label on the claim with other content,
     naming the first differing field and showing both values (without --update)."""
     differing, shown = differences(stored, new)
@@ -92,7 +92,7 @@ def _replace_stored(item: LabelItem, found: StoredLabel) -> LabelItem:
 
 
 def write_labels(session: Session, items: list[LabelItem], claim_pk_of: Callable[[LabelItem], int],
-                  users: dict[str, int], now: datetime) -> None:
+                 users: dict[str, int], now: datetime) -> None:
     """Insert the new labels in bulk and update the changed ones (revision + 1); every one gets
     an audit event."""
     new = [item for item in items if item.stored is None]

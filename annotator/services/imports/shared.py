@@ -198,7 +198,7 @@ def skipped_lines_of(skips: formats.Skips | None) -> tuple[SkippedLine, ...]:
 
 
 def stream(source: formats.Source[T], size: int, add: Callable[[list[T]], None],
-            progress: Callable[[int, int], None] | None = None) -> None:
+           progress: Callable[[int, int], None] | None = None) -> None:
     """Feed the records of `source` to add(chunk), `size` records at a time, the garbage collector
     run once per chunk (`bulk.collector_paused`); progress(bytes_read, file_size) after each chunk
     and at the end. Every streamed import (cases, labels, adjudications) reads its file this way."""
@@ -213,6 +213,7 @@ def stream(source: formats.Source[T], size: int, add: Callable[[list[T]], None],
 
 
 def chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """`items` in lists of `size` (the last one shorter), read as they are asked for."""
     chunk: list[T] = []
     for item in items:
         chunk.append(item)
@@ -424,5 +425,6 @@ def bulk_insert(session: Session, model: Any, rows: list[dict[str, Any]]) -> Non
 
 
 def batches(items: Sequence[T]) -> Iterator[Sequence[T]]:
+    """`items` in slices of BATCH (rows per INSERT statement, ids per IN list)."""
     for start in range(0, len(items), BATCH):
         yield items[start:start + BATCH]

@@ -79,6 +79,7 @@ def labelers_of(session: Session, claim_pks: Iterable[int]) -> dict[int, set[str
 
 
 def states_of(session: Session, claim_pks: Iterable[int]) -> dict[int, State]:
+    """claim pk -> its workflow state, for the given claims (states.claim_states, BATCH at a time)."""
     states: dict[int, State] = {}
     for batch in batches(sorted(set(claim_pks))):
         states.update(claim_states(session, claim_pks=batch))
