@@ -371,7 +371,7 @@ MESSAGES: dict[str, str] = {
     "msg.history.field.note": "note",
     "msg.history.field.source": "source",
     "msg.history.field.revision": "revision",
-    # --- importing files (services/imports.py, formats.py). A refused line reads
+    # --- importing files (services/imports/, formats/). A refused line reads
     # "{where}: {problem}. {fix}": msg.import.row with its place (msg.import.where.*) and its reason.
     "msg.import.row": "{where}: {reason}",
     "msg.import.reason": "{problem}. {fix}",
@@ -404,6 +404,7 @@ MESSAGES: dict[str, str] = {
     "msg.import.file.no_cases": "{path}: the file holds no cases",
     "msg.import.file.no_labels": "{path}: the file holds no labels",
     "msg.import.file.no_adjudications": "{path}: the file holds no adjudications",
+    "msg.import.file.no_judge_labels": "{path}: the file holds no judge labels",
     "msg.import.file.vote_needed": "{path}: a CLIMATE-FEVER file gives adjudications only with a vote number (--vote K)",
     "msg.import.file.vote_not_climate_fever": "{path}: --vote works only with a CLIMATE-FEVER file",
     # the options of an import
@@ -571,8 +572,8 @@ MESSAGES: dict[str, str] = {
     "msg.import.fix.label_first": "Label the claim first, or let another admin or the command line import the file",
     "msg.import.fix.existing_name": "Use the existing name exactly ('{taken}'): names that differ only in case are one "
                                     "person's, and `annotator users add` refuses them too",
-    # (the literal "{...}" of these fixes is a field, BRACES in formats.py: a text without fields is shown as it is)
-    # what a native record's required keys hold (formats._NATIVE_REQUIRED), in the fixes above
+    # (the literal "{...}" of these fixes is a field, BRACES in formats/reading.py: a text without fields is shown as it is)
+    # what a native record's required keys hold (formats.native.NATIVE_REQUIRED), in the fixes above
     "msg.import.native.question": "the question put to the system; it cannot be empty",
     "msg.import.native.answer": "the system's answer; \"\" if it gave none",
     "msg.import.native.slice": "e.g. \"normal\"; it cannot be empty",
@@ -672,6 +673,14 @@ MESSAGES: dict[str, str] = {
     "msg.import.problem.id_too_long": "the value is {n:,} characters long, over the limit of {most:,} for an id or name",
     "msg.import.fix.shorten_id": "Use a shorter id or name",
     "msg.import.option.dataset_too_long": "the dataset name is {n:,} characters long, over the limit of {most:,}: use a shorter --dataset",
+    # a judge labels file (formats/judge_labels.py): one label per claim, an optional confidence 0..1
+    "msg.import.problem.repeat.judge_label": "claim '{id}' is also on line {line}: a judge run gives one label per claim",
+    "msg.import.fix.repeat_judge_label": "Keep one row per claim",
+    "msg.import.problem.confidence_not_number": "confidence {value} is not a number",
+    "msg.import.problem.confidence_type": "confidence is {type}, not a number",
+    "msg.import.problem.confidence_range": "confidence {value} is not between 0 and 1",
+    "msg.import.fix.confidence": "Write the judge's confidence as a number from 0 to 1 (such as 0.75), or leave it empty "
+                                 "for none",
     "msg.denied.no_caller": "no caller was given: a service acts for a logged-in user or the command line, never for nobody",
     "msg.denied.lift_holds": "only an admin may see every hold and lift another person's hold",
     "msg.hold_case_final": "every claim of case '{case_id}' is already agreed or adjudicated: there is nothing left to hold",

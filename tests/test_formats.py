@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from annotator import formats
+from annotator.formats import csv_text
 from annotator.errors import ImportFileError, ImportRowError
 from tests.conftest import CLIMATE_FEVER, DEMO, TEST_DATA, need
 
@@ -232,13 +233,13 @@ def write_flat(path: Path, rows: Iterable[str]) -> Path:
 def rows_read(monkeypatch) -> list[int]:  # noqa: ANN001
     """The lines of the CSV rows read so far (by the second reading, which groups them)."""
     read: list[int] = []
-    rows = formats._csv_records
+    rows = csv_text._csv_records
 
     def spied(*args):  # noqa: ANN002, ANN202
         for row in rows(*args):
             read.append(row.line)
             yield row
-    monkeypatch.setattr(formats, "_csv_records", spied)
+    monkeypatch.setattr(csv_text, "_csv_records", spied)
     return read
 
 
@@ -256,7 +257,7 @@ def test_csv_files_are_never_read_whole(tmp_path, monkeypatch):
 
 
 def test_csv_cases_come_out_while_the_file_is_still_being_read(tmp_path, monkeypatch):
-    monkeypatch.setattr(formats, "READ_BYTES", 4096)
+    monkeypatch.setattr(csv_text, "READ_BYTES", 4096)
     path = write_flat(tmp_path / "flat.csv", (flat_row(f"c{i}", f"k{i}-{j}", f"p{i}", "x" * 200)
                                               for i in range(500) for j in range(2)))
     size = path.stat().st_size
@@ -339,7 +340,7 @@ def test_partial_csv_skips_the_case_of_a_bad_row_whole_even_when_that_row_was_it
 @pytest.mark.parametrize("name, encoding", FLAT_FILES)
 def test_a_csv_file_read_a_few_bytes_at_a_time_reads_the_same(monkeypatch, name, encoding, read_bytes):
     _, expected = read_all(TEST_DATA / name)
-    monkeypatch.setattr(formats, "READ_BYTES", read_bytes)  # characters and line breaks split between reads
+    monkeypatch.setattr(csv_text, "READ_BYTES", read_bytes)  # characters and line breaks split between reads
     source, cases = read_all(TEST_DATA / name)
     assert source.encoding == encoding
     assert cases == expected
@@ -355,7 +356,7 @@ def test_undecodable_csv_bytes_are_named_as_decode_csv_bytes_names_them_whatever
                                                                                        read_bytes):
     path = TEST_DATA / name
     whole = error_of(lambda: formats.decode_csv_bytes(path, path.read_bytes()))
-    monkeypatch.setattr(formats, "READ_BYTES", read_bytes)
+    monkeypatch.setattr(csv_text, "READ_BYTES", read_bytes)
     streamed = error_of(lambda: formats.read_cases(path))
     assert str(streamed) == str(whole)
     assert str(streamed).startswith(f"{path}, {message} ")

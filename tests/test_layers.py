@@ -34,10 +34,19 @@ def test_the_core_and_services_never_import_the_ui_or_the_cli():
     assert leaks == []
 
 
+def core_modules() -> list[Path]:
+    """The core: annotator/*.py (but the command line) and the readers' package annotator/formats/."""
+    return [p for p in [*PACKAGE.glob("*.py"), *(PACKAGE / "formats").glob("*.py")] if p.name not in ("cli.py", "__main__.py")]
+
+
 def test_the_core_never_imports_services():
-    core = [p for p in PACKAGE.glob("*.py") if p.name not in ("cli.py", "__main__.py")]
-    leaks = [p.name for p in core if any(name.startswith("annotator.services") for name in imported_modules(p))]
+    leaks = [str(p.relative_to(PACKAGE)) for p in core_modules()
+             if any(name.startswith("annotator.services") for name in imported_modules(p))]
     assert leaks == []
+
+
+def test_the_readers_are_part_of_the_core():
+    assert PACKAGE / "formats" / "reading.py" in core_modules()
 
 
 def test_the_scanner_sees_imports():
