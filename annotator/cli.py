@@ -18,6 +18,7 @@ import typer
 
 from annotator import __version__
 from annotator.errors import AnnotatorError
+from annotator.formats.kinds import kind
 from annotator.services.access import OPERATOR
 from annotator.terminal import json_safe, terminal_safe as safe
 
@@ -187,11 +188,17 @@ def _serve(url: str, port: int, host: str = LOOPBACK) -> None:
     os.execve(sys.executable, command, env)  # Streamlit takes this process over: a signal to it stops the app
 
 
+def _quoted_or(names: tuple[str, ...]) -> str:
+    """Names quoted and joined for a help text: "'default', or 'climate-fever'"."""
+    quoted = [f"'{name}'" for name in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + ", or " + quoted[-1]
+
+
 @app.command("import")
 def import_(
     file: Annotated[Path, typer.Argument(help="Cases file: native JSONL, flat CSV, or CLIMATE-FEVER JSONL.")],
-    fmt: Annotated[str, typer.Option("--format", help="auto | jsonl | csv | climate-fever")] = "auto",
-    dataset: Annotated[Optional[str], typer.Option("--dataset", help="Dataset to import into (default: 'default', or 'climate-fever').")] = None,
+    fmt: Annotated[str, typer.Option("--format", help=kind("cases").format_help())] = "auto",
+    dataset: Annotated[Optional[str], typer.Option("--dataset", help=f"Dataset to import into (default: {_quoted_or(kind('cases').dataset_names())}).")] = None,
     with_votes: Annotated[bool, typer.Option("--with-votes", help="CLIMATE-FEVER: import vote slot j as labeler cf-vote-{j+1}.")] = False,
     first_votes: Annotated[Optional[int], typer.Option("--first-votes", help="CLIMATE-FEVER: import the first N non-null votes of each evidence as labelers cf-vote-1..N.")] = None,
     update: Annotated[bool, typer.Option("--update", help="Accept changed content for existing ids (recorded; labels and decisions made on the old content are marked for review).")] = False,
@@ -288,7 +295,7 @@ def labels_correct(
 def adjudications_import(
     file: Annotated[Path, typer.Argument(help="CSV or JSONL with claim_id, adjudicator, label[, rationale, severity]; or a CLIMATE-FEVER file with --vote.")],
     dataset: DatasetOpt = None,
-    fmt: Annotated[str, typer.Option("--format", help="auto | jsonl | csv | climate-fever")] = "auto",
+    fmt: Annotated[str, typer.Option("--format", help=kind("adjudications").format_help())] = "auto",
     vote: Annotated[Optional[int], typer.Option("--vote", help="CLIMATE-FEVER: the K-th non-null vote decides each disputed claim, as adjudicator cf-vote-K.")] = None,
     update: Annotated[bool, typer.Option("--update", help="Replace stored decisions that differ (recorded in the audit trail).")] = False,
     partial: Annotated[bool, typer.Option("--partial", help="Import the good lines and list every skipped bad line (file, line, field, reason).")] = False,

@@ -371,7 +371,7 @@ MESSAGES: dict[str, str] = {
     "msg.history.field.note": "note",
     "msg.history.field.source": "source",
     "msg.history.field.revision": "revision",
-    # --- importing files (services/imports.py, formats/). A refused line reads
+    # --- importing files (services/imports/, formats/). A refused line reads
     # "{where}: {problem}. {fix}": msg.import.row with its place (msg.import.where.*) and its reason.
     "msg.import.row": "{where}: {reason}",
     "msg.import.reason": "{problem}. {fix}",

@@ -18,14 +18,13 @@ from sklearn.metrics import cohen_kappa_score
 
 from annotator.agreement import (
     METRICS,
-    _csv_rows,
-    _plain_csv_frame,
     compute_agreement,
     items_needed,
     kappa_paradox,
     read_label_frame,
     read_label_table,
 )
+from annotator.formats.label_table import _csv_rows, _plain_csv_frame
 from annotator.errors import ImportFileError, ImportRowError, UndefinedCategoryError
 from annotator.vocabulary import CLIMATE_FEVER_LABELS, INDICATIVE_BELOW, LABELS
 

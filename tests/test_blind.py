@@ -393,6 +393,9 @@ PROBES: dict[str, dict[str, Probe]] = {
     "labeling.check_label_fields": {
         "X": lambda s, c: labeling.check_label_fields(s, c.k.x, "support", ["case-1-p1"], None),
     },
+    "labeling.check_label_input": {
+        "X": lambda s, c: labeling.check_label_input(s, c.k.x, "support", ["case-1-p1"], None),
+    },
     "labeling.claim_for_labeler": {
         "X": lambda s, c: labeling.claim_for_labeler(s, c.me, c.k.x),
         "Z": lambda s, c: labeling.claim_for_labeler(s, c.me, c.k.z),
@@ -488,7 +491,23 @@ INTERNAL: dict[str, str] = {
     "demo.demo_logins_in_use": "no caller: which demo users keep their demo password, for the command line's serve warning",
     "numbers.plain_number": "no caller, no database: turns a driver's number into a plain int or float",
     "numbers.plain_row": "no caller, no database: plain_number over a result row",
+    "users.password_matches": "no caller, no database: compares a password with the hash it is given",
     "users.taken_name": "no caller: the user name equal to a name up to case, for add_user and imports, which checked their caller",
+    "imports.batches": "no caller, no database: slices a list it is given",
+    "imports.chunks": "no caller, no database: groups an iterable it is given",
+    "imports.stream": "no caller: feeds a reader's records to an import that checked its caller",
+    "imports.bulk_insert": "no caller: writes the rows an import that checked its caller gives it, returns nothing",
+    "imports.refused_when_concurrent": "no caller, no database: a decorator of the imports",
+    "imports.skipped_lines_of": "no caller, no database: the skipped lines of a partial import, from its own notes",
+    "imports.differences": "no caller, no database: compares two contents it is given",
+    "imports.stored_label_conflict": "no caller, no database: the refusal of a label that differs from the stored one, "
+                                  "built from both",
+    "imports.write_labels": "no caller: writes the labels an import that checked its caller planned, returns nothing",
+    "imports.stored_labels_by_claim_pk": "no caller: the stored labels of claims, for imports, which checked their caller",
+    "imports.stored_adjudications": "no caller: the stored decisions of claims, for imports, which checked their caller",
+    "imports.labelers_of": "no caller: who labeled the claims, for imports, which checked their caller",
+    "imports.states_of": "no caller: the claims' states, for imports, which checked their caller",
+    "imports.shown_passages": "no caller: the passages each claim is shown with, for imports, which checked their caller",
 }
 """Public service functions that take no caller and that no page calls: reachable on nobody's
 behalf (`test_internal_service_functions_are_not_called_by_any_page` checks the second part)."""
@@ -501,15 +520,23 @@ KNOWN_LEAKS: dict[tuple[str, str, str], str] = {}
 """(caller, function, probe) that leak in files this test may not change: xfail(strict) documents them."""
 
 
-def public_service_functions() -> set[str]:
-    """`module.function` for every public function defined in annotator.services.*."""
-    found = set()
-    for info in pkgutil.iter_modules(services_package.__path__):
-        module = importlib.import_module(f"annotator.services.{info.name}")
+def service_functions() -> dict[str, Callable[..., Any]]:
+    """`module.function` -> the function, for every public function defined in annotator.services.*;
+    a package's (annotator.services.imports) named by the package, whichever of its modules defines it."""
+    found: dict[str, Callable[..., Any]] = {}
+    for info in pkgutil.walk_packages(services_package.__path__, f"{services_package.__name__}."):
+        module = importlib.import_module(info.name)
+        top = info.name.removeprefix(f"{services_package.__name__}.").split(".")[0]
         for name, item in vars(module).items():
             if inspect.isfunction(item) and item.__module__ == module.__name__ and not name.startswith("_"):
-                found.add(f"{info.name}.{name}")
+                where = found.setdefault(f"{top}.{name}", item).__module__
+                assert where == module.__name__, f"{top}.{name} is defined in {where} and {module.__name__}"
     return found
+
+
+def public_service_functions() -> set[str]:
+    """`module.function` for every public function defined in annotator.services.* (`service_functions`)."""
+    return set(service_functions())
 
 
 PROBE_IDS = [(function, probe) for function, calls in PROBES.items() for probe in calls]
@@ -663,9 +690,7 @@ ANSWERS_ABOUT_A_CALLER = {"access.caller_roles", "access.is_operator", "users.ha
 def services_taking_a_caller() -> list[str]:
     """`module.function` of every public service function with a caller parameter."""
     found = []
-    for function in sorted(public_service_functions()):
-        module, name = function.split(".")
-        item = getattr(importlib.import_module(f"annotator.services.{module}"), name)
+    for function, item in sorted(service_functions().items()):
         if set(inspect.signature(item).parameters) & set(CALLER_PARAMETERS):
             found.append(function)
     return found

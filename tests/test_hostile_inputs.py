@@ -57,7 +57,7 @@ from annotator.db import session_scope
 from annotator.errors import ImportRowError
 from annotator.models import Adjudication, Case, Claim, ClaimPassage, Dataset, Label, Passage, User
 from annotator.release import sha256_file
-from annotator.services import imports
+from annotator.services.imports import cases as case_imports, rows as row_imports
 from annotator.services.access import OPERATOR
 from annotator.services.imports import import_cases
 from tests.conftest import TEST_DATA, Ran, annotator
@@ -352,9 +352,9 @@ def test_half_width_katakana_and_nec_specials_are_still_read_as_cp932():
 
 
 def test_a_refusal_late_in_the_file_rolls_back_the_chunks_already_written(any_engine, monkeypatch):
-    monkeypatch.setattr(imports, "CHUNK_CASES", 2)  # lines 1-4 are written in two chunks before line 5
+    monkeypatch.setattr(case_imports, "CHUNK_CASES", 2)  # lines 1-4 are written in two chunks before line 5
     written = []
-    monkeypatch.setattr(imports._CaseImport, "_write", _spy(imports._CaseImport._write, written))
+    monkeypatch.setattr(case_imports._CaseImport, "_write", _spy(case_imports._CaseImport._write, written))
     error = refused(any_engine, TEST_DATA / "import_late_conflict.jsonl")
     assert (error.line, error.field) == (5, "claims[0].claim_id")
     assert "claim 'l1-c1' is also on line 1 with other content (case_id, text, passage_ids differ)" in str(error)
@@ -373,7 +373,7 @@ def test_a_refusal_against_the_database_late_in_the_file_rolls_back_everything(a
     with session_scope(any_engine) as session:
         import_cases(session, OPERATOR, TEST_DATA / "import_native.jsonl")
     before = counts(any_engine)
-    monkeypatch.setattr(imports, "CHUNK_CASES", 1)
+    monkeypatch.setattr(case_imports, "CHUNK_CASES", 1)
     lines = [line for line in (TEST_DATA / "import_native.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
     changed = json.loads(lines[1])
     changed["passages"][0]["text"] = "Changed."
@@ -393,7 +393,7 @@ def test_a_refusal_against_the_database_late_in_the_file_rolls_back_everything(a
 
 
 def test_progress_is_reported_per_chunk_in_bytes_up_to_the_file_size(engine, monkeypatch):
-    monkeypatch.setattr(imports, "CHUNK_CASES", 1)
+    monkeypatch.setattr(case_imports, "CHUNK_CASES", 1)
     path = TEST_DATA / "import_native.jsonl"
     seen = []
     with session_scope(engine) as session:
@@ -662,7 +662,7 @@ def test_partial_a_row_refused_by_the_database_does_not_block_a_later_good_row_f
         any_db_url, any_engine, monkeypatch, chunk, command, name, problem, lands):
     """Line 2 is refused against the database and skipped; line 3, for the same claim (and labeler),
     is good and lands: a skipped row does not count as seen, in one chunk or across chunks."""
-    monkeypatch.setattr(imports, "CHUNK_ROWS", chunk)
+    monkeypatch.setattr(row_imports, "CHUNK_ROWS", chunk)
     labeled(any_db_url)
     path = TEST_DATA / name
     ran = annotator(command, "import", str(path), "--partial", "--db", any_db_url)

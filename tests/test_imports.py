@@ -696,9 +696,9 @@ def test_partial_does_not_go_with_vote_adjudications(engine):
 
 def test_labels_are_streamed_in_chunks_across_which_repeats_and_people_carry(engine, tmp_path, monkeypatch):
     """CHUNK_ROWS = 2: the repeat on line 4 of line 2 is dropped, alice is created once."""
-    from annotator.services import imports
+    from annotator.services.imports import rows
 
-    monkeypatch.setattr(imports, "CHUNK_ROWS", 2)
+    monkeypatch.setattr(rows, "CHUNK_ROWS", 2)
     content, _line, _problem = LABELS_ONE_BAD["labels.csv"]
     lines = content.splitlines()
     path = tmp_path / "labels.csv"

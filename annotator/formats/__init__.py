@@ -9,6 +9,8 @@ file, `line N`, the field, the problem and what to do.
     case_parts     what the case readers share (RAG case fields, repeats across a file)
     native, flat_csv, climate_fever, cases     case files (`read_cases`)
     labels, adjudications, judge_labels        the label-shaped files
+    label_table    the (item_id, rater, label) tables `annotator agreement --labels` reads
+    kinds          the registry of file kinds: formats, reader, default dataset names
 
 Text is NFC-normalized (never NFKC: ① and ㈱ stay as written). Ids with spaces around them are
 refused, not silently turned into new ids. The same id twice in one file is a harmless repeat

@@ -41,6 +41,7 @@ def _adjudication_record(row: Row) -> AdjudicationRecord:
 
 
 def adjudication_key(record: AdjudicationRecord) -> tuple[str, dict[str, Any]]:
+    """The key of an adjudication row (its claim) and the content a repeat of it must match."""
     content = {"adjudicator": record.adjudicator, "label": record.label,
                "rationale": record.rationale, "severity": record.severity}
     return record.claim_id, content

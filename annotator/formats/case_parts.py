@@ -87,7 +87,7 @@ def distinct_passages(row: Row, key: str, passages: list[PassageRecord]) -> tupl
 
 
 def unique_cases(path: str, cases: Iterable[CaseRecord], claim_field: str = "claims[{}].claim_id",
-                  passage_field: str = "passages[{}].passage_id", skips: Skips | None = None) -> Iterator[CaseRecord]:
+                 passage_field: str = "passages[{}].passage_id", skips: Skips | None = None) -> Iterator[CaseRecord]:
     """Drop identical repeats of a case; refuse a case, claim or passage id given twice in the file
     with other content (a passage shown in several cases is normal; its later copies are marked
     `first=False`). The *_field templates name the field in errors, formatted with the claim's or

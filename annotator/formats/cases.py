@@ -14,7 +14,12 @@ from annotator.formats.reading import Skips, first_nonblank_line, resolve_format
 from annotator.formats.records import CaseRecord, Source
 
 
-CASE_FORMATS: tuple[str, ...] = ("jsonl", "csv", "climate-fever")
+_READERS: dict[str, Callable[[Path, Skips | None], Source[CaseRecord]]] = {
+    "jsonl": read_native, "csv": read_case_csv, "climate-fever": read_climate_fever,
+}
+"""The reader of each case format."""
+
+CASE_FORMATS: tuple[str, ...] = tuple(_READERS)
 """Formats of case files; "auto" detects one of them."""
 
 
@@ -54,7 +59,4 @@ def read_cases(path: str | Path, fmt: str = "auto", *, skips: Skips | None = Non
     `skips` (they spoil the whole file).
     """
     fmt = resolve_format(path, fmt, CASE_FORMATS, detect_format)
-    readers: dict[str, Callable[[Path, Skips | None], Source[CaseRecord]]] = {
-        "jsonl": read_native, "csv": read_case_csv, "climate-fever": read_climate_fever,
-    }
-    return readers[fmt](Path(path), skips)
+    return _READERS[fmt](Path(path), skips)

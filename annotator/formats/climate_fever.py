@@ -51,6 +51,7 @@ CLIMATE_FEVER_VOTES = tuple(CLIMATE_FEVER_LABELS)
 
 
 def read_climate_fever(path: Path, skips: Skips | None = None) -> Source[CaseRecord]:
+    """The cases of a CLIMATE-FEVER file (see `read_cases`, fmt "climate-fever")."""
     position = Position(path.stat().st_size)
     encoding, rows = json_lines(path, skips, position)
     cases = unique_cases(str(path), skipping(rows, _climate_fever_case, skips), "evidences[{}]", "evidences", skips)

@@ -202,7 +202,7 @@ def open_csv_text(path: Path, encoding: str, position: Position | None = None) -
 
 
 def csv_rows(path: Path, columns: tuple[str, ...], required: tuple[str, ...], extra: str = "ignored",
-              also_known: frozenset[str] = frozenset(), position: Position | None = None) -> Source[Row]:
+             also_known: frozenset[str] = frozenset(), position: Position | None = None) -> Source[Row]:
     """Open a CSV file and stream its rows as Row (values by column name, line = the record's
     starting line); rows with only empty cells are skipped. Each unknown column gives a warning
     saying what happens to it (`extra`), worded as for an unknown JSONL field. A quoted cell that

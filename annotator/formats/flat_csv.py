@@ -28,6 +28,7 @@ CSV_CASE_REQUIRED: tuple[str, ...] = ("case_id", "claim_id", "claim", "passage_i
 
 
 def read_case_csv(path: Path, skips: Skips | None = None) -> Source[CaseRecord]:
+    """The cases of a flat CSV file (see `read_cases`, fmt "csv")."""
     position = Position(path.stat().st_size)
     rows = csv_rows(path, CSV_CASE_COLUMNS, CSV_CASE_REQUIRED, extra=EXTRA_CASE_FIELDS, also_known=RAG_SPELLINGS,
                      position=position)

@@ -64,6 +64,7 @@ def _label_record(row: Row) -> LabelRecord:
 
 
 def label_key(record: LabelRecord) -> tuple[tuple[str, str], dict[str, Any]]:
+    """The key of a label row (claim, labeler) and the content a repeat of it must match."""
     content = {"label": record.label, "rationale": record.rationale,
                "passage_ids": record.passage_ids, "severity": record.severity}
     return (record.claim_id, record.labeler), content

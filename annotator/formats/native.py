@@ -37,6 +37,7 @@ NATIVE_REQUIRED: dict[str, tuple[str, Message, bool]] = {
 
 
 def read_native(path: Path, skips: Skips | None = None) -> Source[CaseRecord]:
+    """The cases of a native JSON-lines file (see `read_cases`, fmt "jsonl")."""
     position = Position(path.stat().st_size)
     encoding, rows = json_lines(path, skips, position)
     warnings: list[str] = []

@@ -142,6 +142,7 @@ def nfc(text: str) -> str:
 
 
 def nfc_json(value: Any) -> Any:
+    """A JSON value with every string and key in NFC (lists and objects at any depth)."""
     if isinstance(value, str):
         return nfc(value)
     if isinstance(value, list):
@@ -262,6 +263,8 @@ def canonical(value: Any) -> Any:
 
 
 def differing(first: Any, second: Any) -> Message | str:
+    """The keys whose values differ between two dict contents, as a message (msg.import.problem.differ:
+    " (text, title differ)"); "" when they are not both dicts or nothing differs."""
     if not (isinstance(first, dict) and isinstance(second, dict)):
         return ""
     keys = [key for key in {**first, **second} if first.get(key) != second.get(key)]
@@ -269,6 +272,8 @@ def differing(first: Any, second: Any) -> Message | str:
 
 
 def resolve_format(path: str | Path, fmt: str, allowed: tuple[str, ...], detect: Callable[[Path], str]) -> str:
+    """The format to read `path` as: detect(path) for "auto", else `fmt`. Raises ImportFileError for
+    a file `check_input_file` refuses, and for a format not in `allowed`."""
     check_input_file(Path(path))
     if fmt == "auto":
         return detect(Path(path))
@@ -307,6 +312,7 @@ def check_input_file(path: Path) -> None:
 
 
 def first_nonblank_line(path: Path) -> bytes:
+    """The file's first line that holds more than blanks (its BOM dropped); b"" when none."""
     with path.open("rb") as handle:
         for raw in handle:
             if raw.strip() and raw.strip() != b"\xef\xbb\xbf":
@@ -389,6 +395,7 @@ def ids_or_none(ids: Iterable[str]) -> Message | str:
 
 
 def list_value(row: Row, key: str) -> list[Any]:
+    """The JSON list at `key` ([] when missing or null). Raises ImportRowError for another type."""
     value = row.values.get(key)
     if value is None:
         return []

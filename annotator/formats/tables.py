@@ -22,6 +22,7 @@ T = TypeVar("T")
 
 
 def detect_table_format(path: Path) -> str:
+    """"csv" or "jsonl": by the suffix (.csv; .jsonl, .ndjson, .json), else by the first line."""
     if path.suffix.lower() == ".csv":
         return "csv"
     if path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
@@ -30,7 +31,9 @@ def detect_table_format(path: Path) -> str:
 
 
 def open_table(path: Path, fmt: str, columns: tuple[str, ...], required: tuple[str, ...],
-                skips: Skips | None = None) -> Source[Row]:
+               skips: Skips | None = None) -> Source[Row]:
+    """A label-shaped file's rows (CSV: see `csv_rows`; JSONL: `json_lines`, with `skips`), an
+    unknown column or field warned about (`Source.warnings`) and ignored."""
     if fmt == "csv":
         return csv_rows(path, columns, required)
     encoding, rows = json_lines(path, skips)
@@ -45,6 +48,7 @@ def _warn_unknown_keys(rows: Iterator[Row], known: tuple[str, ...], unknown: Unk
 
 
 def label_value(row: Row) -> str:
+    """The row's label, one of vocabulary.LABELS. Raises ImportRowError for a missing or unknown one."""
     value = row.values.get("label")
     if value is None or value == "":
         raise row.error("label", msg("msg.import.problem.missing_value"),
@@ -66,7 +70,7 @@ def label_severity(row: Row, label: str) -> str | None:
 
 
 def unique_rows(records: Iterable[T], seen: Seen, key: Callable[[T], tuple[Any, Any]], field_name: str,
-                 skips: Skips | None = None) -> Iterator[T]:
+                skips: Skips | None = None) -> Iterator[T]:
     """The records, identical repeats dropped; a repeat with other content is refused (with
     `skips`: noted and left out, the first one kept)."""
     checked = skipping(records, lambda record: (record, seen.first_time(*key(record), record.line, field_name)), skips)  # type: ignore[attr-defined]

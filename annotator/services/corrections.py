@@ -227,7 +227,7 @@ def correct_label(
         raise NotFoundError(_no_label(labeler_name, claim.claim_id, [name for _, name in labels]))
     label, name = found
     cited = [str(pid) for pid in passage_ids]
-    labeling._check_label_input(session, claim_pk, value, cited, severity)
+    labeling.check_label_input(session, claim_pk, value, cited, severity)
     why = _text("reason", reason or "")
     if not why:
         raise InvalidValueError.of("msg.correct.reason_needed")

@@ -13,7 +13,7 @@ from annotator.services.access import OPERATOR
 from annotator.services.guidelines import current_guideline, publish_guideline, read_guideline_file
 from annotator.services.imports import import_cases
 from annotator.services.labeling import assign_cases, first_cases
-from annotator.services.users import _password_matches, add_user, get_user
+from annotator.services.users import add_user, get_user, password_matches
 
 DEMO_FILE = Path(__file__).resolve().parents[2] / "data" / "demo.jsonl"
 DEMO_DATASET = "demo"
@@ -67,4 +67,4 @@ def demo_logins_in_use(session: Session) -> list[str]:
     users = {user.name: user for user in session.exec(select(User).where(User.name.in_(names)))}
     return [demo_user.name for demo_user in DEMO_USERS
             if demo_user.name in users and users[demo_user.name].active
-            and _password_matches(users[demo_user.name].password_hash, demo_user.password)]
+            and password_matches(users[demo_user.name].password_hash, demo_user.password)]

@@ -709,7 +709,9 @@ def _detached(model: type, values: dict[str, Any]):  # noqa: ANN202 - an instanc
     return instance
 
 
-def _check_label_input(session: Session, claim_pk: int, value: str, passage_ids: list[str], severity: str | None) -> None:
+def check_label_input(session: Session, claim_pk: int, value: str, passage_ids: list[str], severity: str | None) -> None:
+    """InvalidValueError for a severity on a support label, and what `check_label_fields` refuses:
+    the checks of a label to save (save_label) or correct (corrections.correct_label)."""
     if severity is not None and value == "support":
         raise InvalidValueError.of("msg.support_no_severity")
     check_label_fields(session, claim_pk, value, passage_ids, severity)
@@ -841,7 +843,7 @@ def _save_locked(session: Session, connection: Connection, user: User, claim: Lo
         check_content_seen(seen_content_at, claim.content_changed_at)
     claim_pk = claim.claim_pk
     cited = [str(pid) for pid in passage_ids]
-    _check_label_input(session, claim_pk, value, cited, severity)
+    check_label_input(session, claim_pk, value, cited, severity)
     guideline_version = _guideline_version(claim, guideline_version)
     wanted = {"value": value, "passage_ids": cited, "rationale": check_free_text("rationale", rationale).strip(), "severity": severity}
     if expected_revision is None:

@@ -339,7 +339,7 @@ def _verify(password_hash: str | None, password: str) -> bool:
     return password_hash is not None
 
 
-def _password_matches(password_hash: str | None, password: str) -> bool:
+def password_matches(password_hash: str | None, password: str) -> bool:
     """Whether `password` matches the Argon2 hash. Without a hash (no such user, a disabled user,
     no password yet) the password is checked against a stand-in hash and refused, so a refusal
     takes the same time whether or not the name belongs to a user who can log in.
@@ -407,7 +407,7 @@ def authenticate(session: Session, name: str, password: str, now: datetime | Non
     committed; the password is checked; a success clears the name's count and is committed.
     So the session's transaction is committed before the check: give authenticate a session
     with nothing else pending in it. A failure stays counted whatever the caller does next.
-    The check waits for a checker thread (`_password_matches`): LoginBusyError, counted as a
+    The check waits for a checker thread (`password_matches`): LoginBusyError, counted as a
     failure too, when the process has too many logins to check.
     Raises DatabaseBusyError (from the session's engine) like any short write.
     """
@@ -421,7 +421,7 @@ def authenticate(session: Session, name: str, password: str, now: datetime | Non
     user = session.exec(select(User).where(User.name == typed)).first()
     stored_hash = user.password_hash if user is not None and user.active else None
     session.commit()  # the claim is seen by every other attempt; no lock is held while hashing
-    if not _password_matches(stored_hash, password):
+    if not password_matches(stored_hash, password):
         if delay:
             raise LoginError.of("msg.login_wrong_wait", wait=seconds(math.ceil(delay)))
         raise LoginError.of("msg.login_wrong")

@@ -11,6 +11,7 @@ import streamlit as st
 
 from annotator.errors import AnnotatorError
 from annotator.formats import refusal_message
+from annotator.formats.kinds import page_formats
 from annotator.services import imports
 from annotator.ui import components as ui
 from annotator.ui.i18n import message_text, t
@@ -18,8 +19,7 @@ from annotator.ui.i18n import message_text, t
 _CHECKED = "imports.checked"  # (what was checked, ImportCheck): shown while the upload and options stay the same
 _DONE = "imports.done"  # (file name, ImportReport or None, error or None, the check's counts)
 _RUNNING = "imports.running"  # the file name while an import runs; left behind when a click elsewhere ends it
-_FORMATS = {"cases": ("auto", "jsonl", "csv", "climate-fever"), "labels": ("auto",),
-            "adjudications": ("auto", "jsonl", "csv")}
+_FORMATS = page_formats()  # kind -> its format choices (the registry, formats.kinds)
 
 
 def _options(kind: str) -> imports.UploadOptions:
