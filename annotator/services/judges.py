@@ -31,11 +31,7 @@ from annotator.release import check_release, read_manifest, release_layout
 from annotator.services.access import Caller, is_operator, require
 from annotator.services.audit import record_event
 from annotator.services.blind import claims_still_to_label
-from annotator.services import imports as _imports  # until the imports package makes these public
-from annotator.services.imports import ImportReport, check_dataset_name
-
-refused_when_concurrent = _imports._refused_when_concurrent
-skipped_lines = _imports._skipped_lines
+from annotator.services.imports.shared import ImportReport, check_dataset_name, refused_when_concurrent, skipped_lines_of
 from annotator.services.lookup import get_dataset
 from annotator.services.releases import check_stored_release
 from annotator.text import MAX_ID_CHARS, MAX_TEXT_CHARS, check_free_text
@@ -117,7 +113,7 @@ def import_judge_labels(session: Session, actor: Caller, path: str | Path, *, ru
     run_pk, run_dataset_pk = _store(session, actor, source.path, run, stored, model, prompt_version, note)
     counts = {"judge_labels": {"new": len(stored), "unchanged": 0, "updated": 0}}
     report = ImportReport(source.path, source.format, source.encoding, _dataset_name(session, run_dataset_pk), counts,
-                          warnings=tuple(source.warnings), skipped_lines=skipped_lines(skips))
+                          warnings=tuple(source.warnings), skipped_lines=skipped_lines_of(skips))
     return JudgeImport(run_json(session, session.get(JudgeRun, run_pk)), report)
 
 
