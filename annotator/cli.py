@@ -702,6 +702,7 @@ def judge_import(
     file: Annotated[Path, typer.Argument(help="CSV or JSONL with claim_id, label[, confidence (0..1), rationale].")],
     run: Annotated[str, typer.Option("--run", help="Name of the new judge run (letters, digits, . _ : + -); a run is never changed once imported.")],
     dataset: DatasetOpt = None,
+    fmt: Annotated[str, typer.Option("--format", help=kind("judge_labels").format_help())] = "auto",
     model: Annotated[str, typer.Option("--model", help="The judge's model, kept with the run.")] = "",
     prompt_version: Annotated[str, typer.Option("--prompt-version", help="The judge's prompt version, kept with the run.")] = "",
     note: Annotated[str, typer.Option("--note", help="A note kept with the run.")] = "",
@@ -714,7 +715,7 @@ def judge_import(
 
     with session_scope(_engine(db)) as session:
         done = import_judge_labels(session, OPERATOR, file, run=run, dataset=dataset, model=model,
-                                   prompt_version=prompt_version, note=note, partial=partial)
+                                   prompt_version=prompt_version, note=note, partial=partial, fmt=fmt)
     _echo_lines(done.summary_lines())
 
 

@@ -89,6 +89,7 @@ def import_judge_labels(session: Session, actor: Caller, path: str | Path, *, ru
     claims are in). model, prompt_version, note: free text kept with the run (note at most
     MAX_TEXT_CHARS). partial: skip the bad lines (listed in the report's `skipped_lines`) and store
     the others; without it one bad line stores nothing. The file's SHA-256 is kept with the run.
+    fmt: "auto" (by the file's suffix, else its first line), "csv" or "jsonl".
     Raises PermissionDeniedError unless `actor` may calibrate; InvalidValueError for a bad or taken
     run name or dataset name, or a too long note; NotFoundError for an unknown dataset;
     ImportFileError for a missing, unreadable or empty file (or one whose every line was skipped);
@@ -104,7 +105,7 @@ def import_judge_labels(session: Session, actor: Caller, path: str | Path, *, ru
     _refuse_taken(session, run)
     dataset_pk = get_dataset(session, dataset).id if dataset is not None else None
     skips = formats.Skips() if partial else None
-    source = formats.read_judge_labels(path, skips=skips)
+    source = formats.read_judge_labels(path, fmt, skips=skips)
     records = list(source.records)
     found = _claims_named(session, [record.claim_id for record in records], dataset_pk)
     stored = _resolved(source.path, records, found, dataset, skips)
