@@ -1037,6 +1037,10 @@ JAPANESE: dict[str, str] = {
     "msg.judge.bad_by": "「{by}」: slice か split で分けてください。",
     "msg.judge.doing_report": "このリリースに対する判定器のレポートを見る",
     "msg.judge.none_stored": "{path}: 判定器のラベルを 1 件も保存しませんでした（ファイルにないか、すべての行を飛ばしました）。",
+    "msg.judge.no_outside": "この実行はリリースの外の主張にラベルを付けていません",
+    "msg.judge.none_in_split": "この実行は、この分割のリリースの正解つき主張にラベルを付けていません",
+    "msg.judge.ppi_assumption": "リリースの主張が、判定器がラベルを付けた主張からの無作為標本であると仮定しています。"
+                                "ほかの選び方（スライス、難しさ、時期など）で選ばれていれば偏ります",
     "msg.import.kind.judge_labels": "判定器のラベル",
     "msg.hold_case_final": "ケース「{case_id}」の主張はすべて一致または裁定済みです。保留にするものはありません。",
     "msg.lift_still_to_label": "あなたはこのケースのラベル付けを割り当てられており、まだすべての主張にラベルを付けていません。このケースの保留はほかのアノテーターの判断です。先にラベルを付けるか、別の管理者に依頼してください。",
