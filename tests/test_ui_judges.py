@@ -353,6 +353,35 @@ def test_without_a_judge_run_or_a_release_the_page_says_what_to_do_first(request
         engine.dispose()
 
 
+def test_the_demo_has_its_judge_run_and_asks_for_a_release_first(tmp_path, monkeypatch):
+    from annotator.services.demo import DEMO_JUDGE_RUN, DEMO_USERS, seed_demo
+
+    url = f"sqlite:///{tmp_path}/demo.db"
+    engine = init_db(url)
+    with session_scope(engine) as session:
+        seed_demo(session)
+    monkeypatch.setenv("DATABASE_URL", url)
+    monkeypatch.chdir(tmp_path)
+    st.cache_resource.clear()
+    try:
+        admin = next(user for user in DEMO_USERS if "admin" in user.roles)
+        at = AppTest.from_file(str(APP), default_timeout=60)
+        at.run()
+        at.text_input(key="login.name").input(admin.name)
+        at.text_input(key="login.password").input(admin.password)
+        at.form_submit_button[0].click().run()
+        at.switch_page("views/judges.py").run()
+        assert not at.exception
+        infos = [i.value for i in at.info]
+        assert any(info.startswith("No gold release yet") for info in infos)
+        assert not any(info.startswith("No judge run yet") for info in infos)
+        with session_scope(engine) as session:
+            assert [run["name"] for run in judges.list_judge_runs(session, OPERATOR)] == [DEMO_JUDGE_RUN]
+    finally:
+        st.cache_resource.clear()
+        engine.dispose()
+
+
 # --- Japanese ---------------------------------------------------------------------------------------
 
 
