@@ -19,9 +19,9 @@ import streamlit as st
 from sqlmodel import Session, func, select
 from streamlit.testing.v1 import AppTest
 
-import annotator.services.judges as judges
 from annotator.db import init_db, session_scope
 from annotator.models import Case, LabelEvent
+from annotator.services import judges
 from annotator.services.access import OPERATOR
 from annotator.services.judges import import_judge_labels, judge_report
 from annotator.services.labeling import assign_cases
