@@ -119,7 +119,8 @@ def demo(
     engine = _engine(url, create=True)
     with session_scope(engine) as session:
         seeded = seed_demo(session)
-    typer.echo("Demo data seeded (20 cases, dataset 'demo')." if seeded else "Demo data already present.")
+    typer.echo("Demo data seeded (20 cases, dataset 'demo'; judge run 'demo-lexical')." if seeded
+               else "Demo data already present.")
     typer.echo("Demo logins as seeded (for this local demo only; a password changed since is not shown):")
     for user in DEMO_USERS:
         typer.echo(f"  {user.name:<6} {user.password:<18} {', '.join(user.roles)}")

@@ -692,6 +692,12 @@ MESSAGES: dict[str, str] = {
     "msg.judge.bad_by": "'{by}': break down by slice or split",
     "msg.judge.doing_report": "see a judge report against this release",
     "msg.judge.none_stored": "{path}: no judge label was stored (the file holds none, or every line was skipped)",
+    # --- why a judge report has no corrected support rate, and what it assumes (services/judges.py). A report holds
+    # these as English texts (its JSON); the app finds their keys again with `recognize`.
+    "msg.judge.no_outside": "the run labels no claim outside the release",
+    "msg.judge.none_in_split": "the run labels no claim of the release's gold in this split",
+    "msg.judge.ppi_assumption": "assumes the released claims are a random sample of the claims the judge labeled; "
+                                "it is biased if they were chosen otherwise (by slice, difficulty or time)",
     "msg.import.kind.judge_labels": "judge labels",
     "msg.hold_case_final": "every claim of case '{case_id}' is already agreed or adjudicated: there is nothing left to hold",
     "msg.lift_still_to_label": "you are assigned to label this case and have not labeled all of its claims: its holds are the other labelers' judgment; label it first, or ask another admin",

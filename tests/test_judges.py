@@ -307,3 +307,25 @@ def test_the_command_line_imports_lists_and_reports(any_db_url, tmp_path, monkey
     assert "dev split only: 1 holdout claims left out" in text and "false_pass_rate" in text and "alice" in text
     again = annotator("judge", "import", str(judge_file(tmp_path)), "--run", "j1", "--db", any_db_url)
     assert again.code == 1 and "exists already" in again.err
+
+
+# --------------------------------------------------------------------------------- demo
+
+
+def test_the_demo_seeds_the_lexical_judge_run_once(engine):
+    from annotator.services.demo import DEMO_JUDGE, DEMO_JUDGE_MODEL, DEMO_JUDGE_PROMPT, DEMO_JUDGE_RUN, seed_demo
+
+    with session_scope(engine) as session:
+        assert seed_demo(session)
+    with session_scope(engine) as session:
+        runs = list_judge_runs(session, OPERATOR)
+    assert [(run["name"], run["dataset"], run["model"], run["prompt_version"]) for run in runs] == [
+        (DEMO_JUDGE_RUN, "demo", DEMO_JUDGE_MODEL, DEMO_JUDGE_PROMPT)]
+    lines = [json.loads(line) for line in DEMO_JUDGE.read_text(encoding="utf-8").splitlines()]
+    assert runs[0]["n_labels"] == len(lines) == 48
+    assert runs[0]["label_counts"] == {label: sum(1 for line in lines if line["label"] == label)
+                                       for label in ("support", "contradict", "insufficient")}
+    assert runs[0]["source_sha256"] == hashlib.sha256(DEMO_JUDGE.read_bytes()).hexdigest()
+    with session_scope(engine) as session:
+        assert seed_demo(session) is False
+    assert _count(engine, JudgeRun) == 1 and _count(engine, JudgeLabel) == 48

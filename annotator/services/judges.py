@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 from sqlalchemy import func, insert
@@ -25,7 +25,7 @@ from sqlmodel import Session, select
 from annotator import calibration, formats
 from annotator.errors import ImportFileError, ImportRowError, InvalidValueError, NotFoundError, PermissionDeniedError
 from annotator.formats import JudgeLabelRecord
-from annotator.messages import Message, msg, shortened
+from annotator.messages import Message, english, msg, shortened
 from annotator.models import Case, Claim, Dataset, GoldRelease, JudgeLabel, JudgeRun, LabelEvent
 from annotator.release import check_release, read_manifest, release_layout
 from annotator.services.access import Caller, is_operator, require
@@ -46,8 +46,7 @@ POSITIVE = "support"
 DEV, HOLDOUT = SPLITS
 HOLDOUT_EVENT = "holdout_view"
 """The audit trail's entity for one viewing of a release's holdout figures for a run."""
-PPI_ASSUMPTION = ("assumes the released claims are a random sample of the claims the judge labeled; "
-                  "it is biased if they were chosen otherwise (by slice, difficulty or time)")
+PPI_ASSUMPTION = english("msg.judge.ppi_assumption")
 LOOKUP_BATCH = 500
 
 
@@ -222,6 +221,52 @@ def get_judge_run(session: Session, actor: Caller, name: str) -> JudgeRun:
         names = ", ".join(session.exec(select(JudgeRun.name).order_by(JudgeRun.name))) or msg("msg.release.none")
         raise NotFoundError.of("msg.judge.unknown", name=shortened(name, MAX_ID_CHARS), names=names)
     return run
+
+
+# ------------------------------------------------------------------------ fingerprint
+
+
+class ReportFingerprint(NamedTuple):
+    """What a judge report of a stored release depends on besides its options, as a hashable
+    tuple: equal fingerprints, equal reports (a page caches the report on it)."""
+
+    run: str
+    run_sha256: str  # the run's source file (a run is immutable; a database rebuilt under the same name differs)
+    run_created: str  # ISO 8601
+    release: str
+    manifest_sha256: str  # the release's manifest hash as the database recorded it
+    later_releases: tuple[str, ...]  # the releases stored after it (superseded_by is among them)
+    holdout_views: tuple[int, int]  # (this run, any run): the report states them
+    viewer: tuple[int, int, int, int] | None  # (caller key, claims still to label, sum and max of their keys), else None
+
+
+def report_fingerprint(session: Session, actor: Caller, name: str, release: str) -> ReportFingerprint:
+    """The fingerprint of `judge_report(session, actor, name, release)` for a stored release
+    `release` (by name): a few indexed queries, no gold file is read. `viewer` names a caller who
+    is still to label claims (the report refuses them when the release holds one): their report
+    is theirs, recomputed whenever they label or are assigned a claim.
+    Raises PermissionDeniedError unless `actor` may calibrate; NotFoundError for an unknown run or
+    release."""
+    require(actor, Permission.CALIBRATE)
+    run = get_judge_run(session, actor, name)
+    stored = list(session.exec(select(GoldRelease).order_by(GoldRelease.created_at, GoldRelease.id)))
+    this = next((index for index, row in enumerate(stored) if row.name == release), None)
+    if this is None:
+        names = ", ".join(sorted(row.name for row in stored)) or msg("msg.release.none")
+        raise NotFoundError.of("msg.release.unknown", name=shortened(release, MAX_ID_CHARS), names=names)
+    manifest_sha256 = stored[this].manifest_sha256 or ""
+    views = _holdout_views(session, run.id, manifest_sha256)
+    return ReportFingerprint(run.name, run.source_sha256, run.created_at.isoformat(), release, manifest_sha256,
+                             tuple(row.name for row in stored[this + 1:]), (views["this_run"], views["any_run"]),
+                             _viewer(session, actor))
+
+
+def _viewer(session: Session, actor: Caller) -> tuple[int, int, int, int] | None:
+    hidden = claims_still_to_label(session, actor)
+    if hidden is None:
+        return None
+    pks = list(session.exec(hidden))
+    return actor.id, len(pks), sum(pks), max(pks, default=0)
 
 
 # ----------------------------------------------------------------------------- report
@@ -425,10 +470,10 @@ def _corrected(gold: _Gold, judged: pd.DataFrame, shown: pd.DataFrame, undefined
     outside = judged[(released["_merge"] == "left_only").to_numpy()]
     labeled = shown[shown["judge_label"].notna()]
     if outside.empty:
-        undefined["corrected_support_rate"] = "the run labels no claim outside the release"
+        undefined["corrected_support_rate"] = english("msg.judge.no_outside")
         return None
     if labeled.empty:
-        undefined["corrected_support_rate"] = "the run labels no claim of the release's gold in this split"
+        undefined["corrected_support_rate"] = english("msg.judge.none_in_split")
         return None
     estimate = calibration.corrected_rate((outside["judge_label"] == POSITIVE).to_numpy(),
                                           (labeled["judge_label"] == POSITIVE).to_numpy(),
