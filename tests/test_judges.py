@@ -329,3 +329,16 @@ def test_the_demo_seeds_the_lexical_judge_run_once(engine):
     with session_scope(engine) as session:
         assert seed_demo(session) is False
     assert _count(engine, JudgeRun) == 1 and _count(engine, JudgeLabel) == 48
+
+
+def test_a_breakdown_with_one_group_has_the_overall_figures_and_its_own_notes(gold, tmp_path):
+    inside = {claim: label for claim, label in JUDGE.items() if claim != "u1"}
+    with session_scope(gold) as session:
+        import_judge_labels(session, OPERATOR, judge_file(tmp_path, inside, "inside.jsonl"), run="j2")
+    with session_scope(gold) as session:
+        data = judge_report(session, OPERATOR, "j2", "v1", n_bootstrap=N_BOOT)
+    (only,) = data["by_split"].values()
+    for key in ("percent_agreement", "cohen_kappa", "ci95", "confusion", "n_gold", "n_items"):
+        assert only[key] == data[key]
+    assert "corrected_support_rate" in data["undefined"]  # the report's own note ...
+    assert "corrected_support_rate" not in only["undefined"]  # ... not the breakdown's

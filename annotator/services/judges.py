@@ -9,6 +9,7 @@ them would be anchored by them (the blind rule's reason, docs/domain.md).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import re
 from collections import defaultdict
@@ -327,14 +328,16 @@ def judge_report(session: Session, actor: Caller, name: str, release: str | Path
     split = HOLDOUT if holdout else DEV
     views = _record_holdout_view(session, actor, run, gold) if holdout else _holdout_views(session, run.id, gold.manifest_sha256)
     shown = claims[claims["split"] == split]
+    overall = _scored(shown, n_bootstrap, seed)
     report: dict[str, Any] = {
         "run": run.name, "run_meta": run_json(session, run), "release": gold.release, "release_path": str(gold.folder),
         "release_manifest_sha256": gold.manifest_sha256, "superseded_by": _superseded_by(session, gold),
         "split": split, "n_holdout_left_out": 0 if holdout else int((claims["split"] == HOLDOUT).sum()),
         "holdout_views": views,
-        **_scored(shown, n_bootstrap, seed),
-        "by_slice": _by(shown, "slice", n_bootstrap, seed) if "slice" in groups else {},
-        "by_split": _by(claims if holdout else shown, "split", n_bootstrap, seed) if "split" in groups else {},
+        **overall,
+        "by_slice": _by(shown, "slice", n_bootstrap, seed, overall) if "slice" in groups else {},
+        "by_split": (_by(claims, "split", n_bootstrap, seed) if holdout else _by(shown, "split", n_bootstrap, seed, overall))
+                    if "split" in groups else {},
         "n_bootstrap": n_bootstrap, "seed": seed,
     }
     report["humans"] = _humans(shown[shown["judge_label"].notna()], gold.humans, n_bootstrap, seed)
@@ -431,8 +434,13 @@ def _scored(claims: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, Any]
     return {"n_gold": len(claims), "n_items": len(labeled), "n_missing": len(claims) - len(labeled), **scores}
 
 
-def _by(claims: pd.DataFrame, column: str, n_bootstrap: int, seed: int) -> dict[str, Any]:
-    return {str(value): _scored(group, n_bootstrap, seed) for value, group in claims.groupby(column, sort=True)}
+def _by(claims: pd.DataFrame, column: str, n_bootstrap: int, seed: int, whole: dict[str, Any] | None = None) -> dict[str, Any]:
+    """value -> `_scored` of the claims with that value of `column`; a single group is `whole`
+    (the figures of all of `claims`, the same numbers: the same claims and seed) when given."""
+    groups = claims.groupby(column, sort=True)
+    if whole is not None and groups.ngroups == 1:
+        return {str(next(iter(groups.groups))): copy.deepcopy(whole)}
+    return {str(value): _scored(group, n_bootstrap, seed) for value, group in groups}
 
 
 def _humans(judged: pd.DataFrame, humans: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, Any]:
