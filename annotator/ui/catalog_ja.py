@@ -397,8 +397,8 @@ JAPANESE: dict[str, str] = {
     "imports.file": "ファイル（JSONL または CSV）",
     "imports.format": "形式（--format）",
     "imports.dataset": "データセット（--dataset）",
-    "imports.dataset_help": "空欄: ケースは 'default'（CLIMATE-FEVER のファイルなら 'climate-fever'）に入ります。"
-                            "ラベルと裁定は、すべてのデータセットから対象の主張を探します。",
+    "imports.dataset_help": "空欄: ケースは {defaults} に入ります。ラベルと裁定は、すべてのデータセットから対象の主張を探します。",
+    "imports.dataset_default": "'{dataset}'（{formats}）",
     "imports.update": "保存済みの ID について変更された内容を受け入れる（--update。記録され、古い内容に対するラベルと裁定は見直し対象になります）",
     "imports.partial": "正しい行をインポートし、誤った行をすべて一覧にする（--partial）",
     "imports.slices": "このファイルで使ってよい新しいスライス名、カンマ区切り（--slices）",

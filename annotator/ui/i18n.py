@@ -456,8 +456,8 @@ ENGLISH: dict[str, str] = {
     "imports.file": "File (JSONL or CSV)",
     "imports.format": "Format (--format)",
     "imports.dataset": "Dataset (--dataset)",
-    "imports.dataset_help": "Empty: cases go to 'default' (or 'climate-fever' for a CLIMATE-FEVER file); labels and "
-                            "adjudications find their claims in every dataset.",
+    "imports.dataset_help": "Empty: cases go to {defaults}; labels and adjudications find their claims in every dataset.",
+    "imports.dataset_default": "'{dataset}' ({formats})",
     "imports.update": "Accept changed content for ids already stored (--update; recorded, labels and decisions made on the old content are marked for review)",
     "imports.partial": "Import the good lines and list every bad line (--partial)",
     "imports.slices": "New slice names this file may use, comma-separated (--slices)",
