@@ -30,6 +30,7 @@ release_app = typer.Typer(no_args_is_help=True, help="Frozen, hashed gold releas
 users_app = typer.Typer(no_args_is_help=True, help="Local users and their roles.")
 guideline_app = typer.Typer(no_args_is_help=True, help="The labeling guideline: published Markdown versions.")
 hold_app = typer.Typer(no_args_is_help=True, help="Holds in force: list them, lift them.")
+judge_app = typer.Typer(no_args_is_help=True, help="Automatic judges: import a run's labels, calibrate it against a gold release.")
 app.add_typer(labels_app, name="labels")
 app.add_typer(adjudications_app, name="adjudications")
 app.add_typer(queue_app, name="queue")
@@ -37,6 +38,7 @@ app.add_typer(release_app, name="release")
 app.add_typer(users_app, name="users")
 app.add_typer(guideline_app, name="guideline")
 app.add_typer(hold_app, name="hold")
+app.add_typer(judge_app, name="judge")
 
 Db = Annotated[Optional[str], typer.Option("--db", help="Database URL (default: DATABASE_URL, else data/annotator.db).")]
 DatasetOpt = Annotated[Optional[str], typer.Option("--dataset", help="Dataset name (default: all datasets).")]
@@ -117,7 +119,8 @@ def demo(
     engine = _engine(url, create=True)
     with session_scope(engine) as session:
         seeded = seed_demo(session)
-    typer.echo("Demo data seeded (20 cases, dataset 'demo')." if seeded else "Demo data already present.")
+    typer.echo("Demo data seeded (20 cases, dataset 'demo'; judge run 'demo-lexical')." if seeded
+               else "Demo data already present.")
     typer.echo("Demo logins as seeded (for this local demo only; a password changed since is not shown):")
     for user in DEMO_USERS:
         typer.echo(f"  {user.name:<6} {user.password:<18} {', '.join(user.roles)}")
@@ -693,6 +696,71 @@ def hold_lift(case_id: Annotated[str, typer.Argument(help="The case whose holds 
         lifted = lift_holds(session, OPERATOR, case.id)
         shown = case.case_id
     typer.echo(f"Lifted {lifted} hold{'' if lifted == 1 else 's'} on case {shown}")
+
+
+@judge_app.command("import")
+def judge_import(
+    file: Annotated[Path, typer.Argument(help="CSV or JSONL with claim_id, label[, confidence (0..1), rationale].")],
+    run: Annotated[str, typer.Option("--run", help="Name of the new judge run (letters, digits, . _ : + -); a run is never changed once imported.")],
+    dataset: DatasetOpt = None,
+    fmt: Annotated[str, typer.Option("--format", help=kind("judge_labels").format_help())] = "auto",
+    model: Annotated[str, typer.Option("--model", help="The judge's model, kept with the run.")] = "",
+    prompt_version: Annotated[str, typer.Option("--prompt-version", help="The judge's prompt version, kept with the run.")] = "",
+    note: Annotated[str, typer.Option("--note", help="A note kept with the run.")] = "",
+    partial: Annotated[bool, typer.Option("--partial", help="Import the good lines and list every skipped bad line (file, line, field, reason).")] = False,
+    db: Db = None,
+) -> None:
+    """Import an automatic judge's labels of claims as a new, immutable judge run (one transaction: a bad line stores nothing, unless --partial)."""
+    from annotator.db import session_scope
+    from annotator.services.judges import import_judge_labels
+
+    with session_scope(_engine(db)) as session:
+        done = import_judge_labels(session, OPERATOR, file, run=run, dataset=dataset, model=model,
+                                   prompt_version=prompt_version, note=note, partial=partial, fmt=fmt)
+    _echo_lines(done.summary_lines())
+
+
+@judge_app.command("list")
+def judge_list(as_json: JsonOpt = False, db: Db = None) -> None:
+    """Every judge run: name, dataset, model, prompt version, labels, when and from which file."""
+    from annotator.db import read_scope
+    from annotator.services.judges import list_judge_runs
+
+    with read_scope(_engine(db)) as session:
+        runs = list_judge_runs(session, OPERATOR)
+    if as_json:
+        _echo_json(runs)
+        return
+    typer.echo(f"{len(runs)} judge run{'' if len(runs) == 1 else 's'}")
+    for run in runs:
+        typer.echo(safe(f"  {run['name']}\t{run['dataset']}\t{run['model'] or '-'}\t{run['prompt_version'] or '-'}\t"
+                        f"{run['n_labels']} labels\t{run['created_at'][:16]}\t{run['source_name']}", keep="\t"))
+
+
+@judge_app.command("report")
+def judge_report(
+    name: Annotated[str, typer.Argument(help="The judge run.")],
+    release: Annotated[str, typer.Option("--release", help="The gold: a stored release's name, or a release folder.")],
+    by: Annotated[str, typer.Option("--by", help="Break down by slice and/or split (comma-separated; '' for none).")] = "slice,split",
+    bootstrap: Annotated[int, typer.Option("--bootstrap", min=0, max=MAX_BOOTSTRAP, help="Case-level bootstrap resamples for the 95% intervals (0: none).")] = 1000,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the bootstrap.")] = 0,
+    holdout: Annotated[bool, typer.Option("--holdout", help="Show the holdout split's figures (recorded in the audit trail; without it: the dev split only).")] = False,
+    as_json: JsonOpt = False,
+    db: Db = None,
+) -> None:
+    """A judge run against a gold release: agreement, false pass / false fail rates with case-level
+    intervals, the judge beside each human labeler, and the corrected support rate."""
+    from annotator.calibration_text import format_judge_report
+    from annotator.db import session_scope
+    from annotator.services.judges import judge_report as report_of
+
+    gold: str | Path = Path(release) if ("/" in release or os.sep in release or release in (".", "..")) else release
+    with session_scope(_engine(db)) as session:
+        data = report_of(session, OPERATOR, name, gold, by=by.split(","), n_bootstrap=bootstrap, seed=seed, holdout=holdout)
+    if as_json:
+        _echo_json(data)
+    else:
+        _echo_lines(format_judge_report(data).split("\n"))
 
 
 @app.command()

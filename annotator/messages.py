@@ -683,6 +683,22 @@ MESSAGES: dict[str, str] = {
                                  "for none",
     "msg.denied.no_caller": "no caller was given: a service acts for a logged-in user or the command line, never for nobody",
     "msg.denied.lift_holds": "only an admin may see every hold and lift another person's hold",
+    "msg.denied.calibrate": "only an admin may import judge runs or see them and their reports (judge labels would anchor labelers and adjudicators)",
+    "msg.judge.bad_name": "{name} is not a judge run name: use letters, digits and . _ : + - (starting with a letter or digit), at most {most} characters",
+    "msg.judge.name_taken": "a judge run named '{taken}' exists already; a run is never changed once imported: give the new one another name",
+    "msg.judge.unknown": "no judge run named '{name}' (runs: {names})",
+    "msg.judge.stored": "Judge run {run} stored: {n} labels (file SHA-256 {sha256}).",
+    "msg.judge.two_datasets": "claim {claim_id} is in another dataset than the run's earlier claims: a judge run labels the claims of one dataset",
+    "msg.judge.bad_by": "'{by}': break down by slice or split",
+    "msg.judge.doing_report": "see a judge report against this release",
+    "msg.judge.none_stored": "{path}: no judge label was stored (the file holds none, or every line was skipped)",
+    # --- why a judge report has no corrected support rate, and what it assumes (services/judges.py). A report holds
+    # these as English texts (its JSON); the app finds their keys again with `recognize`.
+    "msg.judge.no_outside": "the run labels no claim outside the release",
+    "msg.judge.none_in_split": "the run labels no claim of the release's gold in this split",
+    "msg.judge.ppi_assumption": "assumes the released claims are a random sample of the claims the judge labeled; "
+                                "it is biased if they were chosen otherwise (by slice, difficulty or time)",
+    "msg.import.kind.judge_labels": "judge labels",
     "msg.hold_case_final": "every claim of case '{case_id}' is already agreed or adjudicated: there is nothing left to hold",
     "msg.lift_still_to_label": "you are assigned to label this case and have not labeled all of its claims: its holds are the other labelers' judgment; label it first, or ask another admin",
     "msg.address_too_long": "the address's {param}= is {length} characters long, more than the {limit} an id may have ({shown}); nothing was opened",

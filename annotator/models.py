@@ -259,23 +259,32 @@ class Guideline(SQLModel, table=True):
 
 
 class JudgeRun(SQLModel, table=True):
-    """An automatic (LLM) judge's run, whose labels are calibrated against a gold release."""
+    """An automatic judge's run (an LLM or any grader), whose labels are calibrated against a gold
+    release. Immutable once imported: no service updates or deletes a run or its labels."""
 
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(unique=True)
+    dataset_pk: int | None = Field(default=None, foreign_key="dataset.id", index=True)
     model: str = ""
     prompt_version: str = ""
+    note: str = ""
+    creator: str = ""  # the user who imported it; "" for the command line
+    source_name: str = ""  # the imported file's name
+    source_sha256: str = ""  # of the imported file's bytes
     created_at: datetime = _time()
 
 
 class JudgeLabel(SQLModel, table=True):
-    """An automatic judge's label of one claim in one run."""
+    """An automatic judge's label of one claim in one run, with its confidence (0..1) and
+    rationale when the file gave them. Never shown to labelers or adjudicators."""
 
     __table_args__ = (UniqueConstraint("run_pk", "claim_pk"),)
     id: int | None = Field(default=None, primary_key=True)
     run_pk: int = Field(foreign_key="judgerun.id", index=True)
     claim_pk: int = Field(foreign_key="claim.id")
     value: str
+    confidence: float | None = None
+    rationale: str = ""
 
 
 class Draft(SQLModel, table=True):

@@ -148,6 +148,7 @@ class Permission(StrEnum):
     SEE_HISTORY = "see_history"  # the audit trail of a claim (names labelers and their labels)
     CORRECT_LABELS = "correct_labels"  # change a labeler's stored label on a claim, with a reason
     LIFT_HOLDS = "lift_holds"  # see every hold in force and lift anyone's (a labeler lifts their own)
+    CALIBRATE = "calibrate"  # import judge runs, see them and their reports against gold (judge labels anchor people)
 
 
 _GRANTS: dict[Permission, frozenset[str]] = {
@@ -161,6 +162,7 @@ _GRANTS: dict[Permission, frozenset[str]] = {
     Permission.SEE_HISTORY: frozenset({"admin"}),
     Permission.CORRECT_LABELS: frozenset({"admin"}),
     Permission.LIFT_HOLDS: frozenset({"admin"}),
+    Permission.CALIBRATE: frozenset({"admin"}),
 }
 
 

@@ -4,7 +4,9 @@ Seeds the demo into a new SQLite database in a temporary folder, imports labels 
 five cases (aoi and ren, disagreeing on a few claims) so that every page has something to show,
 serves the app with `annotator serve`, and saves one PNG per page into docs/screenshots/:
 the login, each role's Home, the Label page (English and Japanese), Adjudicate, Agreement,
-Releases, Admin and Import. Run: `python docs/screenshots.py` (needs Debian's chromium).
+Releases, Admin and Import; then releases the final claims of those cases and shoots the Judges
+page (the demo's judge run against that release, English and Japanese).
+Run: `python docs/screenshots.py` (needs Debian's chromium).
 """
 
 from __future__ import annotations
@@ -49,6 +51,9 @@ def main() -> None:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
             _take(browser, base)
+            subprocess.run([*run, "release", "create", "demo-v1", "--only-final", "--bootstrap", "0", *db], cwd=work,
+                           env=env, check=True, capture_output=True)
+            _take_judges(browser, base)
             browser.close()
     finally:
         os.killpg(server.pid, 15)
@@ -96,6 +101,17 @@ def _take(browser, base: str) -> None:  # noqa: ANN001 - a Playwright Browser
         _go(page, title)
         _shot(page, f"{number:02d}-{title.lower()}")
     page.context.close()
+
+
+def _take_judges(browser, base: str) -> None:  # noqa: ANN001 - a Playwright Browser
+    """The Judges page once a release exists: in English, then in Japanese."""
+    for name, locale, home, title in (("11-judges", "en-US", "Home", "Judges"),
+                                      ("12-judges-japanese", "ja-JP", "ホーム", "判定器")):
+        page = _new_page(browser, base, locale=locale)
+        _log_in(page, "admin", "admin-demo-pass", home=home)
+        _go(page, title)
+        _shot(page, name)
+        page.context.close()
 
 
 def _new_page(browser, base: str, locale: str = "en-US") -> Page:  # noqa: ANN001

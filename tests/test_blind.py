@@ -13,6 +13,12 @@ gets must be the same in both (after normalizing this run's own times, row keys 
 list) not A's name. The differential check catches what a marker cannot: A's value and which
 passages A cited, which B legitimately sees as choices.
 
+Judge labels anchor people as another labeler's label would: the world holds a judge run (JUDGE_RUN)
+whose labels of X, Z and W carry a distinctive rationale (JUDGE_MARKER) and confidence, under a
+distinctive name, model, prompt version, note and file name (JUDGE_TRACES). No service and no page
+gives a labeler (ren) or an adjudicator (mika) any of them; an admin who labels (boss) may see the
+run on the Judges page, never a judge's rationale or confidence.
+
 Services: every public function of `annotator.services.*` is found by introspection and must be
 classified in PROBES (called on B's behalf, B as the caller) or INTERNAL (reachable on nobody's
 behalf: no caller argument, and no page refers to it); a new function fails
@@ -59,6 +65,7 @@ from annotator.services import (
     history,
     home,
     imports,
+    judges,
     labeling,
     lookup,
     releases,
@@ -95,6 +102,18 @@ ROLES = {"aoi": ["labeler"], "ren": ["labeler"], "cleo": ["labeler"], "mika": ["
 BLIND = ("ren", "boss")
 """The labelers B who have not labeled X yet: a labeler, and an admin who also labels."""
 
+JUDGE_RUN, JUDGE_FILE = "judge-run-5e1d", "judge-labels-5e1d.jsonl"
+JUDGE_MODEL, JUDGE_PROMPT, JUDGE_NOTE = "JUDGE-MODEL-5e1d", "JUDGE-PROMPT-5e1d", "JUDGE-NOTE-5e1d"
+JUDGE_MARKER, JUDGE_CONFIDENCE = "JUDGE-RATIONALE-5e1d", 0.4173
+JUDGE_LABELS = {"case-1-c1": "insufficient", "case-1-c2": "contradict", "case-2-c1": "contradict"}
+"""The judge run of the world: its labels of X, Z (whose gold in gold-v0 is support) and W."""
+JUDGE_TRACES = (JUDGE_RUN, JUDGE_FILE, JUDGE_MODEL, JUDGE_PROMPT, JUDGE_NOTE, JUDGE_MARKER, str(JUDGE_CONFIDENCE))
+"""How the judge run could show: nowhere for a labeler or an adjudicator."""
+JUDGE_PRIVATE = (JUDGE_MARKER, str(JUDGE_CONFIDENCE))
+"""What of a judge's labels no page or service shows anyone: its rationales and confidences."""
+NOT_BLIND = ("mika",)
+"""The adjudicator, swept for judge traces only (mika labels nothing)."""
+
 
 # --- the world ---------------------------------------------------------------------------------
 
@@ -105,7 +124,8 @@ def build_world(session: Session, releases_dir: Path) -> None:
     case-1 (normal): claims case-1-c1 (X) and case-1-c2 (Z), shown with passages case-1-p1..p3,
     assigned to aoi, ren and boss. Z is labeled support by all three (B has submitted on it).
     case-2 (paraphrase): claim case-2-c1 (W), assigned to aoi and cleo, disputed (aoi support,
-    cleo contradict). Release gold-v0 (only final: Z) is written to `releases_dir`.
+    cleo contradict). Release gold-v0 (only final: Z) is written to `releases_dir`; the judge run
+    JUDGE_RUN (JUDGE_LABELS) is imported from a file beside it.
     """
     dataset = Dataset(name="pilot", source_format="test")
     session.add(dataset)
@@ -141,6 +161,12 @@ def build_world(session: Session, releases_dir: Path) -> None:
                         rationale="W: cleo", severity="other")
     session.flush()
     releases.create_release(session, OPERATOR, "gold-v0", only_final=True, out_dir=releases_dir, n_bootstrap=100)
+    judge_file = releases_dir.parent / JUDGE_FILE
+    judge_file.write_text("".join(json.dumps({"claim_id": claim_id, "label": label, "confidence": JUDGE_CONFIDENCE,
+                                              "rationale": f"{JUDGE_MARKER}: {claim_id}"}) + "\n"
+                                  for claim_id, label in JUDGE_LABELS.items()), encoding="utf-8")
+    judges.import_judge_labels(session, OPERATOR, judge_file, run=JUDGE_RUN, model=JUDGE_MODEL,
+                               prompt_version=JUDGE_PROMPT, note=JUDGE_NOTE)
 
 
 def a_labels_x(session: Session) -> None:
@@ -224,6 +250,11 @@ def as_text(value: Any) -> str:
     return json.dumps(dump(value), ensure_ascii=False, sort_keys=True, default=repr)
 
 
+def traces_of_judge(text_: str, traces: tuple[str, ...] = JUDGE_TRACES) -> list[str]:
+    """Which of `traces` (by default everything of the judge run) show in `text_`."""
+    return [trace for trace in traces if trace in text_]
+
+
 def traces_of_a(text_: str, *, name: bool = True) -> list[str]:
     """What of A's label on X shows in `text_`: the marker, A's label time, A's name (a word)."""
     found = [MARKER] if MARKER in text_ else []
@@ -284,6 +315,13 @@ def _pks(s: Session, query: Any) -> list[int] | None:
 
 def _missing(c: SimpleNamespace, name: str) -> Path:
     return c.out / name
+
+
+def _judge_file_of_x(c: SimpleNamespace) -> Path:
+    """A judge labels file of X alone, in the probe's folder."""
+    path = c.out / "judge-x.jsonl"
+    path.write_text(json.dumps({"claim_id": "case-1-c1", "label": "support"}) + "\n", encoding="utf-8")
+    return path
 
 
 NEW_CASE = (b'{"case_id": "case-9", "question": "Q?", "answer": "A.", "slice": "normal", "split": "dev", "metadata": {}, '
@@ -368,6 +406,18 @@ PROBES: dict[str, dict[str, Probe]] = {
         "unknown": lambda s, c: home.open_claim_link(s, c.me, "no-such-claim"),
     },
     "imports.check_dataset_name": {"": lambda s, c: imports.check_dataset_name("pilot")},
+    "judges.check_run_name": {"": lambda s, c: judges.check_run_name("judge-probe")},
+    "judges.import_judge_labels": {
+        "missing file": lambda s, c: judges.import_judge_labels(s, c.me, _missing(c, "judge.jsonl"), run="judge-probe"),
+        "labels of X": lambda s, c: judges.import_judge_labels(s, c.me, _judge_file_of_x(c), run="judge-probe"),
+    },
+    "judges.list_judge_runs": {"": lambda s, c: judges.list_judge_runs(s, c.me)},
+    "judges.get_judge_run": {"": lambda s, c: judges.get_judge_run(s, c.me, JUDGE_RUN)},
+    "judges.report_fingerprint": {"gold-v0": lambda s, c: judges.report_fingerprint(s, c.me, JUDGE_RUN, "gold-v0")},
+    "judges.judge_report": {
+        "gold-v0": lambda s, c: judges.judge_report(s, c.me, JUDGE_RUN, "gold-v0", n_bootstrap=100),
+        "gold-v0 holdout": lambda s, c: judges.judge_report(s, c.me, JUDGE_RUN, "gold-v0", n_bootstrap=100, holdout=True),
+    },
     "imports.check_upload": {
         "cases": lambda s, c: imports.check_upload(s, c.me, "cases.jsonl", NEW_CASE, imports.UploadOptions()),
         "update of X": lambda s, c: imports.check_upload(s, c.me, "cases.jsonl", UPDATE_OF_X, UPDATE),
@@ -508,6 +558,8 @@ INTERNAL: dict[str, str] = {
     "imports.labelers_of": "no caller: who labeled the claims, for imports, which checked their caller",
     "imports.states_of": "no caller: the claims' states, for imports, which checked their caller",
     "imports.shown_passages": "no caller: the passages each claim is shown with, for imports, which checked their caller",
+    "judges.run_json": "no caller: a judge run as plain data, for list_judge_runs, import_judge_labels and judge_report, "
+                       "which checked their caller",
 }
 """Public service functions that take no caller and that no page calls: reachable on nobody's
 behalf (`test_internal_service_functions_are_not_called_by_any_page` checks the second part)."""
@@ -568,9 +620,9 @@ def run_probe(engine, who: str, function: str, probe: str, keys: SimpleNamespace
 
 
 def sweep(engine, keys: SimpleNamespace, root: Path) -> dict:  # noqa: ANN001
-    """(who, function, probe) -> outcome, for every blind labeler and every probe."""
+    """(who, function, probe) -> outcome, for every blind labeler and the adjudicator, and every probe."""
     results = {}
-    for who in BLIND:
+    for who in (*BLIND, *NOT_BLIND):
         for number, (function, probe) in enumerate(PROBE_IDS):
             results[who, function, probe] = run_probe(engine, who, function, probe, keys, root / who / str(number))
     return results
@@ -578,7 +630,7 @@ def sweep(engine, keys: SimpleNamespace, root: Path) -> dict:  # noqa: ANN001
 
 @pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def swept(request, tmp_path_factory):
-    """Every probe as ren and as boss, in S0 and in S1, on SQLite and on PostgreSQL:
+    """Every probe as ren, boss and mika, in S0 and in S1, on SQLite and on PostgreSQL:
     SimpleNamespace(s0, s1, roots)."""
     root = tmp_path_factory.mktemp(f"blind-{request.param}")
     with ExitStack() as stack:  # a PostgreSQL database is dropped once swept
@@ -653,7 +705,9 @@ def test_a_labeler_is_refused_every_service_beyond_labeling(swept):
         "adjudication.adjudicate", "adjudication.adjudication_queue", "adjudication.view_for_adjudicator",
         "corrections.correct_label", "corrections.correction_view", "fingerprint.label_fingerprint",
         "history.claim_datasets", "history.claim_history_view", "imports.check_upload", "imports.import_adjudications",
-        "imports.import_cases", "imports.import_labels", "imports.import_upload", "labeling.assign_cases", "releases.check_stored_release",
+        "imports.import_cases", "imports.import_labels", "imports.import_upload", "judges.get_judge_run",
+        "judges.import_judge_labels", "judges.judge_report", "judges.list_judge_runs", "judges.report_fingerprint",
+        "labeling.assign_cases", "releases.check_stored_release",
         "releases.compare_releases", "releases.create_release", "releases.get_release", "releases.list_releases", "releases.release_files",
         "releases.verify_stored_release", "reports.agreement_report", "reports.label_table", "status.project_status",
         "users.add_user", "users.list_users", "users.set_active", "users.set_password", "users.set_roles",
@@ -675,8 +729,31 @@ def test_a_service_refuses_nothing_to_b_that_depends_on_as_label(swept):
     """Whether B is refused never depends on A's label: the outcome kind is the same in S0 and S1
     (else the refusal itself would tell B that A labeled X)."""
     changed = {key: (swept.s0[key]["outcome"], swept.s1[key]["outcome"]) for key in swept.s1
-               if swept.s0[key]["outcome"] != swept.s1[key]["outcome"]}
+               if key[0] in BLIND and swept.s0[key]["outcome"] != swept.s1[key]["outcome"]}
     assert changed == {}
+
+
+def test_no_service_gives_a_labeler_or_an_adjudicator_anything_of_a_judge_run(swept):
+    """ren and mika are refused every judge service, and no other service's result (or refusal)
+    holds the judge run's name, file, model, prompt version, note, rationales or confidences; boss
+    (an admin) gets the run, never a judge's rationale or confidence."""
+    problems = []
+    for world in (swept.s0, swept.s1):
+        for (who, function, probe), outcome in world.items():
+            raw = json.dumps(outcome["result"], ensure_ascii=False, sort_keys=True)
+            found = traces_of_judge(raw, JUDGE_PRIVATE if who == "boss" else JUDGE_TRACES)
+            if found:
+                problems.append(f"{who}: {function} ({probe}, {outcome['outcome']}) shows {found}")
+    assert problems == []
+    judge_services = {"judges.get_judge_run", "judges.import_judge_labels", "judges.judge_report",
+                      "judges.list_judge_runs", "judges.report_fingerprint"}
+    for who in ("ren", "mika"):
+        outcomes = {outcome["outcome"] for (caller, function, _), outcome in swept.s1.items()
+                    if caller == who and function in judge_services}
+        assert outcomes == {"refused"}, who
+    boss_runs = swept.s1["boss", "judges.list_judge_runs", ""]
+    assert boss_runs["outcome"] == "ok" and [run["name"] for run in boss_runs["result"]] == [JUDGE_RUN]
+    assert swept.s1["boss", "judges.judge_report", "gold-v0"]["outcome"] == "ok"  # gold-v0 holds Z, which boss labeled
 
 
 CALLER_PARAMETERS = ("caller", "actor", "user")
@@ -747,7 +824,7 @@ def test_a_question_about_no_caller_answers_no_role(function):
 
 # --- pages ---------------------------------------------------------------------------------------
 
-PAGE_KEYS = ("home", "label", "adjudicate", "agreement", "releases", "admin", "imports")
+PAGE_KEYS = ("home", "label", "adjudicate", "agreement", "releases", "judges", "admin", "imports")
 HISTORY_TAB = "Claim history"
 
 
@@ -916,6 +993,30 @@ def visit_every_page(who: str, user_pk: int, keys: SimpleNamespace, downloads: D
     return steps
 
 
+def visit_as_adjudicator(who: str, user_pk: int, downloads: Downloads) -> dict[str, dict]:
+    """Drive the app as `who`, an adjudicator, through every page they may open and every address
+    they may not, a claim link to the dispute W, and every page script run directly: step name ->
+    {"full": page_text, "titles"}."""
+    steps: dict[str, dict] = {}
+
+    def keep(step: str, at: AppTest) -> None:
+        assert not at.exception, f"{step}: {at.exception}"
+        steps[step] = {"full": page_text(at, downloads), "titles": [t.value for t in at.title]}
+
+    keep("start", log_in(who))
+    keep("home ?claim=W", log_in(who, {"claim": "case-2-c1"}))  # W waits for a decision: the Adjudicate page
+    for key in PAGE_KEYS:
+        keep(f"url /{key}", open_url(log_in(who), key))
+    for view in sorted(VIEWS.glob("*.py")):
+        if view.name != "__init__.py":
+            direct = AppTest.from_file(str(view), default_timeout=120)
+            direct.session_state["auth.user_pk"] = user_pk
+            direct.session_state["auth.user_name"] = who
+            direct.run()
+            keep(f"page script {view.name} run directly", direct)
+    return steps
+
+
 def visit_logged_out(downloads: Downloads) -> dict[str, dict]:
     """Every address opened in a new browser session, nobody logged in."""
     steps = {}
@@ -939,7 +1040,7 @@ def _clear_drafts(engine) -> None:  # noqa: ANN001
 
 @pytest.fixture(scope="module")
 def pages_swept(tmp_path_factory):
-    """Every page as ren and as boss (and logged out), in S0 and in S1, on SQLite:
+    """Every page as ren and as boss (and logged out), in S0 and in S1, and as mika in S1, on SQLite:
     SimpleNamespace(s0, s1, keys) with s0/s1: who -> step -> page texts."""
     root = tmp_path_factory.mktemp("blind-pages")
     url = f"sqlite:///{root / 'blind.db'}"
@@ -957,7 +1058,7 @@ def pages_swept(tmp_path_factory):
                 build_world(session, root / "releases")
             with session_scope(engine) as session:
                 keys = world_keys(session)
-                pks = {who: users.get_user(session, who).id for who in BLIND}
+                pks = {who: users.get_user(session, who).id for who in (*BLIND, *NOT_BLIND)}
             worlds = []
             for step in ("s0", "s1"):
                 if step == "s1":
@@ -965,6 +1066,8 @@ def pages_swept(tmp_path_factory):
                         a_labels_x(session)
                 visits = {who: visit_every_page(who, pks[who], keys, downloads) for who in BLIND}
                 visits["(logged out)"] = visit_logged_out(downloads)
+                if step == "s1":
+                    visits.update({who: visit_as_adjudicator(who, pks[who], downloads) for who in NOT_BLIND})
                 worlds.append(visits)
                 _clear_drafts(engine)
         finally:
@@ -983,7 +1086,7 @@ NAME_CHECKED_HISTORY = ("admin history case-1-c1", "url /admin?history=X")
 def test_b_is_shown_every_step_of_the_sweep(pages_swept):
     for who in BLIND:
         assert set(pages_swept.s1[who]) == set(pages_swept.s0[who])
-    assert len(pages_swept.s1["ren"]) == 25 and len(pages_swept.s1["boss"]) == 30
+    assert len(pages_swept.s1["ren"]) == 27 and len(pages_swept.s1["boss"]) == 32
 
 
 @pytest.mark.parametrize("who", [*BLIND, "(logged out)"])
@@ -1006,6 +1109,24 @@ def test_no_page_shows_b_anything_of_as_label_on_x(pages_swept, who):
     assert problems == []
 
 
+def test_no_page_shows_a_labeler_or_an_adjudicator_anything_of_a_judge_run(pages_swept):
+    """Nothing of the judge run on any page, download or session state of ren, mika or a visitor
+    not logged in; boss sees the run on the Judges page (so the sweep sees judge data where it is
+    shown), never a judge's rationale or confidence."""
+    problems = []
+    for world in (pages_swept.s0, pages_swept.s1):
+        for who, steps in world.items():
+            for step, seen in steps.items():
+                if found := traces_of_judge(seen["full"], JUDGE_PRIVATE if who == "boss" else JUDGE_TRACES):
+                    problems.append(f"{who}, {step}: shows {found}")
+    assert problems == []
+    assert {"url /judges", "url /adjudicate", "home ?claim=W"} <= set(pages_swept.s1["mika"])
+    assert pages_swept.s1["mika"]["url /judges"]["titles"] == ["RAG claim annotator"]  # the notice, not the page
+    assert pages_swept.s1["mika"]["home ?claim=W"]["titles"] == ["Adjudicate"]
+    judges_page = pages_swept.s1["boss"]["url /judges"]["full"]
+    assert traces_of_judge(judges_page, (JUDGE_RUN, JUDGE_MODEL, JUDGE_FILE)) == [JUDGE_RUN, JUDGE_MODEL, JUDGE_FILE]
+
+
 def _first_difference(before: str, after: str) -> str:
     at = next((i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b), min(len(before), len(after)))
     return f"...{before[max(0, at - 150):at + 150]!r} became ...{after[max(0, at - 150):at + 150]!r}"
@@ -1015,17 +1136,17 @@ def test_the_pages_b_lacks_show_no_page_content_only_a_notice(pages_swept):
     """Navigation per role: an address B's roles do not open shows the notice (logged in) or the
     login form (logged out), never the page; a page script run directly refuses."""
     notice = "This page is not open to {name}'s roles. Ask an admin for the role if you need it."
-    lacks = {"ren": ("adjudicate", "agreement", "releases", "admin", "imports"), "boss": ("adjudicate",)}
+    lacks = {"ren": ("adjudicate", "agreement", "releases", "judges", "admin", "imports"), "boss": ("adjudicate",)}
     for who, keys in lacks.items():
         steps = pages_swept.s1[who]
         for key in keys:
             assert steps[f"url /{key}"]["titles"] == ["RAG claim annotator"]
             assert steps[f"url /{key}"]["warnings"] == [notice.format(name=who)]
             assert steps[f"page script {key}.py run directly"]["errors"] == ["You cannot open this page with your roles."]
-    for key in ("label", "agreement", "releases", "admin", "imports"):
+    for key in ("label", "agreement", "releases", "judges", "admin", "imports"):
         assert pages_swept.s1["boss"][f"url /{key}"]["titles"] == [{"label": "Label", "agreement": "Agreement",
-                                                                   "releases": "Releases", "admin": "Admin",
-                                                                   "imports": "Import"}[key]]
+                                                                   "releases": "Releases", "judges": "Judges",
+                                                                   "admin": "Admin", "imports": "Import"}[key]]
     assert pages_swept.s1["ren"]["url /label"]["titles"] == ["Label"]
     for step, seen in pages_swept.s1["(logged out)"].items():
         assert seen["titles"] == ["RAG claim annotator"] and seen["keys"] == ["login.name", "login.password"], step

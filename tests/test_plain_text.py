@@ -28,9 +28,10 @@ from streamlit.testing.v1 import AppTest
 import annotator.ui.components as ui_components
 from annotator.db import init_db, session_scope
 from annotator.models import Case, Claim, User
-from annotator.services import guidelines, labeling
+from annotator.services import guidelines, labeling, releases
 from annotator.services.access import OPERATOR
 from annotator.services.imports import import_cases
+from annotator.services.judges import import_judge_labels
 from annotator.services.users import add_user
 from annotator.ui.plain import guideline_markdown, plain_markdown, plain_text, visible
 
@@ -45,6 +46,8 @@ GUIDELINE = f"# Rules\n\n{IMAGE}\n\nLabel with care."
 """The admin's guideline: rendered as Markdown on purpose (its link stays), its image as text."""
 LABELER_1, LABELER_2 = f"ann {LINK}", f"bob {IMAGE}"
 NAMES = {LABELER_1: ["labeler"], LABELER_2: ["labeler"], "judge": ["adjudicator"], "boss": ["admin", "adjudicator"]}
+JUDGE_RUN = "j:streamlit:www.evil.example"
+"""A judge run name is letters, digits and . _ : + -: enough for a shortcode and an autolink."""
 
 
 def hostile(prefix: str) -> str:
@@ -65,7 +68,9 @@ def case(n: int) -> dict:
 def build_world(url: str, folder: Path) -> dict[str, int]:
     """The hostile dataset in the database at `url`, four users, both cases assigned to the two
     labelers; claim 1.1 labeled differently by both (a dispute), claim 2.1 alike (final), a
-    guideline with an image. Returns {claim_id: claim pk}."""
+    guideline with an image; release gold-v0 (claim 2.1) and a judge run (JUDGE_RUN, its model,
+    prompt version and note hostile) that disagrees with the gold on claim 2.1. Returns
+    {claim_id: claim pk}."""
     engine = init_db(url, create=True)
     source = folder / "hostile.jsonl"
     source.write_text("".join(json.dumps(case(n), ensure_ascii=False) + "\n" for n in (1, 2)), encoding="utf-8")
@@ -87,6 +92,16 @@ def build_world(url: str, folder: Path) -> dict[str, int]:
                 labeling.save_label(session, user, claims[claim_id], value, rationale=hostile("rationale"),
                                     severity=None if value == "support" else "other",
                                     passage_ids=[hostile("p1.1")] if claim_id.startswith("claim1") else [hostile("p2.1")])
+    judge = folder / "judge.jsonl"  # the judge passes claim 1.1 and fails claim 2.1, whose gold is support
+    judge.write_text("".join(json.dumps({"claim_id": hostile(f"claim{n}.{j}"), "label": label,
+                                         "rationale": hostile("judge rationale")}, ensure_ascii=False) + "\n"
+                             for (n, j), label in (((1, 1), "support"), ((1, 2), "support"), ((2, 1), "contradict"),
+                                                   ((2, 2), "support"))), encoding="utf-8")
+    with session_scope(engine) as session:
+        releases.create_release(session, OPERATOR, "gold-v0", only_final=True, out_dir=folder / "releases", n_bootstrap=0)
+    with session_scope(engine) as session:
+        import_judge_labels(session, OPERATOR, judge, run=JUDGE_RUN, model=hostile("model"),
+                            prompt_version=hostile("prompt"), note=hostile("note"))
     engine.dispose()
     return claims
 
@@ -200,7 +215,7 @@ def visit(name: str, claims: dict[str, int]) -> dict[str, AppTest]:
     steps = {}
     at = log_in(name)
     steps["home"] = at
-    for key in ("label", "adjudicate", "agreement", "releases", "admin", "imports"):
+    for key in ("label", "adjudicate", "agreement", "releases", "judges", "admin", "imports"):
         steps[key] = open_page(log_in(name), key)
     steps["?claim=own"] = log_in(name, {"claim": hostile("claim1.2")})
     steps["?claim=too long"] = log_in(name, {"claim": hostile("x") * 20})
@@ -237,6 +252,20 @@ def test_every_page_shows_hostile_ids_names_and_texts_as_plain_text(world, name)
         for text in plain_bodies(at):
             assert "\u202e" not in text and "\u200b" not in text, f"{name}, {step}: {text!r}"
     assert shown_somewhere  # the values are on the pages, written out
+
+
+def test_the_judges_page_shows_the_run_its_model_and_the_claims_it_got_wrong_as_plain_text(world):
+    at = open_page(log_in("boss"), "judges")
+    assert [e.value for e in at.error] == []
+    links = [link.proto for link in at.get("page_link")]
+    assert len(links) == 1 and links[0].query_string.startswith("history=claim2.1+")  # the one disagreement
+    assert problems_of(links[0].label) == []
+    rendered = re.sub(r"<[^>]+>", "", _RENDER.render(links[0].label)).replace("&amp;", "&").replace("&lt;", "<")
+    assert "claim2.1 ![x](http:" in rendered.replace("\u2060", "")  # written out, not an image
+    meta = {row[0]: row[1] for row in at.dataframe[0].value.to_numpy()}
+    assert meta["Model"] == plain_text(hostile("model")) and "[U+202E]" in meta["Model"]
+    assert at.selectbox(key="judges.run").options == [plain_text(JUDGE_RUN)]
+    assert all(problems_of(body) == [] for body in markdown_bodies(at))
 
 
 def test_a_claim_link_longer_than_200_characters_is_refused_with_one_shortened_message(world):

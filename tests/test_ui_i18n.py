@@ -271,6 +271,42 @@ def test_no_page_shows_a_string_from_outside_the_catalog(path):
     assert hard_coded_strings(path.read_text(encoding="utf-8")) == []
 
 
+def magic_strings(source: str) -> list[tuple[int, str]]:
+    """(line, text) of every string literal standing alone as a statement outside a function or
+    class, but the module's docstring: Streamlit's "magic" writes such a string on the page
+    (an attribute docstring under a page's constant would show as text)."""
+    found = []
+
+    def walk(statements: list[ast.stmt]) -> None:
+        for statement in statements:
+            if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            if (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+                    and isinstance(statement.value.value, str)):
+                found.append((statement.lineno, statement.value.value))
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                walk([s for s in getattr(statement, field, []) if isinstance(s, ast.stmt | ast.excepthandler)])
+
+    body = ast.parse(source).body
+    walk(body[1:] if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) else body)
+    return found
+
+
+@pytest.mark.parametrize("source, expected", [
+    ('"""The page."""\nN = 1\n"""About N."""\n', [(3, "About N.")]),
+    ('"""The page."""\ndef f():\n    """Docstring."""\n', []),
+    ('if x:\n    "shown"\n', [(2, "shown")]),
+    ('N = 1  # a comment\n', []),
+])
+def test_the_magic_string_check_finds_strings_streamlit_would_write(source, expected):
+    assert magic_strings(source) == expected
+
+
+@pytest.mark.parametrize("path", sorted((UI / "views").glob("*.py")), ids=lambda p: p.name)
+def test_no_page_holds_a_bare_string_that_streamlit_would_write(path):
+    assert magic_strings(path.read_text(encoding="utf-8")) == []
+
+
 # --- choosing the language: the browser, the login page, the user's stored choice ----------------
 
 APP = UI / "app.py"

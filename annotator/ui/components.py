@@ -49,6 +49,7 @@ PAGE_ROLES: dict[str, frozenset[str]] = {
     "adjudicate": frozenset({"adjudicator"}),
     "agreement": frozenset({"admin"}),
     "releases": frozenset({"admin"}),
+    "judges": frozenset({"admin"}),  # judge labels would anchor labelers and adjudicators (Permission.CALIBRATE)
     "admin": frozenset({"admin"}),
     "imports": frozenset({"admin"}),
 }

@@ -72,11 +72,18 @@ def reason(report: Report, metric: str) -> str:
     return note((report.get("undefined") or {}).get(metric)) or t("agreement.no_data")
 
 
+NOTE_PREFIXES: tuple[str, ...] = ("msg.agreement.", "msg.calibration.", "msg.judge.")
+"""The messages a report's notes are written from: agreement.py's, calibration.py's and the judge
+report's (services/judges.py)."""
+
+
 def note(text: str | None) -> str | None:
-    """A report's note (why a coefficient or an interval is missing: English text, as the core
-    writes it) in the current language: the text of its message (messages.recognize), or the
-    text as it is when it is none of them."""
-    found = recognize(text, "msg.agreement.") if text else None
+    """A report's note (why a coefficient, a rate or an interval is missing, what an estimate
+    assumes: English text, as the core writes it) in the current language: the text of its message
+    among NOTE_PREFIXES (messages.recognize), or the text as it is when it is none of them."""
+    if not text:
+        return text
+    found = next((message for prefix in NOTE_PREFIXES if (message := recognize(text, prefix)) is not None), None)
     return text if found is None else message_text(found)
 
 

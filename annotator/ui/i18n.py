@@ -456,8 +456,8 @@ ENGLISH: dict[str, str] = {
     "imports.file": "File (JSONL or CSV)",
     "imports.format": "Format (--format)",
     "imports.dataset": "Dataset (--dataset)",
-    "imports.dataset_help": "Empty: cases go to 'default' (or 'climate-fever' for a CLIMATE-FEVER file); labels and "
-                            "adjudications find their claims in every dataset.",
+    "imports.dataset_help": "Empty: cases go to {defaults}; labels and adjudications find their claims in every dataset.",
+    "imports.dataset_default": "'{dataset}' ({formats})",
     "imports.update": "Accept changed content for ids already stored (--update; recorded, labels and decisions made on the old content are marked for review)",
     "imports.partial": "Import the good lines and list every bad line (--partial)",
     "imports.slices": "New slice names this file may use, comma-separated (--slices)",
@@ -578,6 +578,136 @@ ENGLISH: dict[str, str] = {
     "col.holder": "Placed by",
     "col.placed_at": "Placed",
     "col.expires_at": "Expires",
+    # judges page
+    "page.judges": "Judges",
+    "judges.note": "An automatic judge (an LLM, or any grader) scored against a frozen gold release: how often it "
+                   "agrees with the gold, and how wrong it is when it is wrong, beside the human labelers. The figures "
+                   "cover the dev split; look at the holdout once, when the judge is tuned.",
+    "judges.no_runs": "No judge run yet. Import one from the command line: `annotator judge import FILE --run NAME "
+                      "[--dataset D] [--model M] [--prompt-version P]`, FILE a CSV or JSONL of `claim_id`, `label` "
+                      "and optional `confidence` and `rationale`.",
+    "judges.no_releases": "No gold release yet: a judge is scored against one. Create one first on the Releases page "
+                          "(or `annotator release create NAME --only-final`) once claims are labeled, and disputes "
+                          "adjudicated.",
+    "judges.run": "Judge run",
+    "judges.release": "Gold release",
+    "judges.run_meta": "About judge run {run}",
+    "judges.meta.model": "Model",
+    "judges.meta.prompt_version": "Prompt version",
+    "judges.meta.dataset": "Dataset",
+    "judges.meta.labels": "Labels",
+    "judges.meta.labels_value": "{n} ({counts})",
+    "judges.meta.created": "Imported (UTC)",
+    "judges.meta.creator": "Imported by",
+    "judges.meta.command_line": "command line",
+    "judges.meta.source": "File",
+    "judges.meta.source_value": "{name} (SHA-256 {sha256})",
+    "judges.meta.note": "Note",
+    "judges.col.field": "Field",
+    "judges.col.detail": "Value",
+    "judges.computing": "Scoring the judge with {n:,} case-level bootstrap resamples...",
+    "judges.superseded": "Release {release} is superseded by {newer}: score the judge against the newest gold.",
+    "judges.figures": "The judge against the gold",
+    "judges.scope_dev": "**Dev split**: {gold} gold claims, {judged} labeled by the judge, {missing} not labeled "
+                        "by it. Holdout claims left out: {left_out}.",
+    "judges.scope_holdout": "**Holdout split**: {gold} gold claims, {judged} labeled by the judge, {missing} not "
+                            "labeled by it.",
+    "judges.indicative_overall": "Only {n} claims are judged: with fewer than {below}, every figure here is "
+                                 "indicative only.",
+    "metric.false_pass_rate": "False pass rate",
+    "metric.false_fail_rate": "False fail rate",
+    "judges.about.percent_agreement": "the share of claims where the judge's label is the gold label",
+    "judges.about.cohen_kappa": "agreement beyond what the judge's and the gold's label mixes give by chance",
+    "judges.about.false_pass_rate": "of the claims whose gold is not support, the share the judge calls support",
+    "judges.about.false_fail_rate": "of the claims whose gold is support, the share the judge does not call support",
+    "judges.n": "n = {n}",
+    "judges.no_interval": "no interval: {why}",
+    "judges.col.figure": "Figure",
+    "judges.col.value": "Value [95% CI, cases resampled]",
+    "judges.col.n": "n (claims)",
+    "judges.ci_help": "Brackets hold 95% percentile bootstrap intervals that resample whole cases ({n:,} resamples, "
+                      "seed 0): the claims of one case share its question and passages, so they are not independent. "
+                      "Analytic: Wilson's score interval for the rates, the large-sample interval for kappa (none "
+                      "under 10 claims). Rates are fractions from 0 to 1.",
+    "judges.n_help": "n: the claims a figure is a fraction of: every judged claim for agreement and kappa; those whose "
+                     "gold is not support for the false pass rate; those whose gold is support for the false fail "
+                     "rate. Under 10, a figure is indicative only.",
+    "judges.confusion": "Confusion matrix",
+    "judges.confusion_help": "Rows: the gold label; columns: the judge's. The diagonal holds the agreements; the "
+                             "support column off the diagonal holds the false passes.",
+    "judges.confusion_axes": "gold \\ judge",
+    "judges.confusion_chart": "Gold (rows) and judge {run} (columns)",
+    "judges.gold": "Gold",
+    "judges.judge": "Judge",
+    "judges.by_slice": "Per slice",
+    "judges.by_slice_none": "No slice holds a claim of this split.",
+    "judges.by_slice_help": "Where the judge goes wrong: the false pass and false fail rates of each slice. A rate "
+                            "whose n is under {n} is indicative only.",
+    "judges.col.gold_claims": "Gold claims",
+    "judges.col.judged": "Judged",
+    "judges.slice_chart": "False pass and false fail rate per slice, with 95% intervals",
+    "judges.slice_chart_x": "Rate (0 to 1)",
+    "judges.slice_chart_how": "Point: the rate; whisker: its 95% case-level bootstrap interval.",
+    "judges.slice_chart_alt": "Dot plot of the judge's false pass and false fail rates, one row per slice, a point at "
+                              "the rate and a whisker for its 95% interval.",
+    "judges.marker_full": "n of {n} or more",
+    "judges.marker_indicative": "indicative only (n under {n})",
+    "judges.humans": "The judge beside the humans",
+    "judges.humans_help": "Each labeler's blind labels (before adjudication) scored against the same gold in the "
+                          "same way: the human range is the noise floor to read the judge against. The labelers' "
+                          "labels made the gold (an agreed claim's gold is their label), so their figures are "
+                          "optimistic.",
+    "judges.humans_none": "The release holds no labeler's labels on the claims of this split.",
+    "judges.col.who": "Who",
+    "judges.col.claims": "Claims",
+    "judges.judge_row": "Judge ({run})",
+    "judges.human_range": "Human range",
+    "judges.range": "{low} – {high}",
+    "judges.corrected": "Corrected support rate (PPI++)",
+    "judges.corrected_help": "The true support rate of every claim the judge labeled, estimated from the judge's "
+                             "labels and corrected by its errors on the gold claims (prediction-powered inference: "
+                             "Angelopoulos et al. 2023, and PPI++), beside the judge's own rate and the gold's.",
+    "judges.corrected_none": "No corrected support rate: {why}. It needs a run that also labels claims outside the "
+                             "release (a new RAG run's claims, for example).",
+    "judges.col.estimate": "Estimate",
+    "judges.col.rate": "Support rate [95% CI]",
+    "judges.col.how": "From",
+    "judges.corrected.ppi": "Corrected (PPI++)",
+    "judges.corrected.ppi_how": "the judge on all {big_n} + {n} claims, corrected by its errors on the {n} gold claims",
+    "judges.corrected.judge_only": "Judge only",
+    "judges.corrected.judge_only_how": "the judge's labels of all {big_n} + {n} claims, as they are",
+    "judges.corrected.gold_only": "Gold only",
+    "judges.corrected.gold_only_how": "the gold labels of the {n} released claims the judge labeled",
+    "judges.corrected.lambda": "Power-tuning weight lambda {weight} (1: plain PPI; 0: the gold-only rate); standard "
+                               "error {se}.",
+    "judges.corrected.missing": "Missing: {why}.",
+    "judges.corrected.assumption": "Assumption: the estimate {assumption}.",
+    "judges.slice_mix_differs": "The released claims' slice mix differs from the judged-only claims', beyond chance "
+                                "(chi-square p {p}, under {max_p}) and by a total variation distance of {distance} (over "
+                                "{min_distance}); {labeled} and {unlabeled} claims: they are not a random sample of them, "
+                                "and the corrected rate may be biased.",
+    "judges.slice_mix_same": "Slice mix: no difference between the released claims and the judged-only claims is "
+                             "shown that is both beyond chance (chi-square p under {max_p}) and large (total variation "
+                             "distance over {min_distance}): distance {distance}, p {p}; {labeled} and {unlabeled} "
+                             "claims. Few released claims show little either way.",
+    "judges.slice_mix_unknown": "Slice mix not compared: {why}.",
+    "judges.disagreements": "Disagreements ({n})",
+    "judges.disagreements_none": "The judge agrees with the gold on every claim of this split.",
+    "judges.disagreements_help": "Each claim where the judge's label differs from the gold; a link opens its history "
+                                 "on the Admin page.",
+    "judges.disagreement": "{claim_id} · case {case_id} · slice {slice} · {split}: gold {gold}, judge {judge}",
+    "judges.disagreements_more": "{n} more: the downloaded report (or `annotator judge report ... --json`) lists them all.",
+    "judges.download": "Download the report (JSON)",
+    "judges.holdout": "Holdout",
+    "judges.holdout_none": "This release holds no holdout claims.",
+    "judges.holdout_left_out": "The figures above leave out the release's holdout claims: **{n}**. {views}",
+    "judges.holdout_views": "Viewings of this release's holdout figures so far: {this_run} for this run, {any_run} for "
+                            "any run.",
+    "judges.holdout_warning": "Tune the judge (its prompt, model, threshold) on dev, and look at the holdout once, at "
+                              "the end: a holdout looked at while tuning is tuned on too. Each viewing is recorded in "
+                              "the audit trail, with your name.",
+    "judges.holdout_button": "Show holdout figures",
+    "judges.holdout_shown": "Holdout figures",
 }
 
 ENGLISH.update(MESSAGES)  # what the core and the services say (annotator/messages.py: "msg." keys), in English

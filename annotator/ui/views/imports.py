@@ -11,6 +11,7 @@ import streamlit as st
 
 from annotator.errors import AnnotatorError
 from annotator.formats import refusal_message
+from annotator.formats import kinds
 from annotator.formats.kinds import page_formats
 from annotator.services import imports
 from annotator.ui import components as ui
@@ -20,6 +21,15 @@ _CHECKED = "imports.checked"  # (what was checked, ImportCheck): shown while the
 _DONE = "imports.done"  # (file name, ImportReport or None, error or None, the check's counts)
 _RUNNING = "imports.running"  # the file name while an import runs; left behind when a click elsewhere ends it
 _FORMATS = page_formats()  # kind -> its format choices (the registry, formats.kinds)
+
+
+def _default_datasets() -> str:
+    """Where cases go when no dataset is named, from the registry: "'default' (jsonl, csv), ..."."""
+    by_dataset: dict[str, list[str]] = {}
+    for fmt, dataset in kinds.kind("cases").default_datasets.items():
+        by_dataset.setdefault(dataset, []).append(fmt)
+    return ", ".join(t("imports.dataset_default", dataset=dataset, formats=", ".join(fmts))
+                     for dataset, fmts in by_dataset.items())
 
 
 def _options(kind: str) -> imports.UploadOptions:
@@ -69,7 +79,7 @@ uploaded = st.file_uploader(t("imports.file"), type=["jsonl", "csv"], key="impor
 left, right = st.columns(2)
 with left:
     st.selectbox(t("imports.format"), _FORMATS[kind], key=f"imports.format.{kind}", disabled=len(_FORMATS[kind]) == 1)
-    st.text_input(t("imports.dataset"), key="imports.dataset", help=t("imports.dataset_help"))
+    st.text_input(t("imports.dataset"), key="imports.dataset", help=t("imports.dataset_help", defaults=_default_datasets()))
 with right:
     st.checkbox(t("imports.update"), key="imports.update")
     st.checkbox(t("imports.partial"), key="imports.partial")

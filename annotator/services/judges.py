@@ -1,0 +1,533 @@
+"""Judge runs: an automatic judge's labels of claims (an LLM, or any grader), imported once and
+never changed, and their calibration against a frozen gold release (`judge_report`).
+
+The gold of a report comes from the release folder, verified against its manifest first, never
+from the live database: the same release and run give the same report, whatever was labeled
+since. Judge labels are for admins only (Permission.CALIBRATE): a labeler or adjudicator who saw
+them would be anchored by them (the blind rule's reason, docs/domain.md).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pandas as pd
+from sqlalchemy import func, insert
+from sqlmodel import Session, select
+
+from annotator import calibration, formats
+from annotator.errors import ImportFileError, ImportRowError, InvalidValueError, NotFoundError, PermissionDeniedError
+from annotator.formats import JudgeLabelRecord
+from annotator.messages import Message, english, msg, shortened
+from annotator.models import Case, Claim, Dataset, GoldRelease, JudgeLabel, JudgeRun, LabelEvent
+from annotator.release import check_release, read_manifest, release_layout
+from annotator.services.access import Caller, is_operator, require
+from annotator.services.audit import record_event
+from annotator.services.blind import claims_still_to_label
+from annotator.services.imports.shared import ImportReport, check_dataset_name, refused_when_concurrent, skipped_lines_of
+from annotator.services.lookup import get_dataset
+from annotator.services.releases import check_stored_release
+from annotator.text import MAX_ID_CHARS, MAX_TEXT_CHARS, check_free_text
+from annotator.vocabulary import LABELS, SPLITS
+from annotator.workflow import Permission
+
+RUN_NAME_CHARS = 100
+"""The longest judge run name."""
+_RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:+-]*")
+POSITIVE = "support"
+"""The label a judge's pass means: false pass and false fail rates and the support rate count it."""
+DEV, HOLDOUT = SPLITS
+HOLDOUT_EVENT = "holdout_view"
+"""The audit trail's entity for one viewing of a release's holdout figures for a run."""
+PPI_ASSUMPTION = english("msg.judge.ppi_assumption")
+LOOKUP_BATCH = 500
+
+
+def check_run_name(name: str) -> str:
+    """`name` when it is a valid judge run name: letters, digits and `. _ : + -`, starting with a
+    letter or digit, at most RUN_NAME_CHARS characters. Raises InvalidValueError otherwise."""
+    if not isinstance(name, str) or len(name) > RUN_NAME_CHARS or not _RUN_NAME.fullmatch(name):
+        raise InvalidValueError.of("msg.judge.bad_name", name=repr(shortened(str(name), MAX_ID_CHARS)),
+                                   most=RUN_NAME_CHARS)
+    return name
+
+
+# ------------------------------------------------------------------------------ import
+
+
+@dataclass(frozen=True)
+class JudgeImport:
+    """What `import_judge_labels` stored: the run (`run_json` shape) and the import report."""
+
+    run: dict[str, Any]
+    report: ImportReport
+
+    def summary_lines(self) -> list[str]:
+        """The import report's lines, then "Judge run NAME stored: N labels (file SHA-256 ...)"."""
+        return [*self.report.summary_lines(), str(self.stored_message())]
+
+    def stored_message(self) -> Message:
+        return msg("msg.judge.stored", run=self.run["name"], n=self.run["n_labels"], sha256=self.run["source_sha256"])
+
+
+@refused_when_concurrent("judge_labels")
+def import_judge_labels(session: Session, actor: Caller, path: str | Path, *, run: str, dataset: str | None = None,
+                        model: str = "", prompt_version: str = "", note: str = "", partial: bool = False,
+                        fmt: str = "auto") -> JudgeImport:
+    """Import a judge labels file (CSV or JSONL: claim_id, label[, confidence, rationale]; see
+    `formats.read_judge_labels`) as the new judge run `run`, immutable from then on.
+
+    Claim ids are looked up in `dataset`, or across all datasets (the run's dataset is the one its
+    claims are in). model, prompt_version, note: free text kept with the run (note at most
+    MAX_TEXT_CHARS). partial: skip the bad lines (listed in the report's `skipped_lines`) and store
+    the others; without it one bad line stores nothing. The file's SHA-256 is kept with the run.
+    fmt: "auto" (by the file's suffix, else its first line), "csv" or "jsonl".
+    Raises PermissionDeniedError unless `actor` may calibrate; InvalidValueError for a bad or taken
+    run name or dataset name, or a too long note; NotFoundError for an unknown dataset;
+    ImportFileError for a missing, unreadable or empty file (or one whose every line was skipped);
+    ImportRowError naming file, line and field: a bad line (formats), an unknown claim id, a claim
+    id found in two datasets (name --dataset), claims of two datasets in one run.
+    """
+    require(actor, Permission.CALIBRATE)
+    check_run_name(run)
+    check_dataset_name(dataset)
+    for field_name, value in (("model", model), ("prompt_version", prompt_version)):
+        check_free_text(field_name, value, MAX_ID_CHARS)
+    check_free_text("note", note, MAX_TEXT_CHARS)
+    _refuse_taken(session, run)
+    dataset_pk = get_dataset(session, dataset).id if dataset is not None else None
+    skips = formats.Skips() if partial else None
+    source = formats.read_judge_labels(path, fmt, skips=skips)
+    records = list(source.records)
+    found = _claims_named(session, [record.claim_id for record in records], dataset_pk)
+    stored = _resolved(source.path, records, found, dataset, skips)
+    if not stored:
+        raise ImportFileError.of("msg.judge.none_stored", path=str(source.path))
+    run_pk, run_dataset_pk = _store(session, actor, source.path, run, stored, model, prompt_version, note)
+    counts = {"judge_labels": {"new": len(stored), "unchanged": 0, "updated": 0}}
+    report = ImportReport(source.path, source.format, source.encoding, _dataset_name(session, run_dataset_pk), counts,
+                          warnings=tuple(source.warnings), skipped_lines=skipped_lines_of(skips))
+    return JudgeImport(run_json(session, session.get(JudgeRun, run_pk)), report)
+
+
+def _refuse_taken(session: Session, run: str) -> None:
+    taken = session.exec(select(JudgeRun.name).where(func.lower(JudgeRun.name) == run.lower())).first()
+    if taken is not None:
+        raise InvalidValueError.of("msg.judge.name_taken", name=run, taken=taken)
+
+
+def _claims_named(session: Session, claim_ids: Sequence[str], dataset_pk: int | None) -> dict[str, list[tuple[int, int]]]:
+    """claim id -> [(claim pk, dataset pk)] of the claims with that id (in the dataset, or in all)."""
+    found: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    wanted = sorted(set(claim_ids))
+    for start in range(0, len(wanted), LOOKUP_BATCH):
+        query = select(Claim.claim_id, Claim.id, Claim.dataset_id).where(Claim.claim_id.in_(wanted[start:start + LOOKUP_BATCH]))
+        if dataset_pk is not None:
+            query = query.where(Claim.dataset_id == dataset_pk)
+        for claim_id, pk, claim_dataset in session.exec(query):
+            found[claim_id].append((pk, claim_dataset))
+    return found
+
+
+def _resolved(path: str, records: list[JudgeLabelRecord], found: dict[str, list[tuple[int, int]]], dataset: str | None,
+              skips: formats.Skips | None) -> list[tuple[JudgeLabelRecord, int, int]]:
+    """(record, claim pk, dataset pk) of each record, in file order. Raises ImportRowError for an
+    unknown or ambiguous claim id, and for a claim of another dataset than the run's first claim
+    (with `skips`: the line is skipped and listed instead)."""
+    first_dataset: list[int] = []
+
+    def one(record: JudgeLabelRecord) -> tuple[JudgeLabelRecord, int, int]:
+        claims = found.get(record.claim_id, [])
+        if not claims:
+            problem = (msg("msg.import.problem.no_claim_in", claim_id=record.claim_id, dataset=dataset) if dataset
+                       else msg("msg.import.problem.no_claim", claim_id=record.claim_id))
+            raise ImportRowError(path, record.line, "claim_id", problem, msg("msg.import.fix.import_case_first"))
+        if len(claims) > 1:
+            raise ImportRowError(path, record.line, "claim_id", msg("msg.import.problem.ambiguous_claim", claim_id=record.claim_id),
+                                 msg("msg.import.fix.name_dataset"))
+        pk, claim_dataset = claims[0]
+        if first_dataset and claim_dataset != first_dataset[0]:
+            raise ImportRowError(path, record.line, "claim_id", msg("msg.judge.two_datasets", claim_id=record.claim_id),
+                                 msg("msg.import.fix.name_dataset"))
+        first_dataset[:] = [claim_dataset]
+        return record, pk, claim_dataset
+
+    return list(formats.skipping(records, one, skips))
+
+
+def _store(session: Session, actor: Caller, path: str, name: str, stored: list[tuple[JudgeLabelRecord, int, int]],
+           model: str, prompt_version: str, note: str) -> tuple[int, int]:
+    """Insert the run and its labels, record the import in the audit trail; (run pk, dataset pk)."""
+    dataset_pk = stored[0][2]
+    run = JudgeRun(name=name, dataset_pk=dataset_pk, model=model, prompt_version=prompt_version, note=note,
+                   creator="" if is_operator(actor) else actor.name, source_name=Path(path).name,
+                   source_sha256=_file_sha256(path))
+    session.add(run)
+    session.flush()
+    rows = [{"run_pk": run.id, "claim_pk": pk, "value": record.label, "confidence": record.confidence,
+             "rationale": record.rationale} for record, pk, _ in stored]
+    for start in range(0, len(rows), LOOKUP_BATCH):
+        session.exec(insert(JudgeLabel.__table__), params=rows[start:start + LOOKUP_BATCH])
+    record_event(session, actor_pk=actor.id, entity="judge_run", entity_pk=run.id, action="create",
+                 after={"name": name, "labels": len(rows), "source_sha256": run.source_sha256})
+    return run.id, dataset_pk
+
+
+def _file_sha256(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _dataset_name(session: Session, dataset_pk: int | None) -> str | None:
+    return None if dataset_pk is None else session.get(Dataset, dataset_pk).name
+
+
+# ------------------------------------------------------------------------------- list
+
+
+def run_json(session: Session, run: JudgeRun) -> dict[str, Any]:
+    """A judge run as plain data: name, dataset, model, prompt_version, note, creator,
+    created_at (ISO 8601, UTC), source_name, source_sha256, n_labels, label_counts."""
+    counts = dict(session.exec(select(JudgeLabel.value, func.count()).where(JudgeLabel.run_pk == run.id)
+                               .group_by(JudgeLabel.value)).all())
+    return {"name": run.name, "dataset": _dataset_name(session, run.dataset_pk), "model": run.model,
+            "prompt_version": run.prompt_version, "note": run.note, "creator": run.creator,
+            "created_at": run.created_at.isoformat(), "source_name": run.source_name, "source_sha256": run.source_sha256,
+            "n_labels": int(sum(counts.values())), "label_counts": {label: int(counts.get(label, 0)) for label in LABELS}}
+
+
+def list_judge_runs(session: Session, actor: Caller) -> list[dict[str, Any]]:
+    """Every judge run (`run_json`), newest first."""
+    require(actor, Permission.CALIBRATE)
+    runs = session.exec(select(JudgeRun).order_by(JudgeRun.created_at.desc(), JudgeRun.id.desc()))
+    return [run_json(session, run) for run in runs]
+
+
+def get_judge_run(session: Session, actor: Caller, name: str) -> JudgeRun:
+    """The judge run called `name`. Raises NotFoundError listing the runs there are."""
+    require(actor, Permission.CALIBRATE)
+    run = session.exec(select(JudgeRun).where(JudgeRun.name == name)).first()
+    if run is None:
+        names = ", ".join(session.exec(select(JudgeRun.name).order_by(JudgeRun.name))) or msg("msg.release.none")
+        raise NotFoundError.of("msg.judge.unknown", name=shortened(name, MAX_ID_CHARS), names=names)
+    return run
+
+
+# ------------------------------------------------------------------------ fingerprint
+
+
+class ReportFingerprint(NamedTuple):
+    """What a judge report of a stored release depends on besides its options, as a hashable
+    tuple: equal fingerprints, equal reports (a page caches the report on it)."""
+
+    run: str
+    run_sha256: str  # the run's source file (a run is immutable; a database rebuilt under the same name differs)
+    run_created: str  # ISO 8601
+    release: str
+    manifest_sha256: str  # the release's manifest hash as the database recorded it
+    later_releases: tuple[str, ...]  # the releases stored after it (superseded_by is among them)
+    holdout_views: tuple[int, int]  # (this run, any run): the report states them
+    viewer: tuple[int, int, int, int] | None  # (caller key, claims still to label, sum and max of their keys), else None
+
+
+def report_fingerprint(session: Session, actor: Caller, name: str, release: str) -> ReportFingerprint:
+    """The fingerprint of `judge_report(session, actor, name, release)` for a stored release
+    `release` (by name): a few indexed queries, no gold file is read. `viewer` names a caller who
+    is still to label claims (the report refuses them when the release holds one): their report
+    is theirs, recomputed whenever they label or are assigned a claim.
+    Raises PermissionDeniedError unless `actor` may calibrate; NotFoundError for an unknown run or
+    release."""
+    require(actor, Permission.CALIBRATE)
+    run = get_judge_run(session, actor, name)
+    stored = list(session.exec(select(GoldRelease).order_by(GoldRelease.created_at, GoldRelease.id)))
+    this = next((index for index, row in enumerate(stored) if row.name == release), None)
+    if this is None:
+        names = ", ".join(sorted(row.name for row in stored)) or msg("msg.release.none")
+        raise NotFoundError.of("msg.release.unknown", name=shortened(release, MAX_ID_CHARS), names=names)
+    manifest_sha256 = stored[this].manifest_sha256 or ""
+    views = _holdout_views(session, run.id, manifest_sha256)
+    return ReportFingerprint(run.name, run.source_sha256, run.created_at.isoformat(), release, manifest_sha256,
+                             tuple(row.name for row in stored[this + 1:]), (views["this_run"], views["any_run"]),
+                             _viewer(session, actor))
+
+
+def _viewer(session: Session, actor: Caller) -> tuple[int, int, int, int] | None:
+    hidden = claims_still_to_label(session, actor)
+    if hidden is None:
+        return None
+    pks = list(session.exec(hidden))
+    return actor.id, len(pks), sum(pks), max(pks, default=0)
+
+
+# ----------------------------------------------------------------------------- report
+
+
+GOLD_COLUMNS = ["dataset", "case_id", "claim_id", "gold_label", "slice", "split"]
+"""The columns of gold.parquet a report reads (the blind labels are read apart: `_human_labels`)."""
+DISAGREEMENT_COLUMNS = ["dataset", "claim_id", "case_id", "slice", "split", "gold_label", "judge_label"]
+
+
+@dataclass(frozen=True)
+class _Gold:
+    """A verified release's gold: one row per claim in release order (GOLD_COLUMNS, `case_key`: a
+    code for the claim's dataset and case id, the bootstrap's unit) and its blind labels (`humans`: row, labeler, label)."""
+
+    release: str
+    folder: Path
+    manifest_sha256: str
+    manifest: dict[str, Any]
+    claims: pd.DataFrame
+    humans: pd.DataFrame
+
+
+def judge_report(session: Session, actor: Caller, name: str, release: str | Path, *, by: Iterable[str] = ("slice", "split"),
+                 n_bootstrap: int = 1000, seed: int = 0, holdout: bool = False) -> dict[str, Any]:
+    """Judge run `name` scored against the gold of `release`, as one plain JSON-ready dict.
+
+    release: a stored release's name (a str; verified against its folder's manifest and the
+        manifest hash the database recorded) or a release folder (a Path, or a str naming no stored
+        release but a folder with a manifest.json; verified against its manifest). The gold labels
+        come from the folder's gold.parquet, never the database.
+    by: "slice" and/or "split": the breakdowns to compute (`by_slice`, `by_split`; {} otherwise).
+    n_bootstrap, seed: case-level bootstrap resamples for `ci95` (0: none), numpy seed.
+    holdout: False: the figures cover the dev split only, and `n_holdout_left_out` counts the
+        holdout claims left out. True: they cover the holdout split, `by_split` shows both, and
+        the viewing is recorded in the audit trail (`holdout_views` counts the viewings of this
+        release's holdout for this run and for any run, this one included).
+    Keys: run, run_meta, release, release_path, release_manifest_sha256, superseded_by, split,
+    n_holdout_left_out, holdout_views, n_gold, n_items, n_missing, the figures of
+    `calibration.score_judge` (percent_agreement, cohen_kappa, confusion, false_pass_rate,
+    false_fail_rate, ci95, ci95_analytic, undefined, indicative, denominators, ...), by_slice,
+    by_split, humans (labeler -> the same figures of their blind labels on the claims the judge
+    labeled), human_range (metric -> [min, max] over the labelers), corrected_support_rate
+    (`_corrected`, or None with a reason in `undefined`), disagreements (dataset, claim_id,
+    case_id, slice, split, gold_label, judge_label), n_bootstrap, seed. Rates are fractions 0..1.
+    Raises PermissionDeniedError unless `actor` may calibrate, and when the release holds a claim
+    `actor` is still to label (the blind rule); NotFoundError for an unknown run or release;
+    ReleaseVerifyError when the release does not match its manifest; InvalidValueError for a
+    breakdown other than slice or split.
+    """
+    require(actor, Permission.CALIBRATE)
+    groups = _checked_by(by)
+    run = get_judge_run(session, actor, name)
+    gold = _read_gold(session, actor, release)
+    _refuse_blind(session, actor, gold.claims)
+    judged = _judge_labels(session, run.id)
+    claims = gold.claims.merge(judged[["dataset", "claim_id", "judge_label"]], how="left", on=["dataset", "claim_id"])
+    split = HOLDOUT if holdout else DEV
+    views = _record_holdout_view(session, actor, run, gold) if holdout else _holdout_views(session, run.id, gold.manifest_sha256)
+    shown = claims[claims["split"] == split]
+    overall = _scored(shown, n_bootstrap, seed)
+    report: dict[str, Any] = {
+        "run": run.name, "run_meta": run_json(session, run), "release": gold.release, "release_path": str(gold.folder),
+        "release_manifest_sha256": gold.manifest_sha256, "superseded_by": _superseded_by(session, gold),
+        "split": split, "n_holdout_left_out": 0 if holdout else int((claims["split"] == HOLDOUT).sum()),
+        "holdout_views": views,
+        **overall,
+        "by_slice": _by(shown, "slice", n_bootstrap, seed, overall) if "slice" in groups else {},
+        "by_split": (_by(claims, "split", n_bootstrap, seed) if holdout else _by(shown, "split", n_bootstrap, seed, overall))
+                    if "split" in groups else {},
+        "n_bootstrap": n_bootstrap, "seed": seed,
+    }
+    report["humans"] = _humans(shown[shown["judge_label"].notna()], gold.humans, n_bootstrap, seed)
+    report["human_range"] = _human_range(report["humans"])
+    report["corrected_support_rate"] = _corrected(gold, judged, shown, report["undefined"])
+    report["disagreements"] = _disagreements(shown)
+    return report
+
+
+def _checked_by(by: Iterable[str]) -> tuple[str, ...]:
+    groups = tuple(dict.fromkeys(part.strip() for part in by if part.strip()))
+    for group in groups:
+        if group not in ("slice", "split"):
+            raise InvalidValueError.of("msg.judge.bad_by", by=group)
+    return groups
+
+
+def _read_gold(session: Session, actor: Caller, release: str | Path) -> _Gold:
+    """The gold of a verified release (a stored release's name, or a folder)."""
+    if isinstance(release, str) and _is_unstored_folder(session, release):
+        release = Path(release)
+    if isinstance(release, Path):
+        result, folder, shown = check_release(release), release, str(release)
+    else:
+        result = check_stored_release(session, actor, release)
+        folder = Path(session.exec(select(GoldRelease.path).where(GoldRelease.name == release)).one())
+        shown = release
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(release_layout(folder).parquet, columns=[*GOLD_COLUMNS, "labels"])
+    claims = table.select(GOLD_COLUMNS).to_pandas()
+    claims["case_key"] = pd.factorize(claims["dataset"] + "\0" + claims["case_id"])[0]  # one code per case
+    return _Gold(shown, folder, result.manifest_sha256 or "", read_manifest(folder), claims,
+                 _human_labels(table.column("labels")))
+
+
+def _human_labels(labels: Any) -> pd.DataFrame:
+    """The blind labels of gold.parquet's `labels` column (a list of structs per claim) as a table
+    of row (the claim's position in the release), labeler and label."""
+    import pyarrow.compute as pc
+
+    labels = labels.combine_chunks()
+    flat = pc.list_flatten(labels)
+    return pd.DataFrame({"row": pc.list_parent_indices(labels).to_numpy(),
+                         "labeler": flat.field("labeler").to_numpy(zero_copy_only=False),
+                         "label": flat.field("label").to_numpy(zero_copy_only=False)})
+
+
+def _is_unstored_folder(session: Session, given: str) -> bool:
+    """Whether `given` names no stored release but a folder holding a manifest.json."""
+    stored = session.exec(select(GoldRelease.id).where(GoldRelease.name == given)).first()
+    return stored is None and release_layout(given).manifest.is_file()
+
+
+def _refuse_blind(session: Session, actor: Caller, claims: pd.DataFrame) -> None:
+    """PermissionDeniedError when the release holds a claim `actor` is assigned to label and has not
+    labeled yet: the report shows its gold label and the labelers' labels."""
+    hidden = claims_still_to_label(session, actor)
+    if hidden is None:
+        return
+    keys = set(zip(claims["dataset"], claims["claim_id"]))
+    pks = list(session.exec(hidden))
+    for start in range(0, len(pks), LOOKUP_BATCH):
+        query = (select(Dataset.name, Claim.claim_id).join(Dataset, Dataset.id == Claim.dataset_id)
+                 .where(Claim.id.in_(pks[start:start + LOOKUP_BATCH])))
+        if any(tuple(row) in keys for row in session.exec(query)):
+            raise PermissionDeniedError.of("msg.release.still_to_label", doing=msg("msg.judge.doing_report"))
+
+
+def _judge_labels(session: Session, run_pk: int) -> pd.DataFrame:
+    """Every label of the run: dataset, claim_id, judge_label and the slice of the claim's case.
+    Read through the driver's own cursor, in the session's transaction: a row object per label
+    would cost more than the query (100,000 labels)."""
+    query = (select(Dataset.name, Claim.claim_id, JudgeLabel.value, Case.slice)
+             .join(Claim, Claim.id == JudgeLabel.claim_pk).join(Case, Case.id == Claim.case_pk)
+             .join(Dataset, Dataset.id == Claim.dataset_id).where(JudgeLabel.run_pk == run_pk))
+    connection = session.connection()
+    compiled = query.compile(dialect=connection.dialect, compile_kwargs={"literal_binds": True})  # run_pk: an int
+    cursor = connection.connection.driver_connection.cursor()
+    try:
+        cursor.execute(str(compiled))
+        rows = cursor.fetchall()
+    finally:
+        cursor.close()
+    return pd.DataFrame(rows, columns=["dataset", "claim_id", "judge_label", "slice"])
+
+
+def _scored(claims: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, Any]:
+    """n_gold, n_items, n_missing and `calibration.score_judge` of the judge on `claims`."""
+    labeled = claims[claims["judge_label"].notna()]
+    scores = calibration.score_judge(labeled["case_key"].to_numpy(), labeled["gold_label"].to_numpy(),
+                                     labeled["judge_label"].to_numpy(), LABELS, n_bootstrap=n_bootstrap, seed=seed,
+                                     positive=POSITIVE)
+    return {"n_gold": len(claims), "n_items": len(labeled), "n_missing": len(claims) - len(labeled), **scores}
+
+
+def _by(claims: pd.DataFrame, column: str, n_bootstrap: int, seed: int, whole: dict[str, Any] | None = None) -> dict[str, Any]:
+    """value -> `_scored` of the claims with that value of `column`; a single group is `whole`
+    (the figures of all of `claims`, the same numbers: the same claims and seed) when given."""
+    groups = claims.groupby(column, sort=True)
+    if whole is not None and groups.ngroups == 1:
+        return {str(next(iter(groups.groups))): copy.deepcopy(whole)}
+    return {str(value): _scored(group, n_bootstrap, seed) for value, group in groups}
+
+
+def _humans(judged: pd.DataFrame, humans: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, Any]:
+    """labeler -> their blind labels on the claims `judged` (the claims the judge labeled, so that
+    judge and humans are read on the same claims) scored against the gold as the judge is. A
+    labeler's figures are optimistic: the gold of an agreed claim is their own label."""
+    theirs = humans[humans["row"].isin(judged.index)]
+    scored = {}
+    for labeler, labels in theirs.groupby("labeler", sort=True):
+        claims = judged.loc[labels["row"].to_numpy()]
+        scores = calibration.score_judge(claims["case_key"].to_numpy(), claims["gold_label"].to_numpy(),
+                                         labels["label"].to_numpy(), LABELS, n_bootstrap=n_bootstrap, seed=seed,
+                                         positive=POSITIVE)
+        scored[str(labeler)] = {"n_items": len(labels), **scores}
+    return scored
+
+
+HUMAN_RANGE_METRICS = ("percent_agreement", "cohen_kappa", "false_pass_rate", "false_fail_rate")
+
+
+def _human_range(humans: dict[str, Any]) -> dict[str, list[float] | None]:
+    """metric -> [lowest, highest] over the labelers who have it; None when none has."""
+    ranges: dict[str, list[float] | None] = {}
+    for metric in HUMAN_RANGE_METRICS:
+        values = [scores[metric] for scores in humans.values() if scores.get(metric) is not None]
+        ranges[metric] = [min(values), max(values)] if values else None
+    return ranges
+
+
+def _corrected(gold: _Gold, judged: pd.DataFrame, shown: pd.DataFrame, undefined: dict[str, Any]) -> dict[str, Any] | None:
+    """The prediction-powered estimate of the support rate (`calibration.corrected_rate`) from the
+    judge's labels on the claims outside the release and the gold on the released claims of
+    `shown` it labeled; None (with a reason in `undefined`) when the run labels no other claim."""
+    released = judged.merge(gold.claims[["dataset", "claim_id"]], how="left", on=["dataset", "claim_id"], indicator=True)
+    outside = judged[(released["_merge"] == "left_only").to_numpy()]
+    labeled = shown[shown["judge_label"].notna()]
+    if outside.empty:
+        undefined["corrected_support_rate"] = english("msg.judge.no_outside")
+        return None
+    if labeled.empty:
+        undefined["corrected_support_rate"] = english("msg.judge.none_in_split")
+        return None
+    estimate = calibration.corrected_rate((outside["judge_label"] == POSITIVE).to_numpy(),
+                                          (labeled["judge_label"] == POSITIVE).to_numpy(),
+                                          (labeled["gold_label"] == POSITIVE).to_numpy())
+    mix = calibration.slice_mix_differs(labeled["slice"].to_numpy(), outside["slice"].to_numpy())
+    return {**estimate, "assumption": PPI_ASSUMPTION, "slice_mix": mix}
+
+
+def _disagreements(shown: pd.DataFrame) -> list[dict[str, Any]]:
+    differ = shown[shown["judge_label"].notna() & (shown["judge_label"] != shown["gold_label"])]
+    return differ[DISAGREEMENT_COLUMNS].astype(object).to_dict("records")
+
+
+def _superseded_by(session: Session, gold: _Gold) -> list[str]:
+    """The stored releases created after this one that cover one of its datasets, oldest first.
+    "After": later in the database's order when the release is stored there (found by its manifest
+    hash), else created after the manifest's created_at (which is to the second)."""
+    datasets = set((gold.manifest.get("scope") or {}).get("datasets") or [])
+    releases = list(session.exec(select(GoldRelease).order_by(GoldRelease.created_at, GoldRelease.id)))
+    this = next((release for release in releases if release.manifest_sha256 == gold.manifest_sha256), None)
+    if this is not None:
+        later = releases[releases.index(this) + 1:]
+    else:
+        created = _manifest_time(gold.manifest.get("created_at"))
+        later = [] if created is None else [r for r in releases if r.created_at.replace(microsecond=0) > created]
+    return [release.name for release in later if datasets & set((release.scope or {}).get("datasets") or [])]
+
+
+def _manifest_time(created: Any) -> datetime | None:
+    """A manifest's created_at (ISO 8601, UTC) as an aware datetime; None when it is not one."""
+    try:
+        moment = datetime.fromisoformat(str(created).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _record_holdout_view(session: Session, actor: Caller, run: JudgeRun, gold: _Gold) -> dict[str, int]:
+    record_event(session, actor_pk=actor.id, entity=HOLDOUT_EVENT, entity_pk=run.id, action="create",
+                 after={"run": run.name, "release": gold.release, "release_manifest_sha256": gold.manifest_sha256})
+    session.flush()
+    return _holdout_views(session, run.id, gold.manifest_sha256)
+
+
+def _holdout_views(session: Session, run_pk: int, manifest_sha256: str) -> dict[str, int]:
+    """{"this_run": n, "any_run": n}: the recorded viewings of this release's holdout figures."""
+    events = session.exec(select(LabelEvent.entity_pk, LabelEvent.after).where(LabelEvent.entity == HOLDOUT_EVENT))
+    of_release = [pk for pk, after in events if (after or {}).get("release_manifest_sha256") == manifest_sha256]
+    return {"this_run": sum(1 for pk in of_release if pk == run_pk), "any_run": len(of_release)}
