@@ -17,6 +17,20 @@ and imports it as a judge run. Then, alternating for --repeat rounds:
 Medians are printed, and the process's peak resident memory.
 
 Run: `python benchmarks/judge_report_service.py [--claims N] [--bootstrap B] [--repeat R] [--work DIR] [--by slice,split]`
+
+Figures (2 CPUs, python 3.11, SQLite; medians of 5 rounds; 100,000 claims in 25,000 cases, three
+slices, one split, two labelers):
+  default (--by slice,split: 1 + 3 slice + 2 labeler bootstraps): quiet machine 0.83 s against a
+      0.18 s floor, 4.7x; with the test suite running beside it 1.15-2.09 s against 0.26-0.36 s,
+      4.5x-5.8x. Not within the 3x goal.
+  --by "" (the overall figures and the two labelers): 0.72 s against 0.22 s, 3.2x (quiet);
+      1.61 s against 0.52 s, 3.1x (loaded).
+  Peak resident memory 487-501 MB, most of it the libraries (pandas, pyarrow, scipy, statsmodels,
+  SQLAlchemy) before any data is read.
+Where the time goes (cProfile, default): the seven case-level bootstraps about 0.4 s (numpy's
+multinomial over the distinct case patterns), the run's labels from the database 0.25-0.4 s,
+reading and verifying the release 0.2-0.4 s (SHA-256 of its four files), the 20,000
+disagreements as JSON-ready rows 0.2 s. The floor draws no interval.
 """
 
 from __future__ import annotations
