@@ -118,6 +118,10 @@ def score_judge(case_ids: Sequence[Any], gold: Sequence[Any], judge: Sequence[An
     undefined = {m: _undefined_reason(m, conf, cats, positive) for m, v in values.items() if np.isnan(v)}
     samples = _case_bootstrap(cases, cells, n_cases, q, p, n_bootstrap, seed)
     ci95 = {m: None if m in undefined else percentile_interval(samples.get(m)) for m in JUDGE_METRICS}
+    degenerate = {m: english("msg.calibration.degenerate_interval", value=f"{ci[0]:.4g}")
+                  for m, ci in ci95.items() if ci is not None and ci[1] - ci[0] < 1e-12}
+    ci95.update(dict.fromkeys(degenerate))
+    case_denominators = _case_denominators(cases, gold_codes, p)
     return {
         "categories": list(cats),
         "positive": positive,
@@ -126,10 +130,11 @@ def score_judge(case_ids: Sequence[Any], gold: Sequence[Any], judge: Sequence[An
         **{m: None if m in undefined else values[m] for m in JUDGE_METRICS},
         "confusion": {g: {j: int(conf[a, b]) for b, j in enumerate(cats)} for a, g in enumerate(cats)},
         "denominators": denominators,
-        "indicative": sorted(m for m, n in denominators.items() if n < INDICATIVE_BELOW),
+        "denominator_cases": case_denominators,
+        "indicative": sorted(m for m, n in denominators.items() if n < INDICATIVE_BELOW or case_denominators[m] < INDICATIVE_BELOW),
         "undefined": undefined,
         "ci95": {m: _listed(ci) for m, ci in ci95.items()},
-        "ci95_missing": {m: _missing_interval_reason(m, undefined, samples, n_bootstrap, n_cases)
+        "ci95_missing": {m: degenerate.get(m) or _missing_interval_reason(m, undefined, samples, n_bootstrap, n_cases)
                          for m in JUDGE_METRICS if ci95[m] is None},
         "ci95_analytic": {m: _listed(ci) for m, ci in _analytic_intervals(conf, p, undefined).items()},
         "n_bootstrap": n_bootstrap,
@@ -241,6 +246,15 @@ def _denominators(conf: np.ndarray, p: int) -> dict[str, int]:
             "false_pass_rate": n - gold_positive, "false_fail_rate": gold_positive}
 
 
+def _case_denominators(cases: np.ndarray, gold_codes: np.ndarray, p: int) -> dict[str, int]:
+    """metric -> the distinct cases its claims come from (a rate over 40 claims of 2 cases is as
+    indicative as one over 2 claims: the bootstrap resamples cases)."""
+    n_cases = int(np.unique(cases).size)
+    positive = gold_codes == p
+    return {"percent_agreement": n_cases, "cohen_kappa": n_cases,
+            "false_pass_rate": int(np.unique(cases[~positive]).size), "false_fail_rate": int(np.unique(cases[positive]).size)}
+
+
 def _undefined_reason(metric: str, conf: np.ndarray, cats: tuple[str, ...], positive: str) -> str:
     """Why `metric` is 0/0 for the confusion matrix `conf`."""
     if conf.sum() == 0:
@@ -301,7 +315,8 @@ def _listed(interval: tuple[float, float] | None) -> list[float] | None:
 
 
 def corrected_rate(judge_unlabeled: Sequence[Any], judge_labeled: Sequence[Any], gold_labeled: Sequence[Any],
-                   *, alpha: float = 0.05) -> dict[str, Any]:
+                   *, alpha: float = 0.05, unlabeled_cases: Sequence[Any] | None = None,
+                   labeled_cases: Sequence[Any] | None = None, n_bootstrap: int = 0, seed: int = 0) -> dict[str, Any]:
     """The prediction-powered (PPI++) estimate of a rate, here the true support rate of the
     judged claims, from the judge's answers on all of them and the gold on the gold claims.
 
@@ -336,6 +351,15 @@ def corrected_rate(judge_unlabeled: Sequence[Any], judge_labeled: Sequence[Any],
             clip keeps the coverage). The estimate itself is not clipped.
     Undefined: n = 0 or N = 0 (no estimate); a judge constant on all n + N claims (lambda 0/0,
     any lambda gives the same estimate: the gold-only rate); a zero standard error (no interval).
+
+    Clustered claims: the intervals above treat the claims as independent. Given
+    `unlabeled_cases` and `labeled_cases` (the case id of each claim, as the two sequences before
+    them) and n_bootstrap >= MIN_BOOTSTRAP, `ci95`, `gold_only_ci95` and `naive_judge_ci95` are
+    instead 95% percentile intervals of a bootstrap that resamples whole cases (the gold cases and
+    the judged-only cases independently, as the two samples of the method; lambda kept at its
+    estimate), and the independent-claims intervals move to `ci95_analytic`,
+    `gold_only_ci95_analytic` and `naive_judge_ci95_analytic`. Source: the cluster bootstrap,
+    Davison & Hinkley (1997), Bootstrap Methods and their Application, section 3.8.
     """
     if not 0 < alpha < 1:
         raise CalibrationInputError.of("msg.calibration.alpha", alpha=alpha)
@@ -363,7 +387,43 @@ def corrected_rate(judge_unlabeled: Sequence[Any], judge_labeled: Sequence[Any],
     else:
         z = statistics.NormalDist().inv_cdf(1 - alpha / 2)
         out["ci95"] = [max(0.0, float(estimate - z * se)), min(1.0, float(estimate + z * se))]
+    if unlabeled_cases is not None and labeled_cases is not None and n_bootstrap:
+        _check_bootstrap(n_bootstrap)
+        out.update(_case_level_rates(f_u, f_l, y, _column(unlabeled_cases), _column(labeled_cases), weight,
+                                     out, n_bootstrap, seed))
     return {**out, "undefined": undefined}
+
+
+def _case_level_rates(f_u: np.ndarray, f_l: np.ndarray, y: np.ndarray, unlabeled_cases: np.ndarray,
+                      labeled_cases: np.ndarray, weight: float, out: dict[str, Any], n_bootstrap: int,
+                      seed: int) -> dict[str, Any]:
+    """The case-level bootstrap intervals of corrected_rate (see there), the claim-level ones
+    kept under *_analytic."""
+    if unlabeled_cases.size != f_u.size or labeled_cases.size != y.size:
+        raise CalibrationInputError.of("msg.calibration.ppi_lengths", n_judge=unlabeled_cases.size, n_gold=f_u.size)
+    labeled = bootstrap_pattern_sums(*_case_patterns(labeled_cases, np.column_stack([y, f_l])), n_bootstrap, seed)
+    unlabeled = bootstrap_pattern_sums(*_case_patterns(unlabeled_cases, f_u[:, None]), n_bootstrap, seed + 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gold = labeled[:, 1] / labeled[:, 0]
+        judge_l = labeled[:, 2] / labeled[:, 0]
+        judge_u = unlabeled[:, 1] / unlabeled[:, 0]
+        naive = (labeled[:, 2] + unlabeled[:, 1]) / (labeled[:, 0] + unlabeled[:, 0])
+    estimate = np.clip(weight * judge_u + gold - weight * judge_l, 0.0, 1.0)
+    return {"ci95_analytic": out["ci95"], "gold_only_ci95_analytic": out["gold_only_ci95"],
+            "naive_judge_ci95_analytic": out["naive_judge_ci95"],
+            "ci95": _listed(percentile_interval(estimate)) if out["estimate"] is not None else None,
+            "gold_only_ci95": _listed(percentile_interval(gold)), "naive_judge_ci95": _listed(percentile_interval(naive)),
+            "interval_unit": "case"}
+
+
+def _case_patterns(cases: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(frequencies, features) of the distinct per-case rows [claims, sums of `values`' columns]."""
+    codes, _ = pd.factorize(cases)
+    k = int(codes.max()) + 1 if codes.size else 0
+    per_case = np.column_stack([np.bincount(codes, minlength=k)] +
+                               [np.bincount(codes, weights=values[:, j], minlength=k) for j in range(values.shape[1])])
+    rows, freq = unique_rows(np.rint(per_case).astype(np.int64))
+    return freq, rows.astype(float)
 
 
 def _binary(values: Sequence[Any], name: str) -> np.ndarray:

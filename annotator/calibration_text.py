@@ -37,6 +37,7 @@ def _header(data: dict[str, Any]) -> str:
         lines.append(f"  dev split only: {data['n_holdout_left_out']} holdout claims left out (--holdout shows them; "
                      f"viewed {views.get('this_run', 0)} time(s) for this run, {views.get('any_run', 0)} for any run)")
     lines.append(f"  gold claims: {data['n_gold']}; labeled by the judge: {data['n_items']}; missing: {data['n_missing']}")
+    lines += [f"  WARNING: {warning}" for warning in data.get("warnings") or ()]
     return "\n".join(lines)
 
 
@@ -90,11 +91,16 @@ def _corrected(data: dict[str, Any]) -> str:
     if corrected is None:
         reason = (data.get("undefined") or {}).get("corrected_support_rate")
         return f"corrected support rate: none ({reason})" if reason else ""
+    unit = "cases" if corrected.get("interval_unit") == "case" else "claims"
     lines = ["support rate of the judged claims (prediction-powered, PPI++)",
-             f"  corrected  {_value(corrected.get('estimate'))}  {_interval(corrected.get('ci95'))}  "
-             f"(n gold {corrected.get('n_labeled')}, judged only {corrected.get('n_unlabeled')})",
-             f"  judge only {_value(corrected.get('naive_judge_rate'))}  {_interval(corrected.get('naive_judge_ci95'))}",
-             f"  gold only  {_value(corrected.get('gold_only_rate'))}  {_interval(corrected.get('gold_only_ci95'))}",
+             f"  {'':<10} {'value':>7}  {'95% CI (' + unit + ')':<16}  {'95% CI (claims)':<16}",
+             f"  {'corrected':<10} {_value(corrected.get('estimate')):>7}  {_interval(corrected.get('ci95')):<16}  "
+             f"{_interval(corrected.get('ci95_analytic')):<16}  (n gold {corrected.get('n_labeled')}, judged only "
+             f"{corrected.get('n_unlabeled')}, lambda {_value(corrected.get('lambda'))})",
+             f"  {'judge only':<10} {_value(corrected.get('naive_judge_rate')):>7}  {_interval(corrected.get('naive_judge_ci95')):<16}  "
+             f"{_interval(corrected.get('naive_judge_ci95_analytic')):<16}",
+             f"  {'gold only':<10} {_value(corrected.get('gold_only_rate')):>7}  {_interval(corrected.get('gold_only_ci95')):<16}  "
+             f"{_interval(corrected.get('gold_only_ci95_analytic')):<16}",
              f"  it {corrected.get('assumption', '')}"]
     mix = corrected.get("slice_mix") or {}
     if mix.get("differs"):
@@ -108,7 +114,7 @@ def _breakdown(data: dict[str, Any], key: str) -> str:
     if not groups:
         return ""
     what = key.removeprefix("by_")
-    if len(groups) == 1:
+    if len(groups) == 1 and next(iter(groups.values()))["n_gold"] == data["n_gold"]:
         return f"by {what}: one {what}, {next(iter(groups))}, with the figures above"
     lines = [f"by {what}"]
     for value, scores in groups.items():

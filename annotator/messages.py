@@ -326,6 +326,14 @@ MESSAGES: dict[str, str] = {
                                       "gold-only rate",
     "msg.calibration.zero_variance": "the estimate's variance is zero (the gold and the judge each give one answer "
                                      "throughout), so there is no normal interval",
+    "msg.judge.not_a_release": "{folder} holds no manifest.json: it is not a release folder (give a release's folder, or a stored release's name)",
+    "msg.judge.holdout_unstored": "{folder} is not a release this database holds (its manifest matches none): its holdout viewings could not be counted; give the stored release's name",
+    "msg.judge.warn_unstored": "{folder} is not a release this database holds (its manifest matches none): only its own manifest vouches for its gold",
+    "msg.judge.warn_no_overlap": "judge run {run} (dataset {dataset}) labels no claim of this release (datasets {datasets}): is it the right release?",
+    "msg.judge.warn_subset": "the judge labeled {n} of the {of} gold claims: the figures cover those only, and speak for the rest only if they were not chosen",
+    "msg.judge.warn_no_holdout": "the release holds no holdout claims: nothing to show, and no viewing was recorded",
+    "msg.judge.warn_left_out": "{n} of the {of} claims outside the release are claims it left out ({states}): they are not a random sample, so the corrected rate's assumption does not hold for them",
+    "msg.calibration.degenerate_interval": "every resample gives {value}: the bootstrap has nothing to vary (no case with the other outcome); read the analytic interval",
     "msg.calibration.no_slices": "the gold claims or the judged-only claims are none: their slice mixes cannot be compared",
     # --- a claim's history (services/history.py): who, what, and each part of the change
     "msg.history_still_to_label": "you label claim '{claim_id}' and have not labeled it yet: its history would "

@@ -31,6 +31,7 @@ EXPECTED = {  # permission -> role sets that grant it
     Permission.MANAGE_USERS: {"admin"},
     Permission.SEE_HISTORY: {"admin"},
     Permission.CORRECT_LABELS: {"admin"},
+    Permission.CALIBRATE: {"admin"},
     Permission.LIFT_HOLDS: {"admin"},
 }
 

@@ -575,3 +575,61 @@ def test_one_slice_everywhere_is_the_same_mix_and_an_empty_side_cannot_be_compar
     assert empty["undefined"]["differs"].startswith("the gold claims or the judged-only claims are none")
     assert "row 2 of unlabeled_slices" in str(_refusal(lambda: slice_mix_differs(["a"], ["a", None])))
     assert json.dumps(out, allow_nan=False) and plain_json(out)
+
+
+def test_the_corrected_rate_s_intervals_resample_whole_cases_when_given_the_cases():
+    """Five claims per case sharing their labels: a case-level interval is about sqrt(5) times the
+    claim-level one, which would hold only for independent claims."""
+    rng = np.random.default_rng(0)
+    gold = np.repeat(rng.random(400) < 0.4, 5).astype(int)
+    judge = np.where(rng.random(gold.size) < 0.8, gold, 1 - gold)
+    judged_only = np.repeat(rng.random(800) < 0.4, 5).astype(int)
+    gold_cases, other_cases = np.repeat(np.arange(400), 5), np.repeat(np.arange(800) + 10_000, 5)
+    claims = corrected_rate(judged_only, judge, gold)
+    cases = corrected_rate(judged_only, judge, gold, unlabeled_cases=other_cases, labeled_cases=gold_cases,
+                           n_bootstrap=1000, seed=0)
+    assert cases["estimate"] == claims["estimate"] and cases["interval_unit"] == "case"
+    assert cases["ci95_analytic"] == claims["ci95"] and cases["gold_only_ci95_analytic"] == claims["gold_only_ci95"]
+    width = lambda interval: interval[1] - interval[0]  # noqa: E731
+    assert width(cases["ci95"]) > 1.7 * width(claims["ci95"])
+    assert width(cases["gold_only_ci95"]) > 1.7 * width(claims["gold_only_ci95"])
+    assert cases["ci95"][0] < cases["estimate"] < cases["ci95"][1]
+    again = corrected_rate(judged_only, judge, gold, unlabeled_cases=other_cases, labeled_cases=gold_cases,
+                           n_bootstrap=1000, seed=0)
+    assert again["ci95"] == cases["ci95"]
+
+
+def test_with_one_claim_per_case_the_case_level_interval_is_close_to_the_claim_level_one():
+    rng = np.random.default_rng(1)
+    gold = (rng.random(2000) < 0.3).astype(int)
+    judge = np.where(rng.random(gold.size) < 0.85, gold, 1 - gold)
+    judged_only = (rng.random(6000) < 0.3).astype(int)
+    claims = corrected_rate(judged_only, judge, gold)
+    cases = corrected_rate(judged_only, judge, gold, unlabeled_cases=np.arange(6000) + 10_000,
+                           labeled_cases=np.arange(2000), n_bootstrap=2000, seed=0)
+    assert abs((cases["ci95"][1] - cases["ci95"][0]) / (claims["ci95"][1] - claims["ci95"][0]) - 1) < 0.15
+
+
+def test_a_bootstrap_interval_of_zero_width_is_withheld_with_its_reason():
+    """No false fail in 12 supported claims: every resample gives 0; [0, 0] would read as
+    certainty. Wilson's interval stays."""
+    cases = [f"c{i}" for i in range(24)]
+    gold = ["support"] * 12 + ["contradict"] * 12
+    judge = ["support"] * 12 + ["contradict"] * 6 + ["support"] * 6
+    out = score_judge(cases, gold, judge, n_bootstrap=1000, seed=0)
+    assert out["false_fail_rate"] == 0.0
+    assert out["ci95"]["false_fail_rate"] is None
+    assert "every resample gives 0" in out["ci95_missing"]["false_fail_rate"]
+    low, high = out["ci95_analytic"]["false_fail_rate"]
+    assert low == 0.0 and high > 0.2
+    assert out["ci95"]["false_pass_rate"] is not None
+
+
+def test_a_rate_over_many_claims_of_few_cases_is_indicative():
+    """40 claims, but only 2 cases behind the false fail rate: indicative, like 2 claims."""
+    cases = ["a"] * 20 + ["b"] * 20 + [f"n{i}" for i in range(40)]
+    gold = ["support"] * 40 + ["insufficient"] * 40
+    judge = ["support"] * 30 + ["insufficient"] * 10 + ["insufficient"] * 40
+    out = score_judge(cases, gold, judge, n_bootstrap=0)
+    assert out["denominators"]["false_fail_rate"] == 40 and out["denominator_cases"]["false_fail_rate"] == 2
+    assert "false_fail_rate" in out["indicative"] and "false_pass_rate" not in out["indicative"]

@@ -342,3 +342,63 @@ def test_a_breakdown_with_one_group_has_the_overall_figures_and_its_own_notes(go
         assert only[key] == data[key]
     assert "corrected_support_rate" in data["undefined"]  # the report's own note ...
     assert "corrected_support_rate" not in only["undefined"]  # ... not the breakdown's
+
+
+def test_the_claims_outside_that_the_release_left_out_are_named_and_the_intervals_resample_cases(gold):
+    data = report(gold)
+    corrected = data["corrected_support_rate"]
+    assert corrected["left_out"] == {"unlabeled": 1}  # u1: --only-final left it out
+    assert corrected["interval_unit"] == "case" and corrected["ci95_analytic"] is not None
+    assert any("1 of the 1 claims outside the release are claims it left out (unlabeled 1)" in w for w in data["warnings"])
+
+
+def test_a_folder_that_is_not_a_release_is_named_in_one_line(gold, tmp_path):
+    with pytest.raises(NotFoundError) as refused:
+        report(gold, release=tmp_path)
+    assert str(refused.value) == (f"{tmp_path} holds no manifest.json: it is not a release folder (give a release's "
+                                  "folder, or a stored release's name)")
+
+
+def test_a_copied_release_folder_is_scored_with_a_warning_but_its_holdout_is_refused(gold, tmp_path):
+    import shutil
+
+    copy = tmp_path / "copy of v1"
+    shutil.copytree(tmp_path / "releases" / "v1", copy)
+    manifest = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
+    manifest["creator"] = "someone else"
+    (copy / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    data = report(gold, release=copy)
+    assert data["release_stored_as"] is None and data["percent_agreement"] == pytest.approx(3 / 5)
+    assert any("is not a release this database holds" in w for w in data["warnings"])
+    assert report(gold, release=tmp_path / "releases" / "v1")["release_stored_as"] == "v1"
+    with pytest.raises(InvalidValueError, match="holdout viewings could not be counted"):
+        report(gold, release=copy, holdout=True)
+    with Session(gold) as session:
+        assert session.exec(select(func.count()).select_from(LabelEvent).where(LabelEvent.entity == "holdout_view")).one() == 0
+
+
+def test_a_judge_of_part_of_the_gold_or_of_another_dataset_is_warned_of(gold, tmp_path):
+    with session_scope(gold) as session:
+        import_judge_labels(session, OPERATOR, judge_file(tmp_path, {"c1": "support"}, "part.jsonl"), run="part")
+        Seeder(session, "other").claim("z1", "z1-a")
+    with session_scope(gold) as session:
+        import_judge_labels(session, OPERATOR, judge_file(tmp_path, {"z1-a": "support"}, "other.jsonl"), run="other")
+    with session_scope(gold) as session:
+        part = judge_report(session, OPERATOR, "part", "v1", n_bootstrap=0)
+        other = judge_report(session, OPERATOR, "other", "v1", n_bootstrap=0)
+    assert any("labeled 1 of the 5 gold claims" in w for w in part["warnings"])
+    assert any("judge run other (dataset other) labels no claim of this release (datasets pilot)" in w for w in other["warnings"])
+
+
+def test_asking_for_the_holdout_of_a_release_without_one_records_no_viewing(any_engine, tmp_path):
+    with session_scope(any_engine) as session:
+        Seeder(session, "devonly").claim("d1", "d1-a", labels={"alice": "support", "bob": "support"})
+    with session_scope(any_engine) as session:
+        create_release(session, OPERATOR, "d1", out_dir=tmp_path / "releases", n_bootstrap=0)
+        import_judge_labels(session, OPERATOR, judge_file(tmp_path, {"d1-a": "support"}), run="j")
+    with session_scope(any_engine) as session:
+        data = judge_report(session, OPERATOR, "j", "d1", n_bootstrap=0, holdout=True)
+    assert data["n_gold"] == 0 and data["holdout_views"] == {"this_run": 0, "any_run": 0}
+    assert any("holds no holdout claims" in w for w in data["warnings"])
+    with Session(any_engine) as session:
+        assert session.exec(select(func.count()).select_from(LabelEvent).where(LabelEvent.entity == "holdout_view")).one() == 0

@@ -199,9 +199,11 @@ def test_the_corrected_support_rate_stands_beside_the_judge_only_and_gold_only_r
     corrected = expected(engine)["corrected_support_rate"]
     rows = table_rows(at, "Estimate")
     assert list(rows) == ["Corrected (PPI++)", "Judge only", "Gold only"]
-    assert rows["Judge only"]["Support rate [95% CI]"].startswith("0.500 ")  # c1, c3, u1 of 6
-    assert rows["Gold only"]["Support rate [95% CI]"].startswith("0.400 ")  # c1, c2 of 5
-    assert rows["Corrected (PPI++)"]["Support rate [95% CI]"].startswith(f"{corrected['estimate']:.3f} ")
+    rate = "Support rate [95% CI, cases resampled]"
+    assert rows["Judge only"][rate].startswith("0.500 ")  # c1, c3, u1 of 6
+    assert rows["Gold only"][rate].startswith("0.400 ")  # c1, c2 of 5
+    assert rows["Corrected (PPI++)"][rate].startswith(f"{corrected['estimate']:.3f} ")
+    assert rows["Gold only"]["95% CI if claims were independent"] == fmt.interval(corrected["gold_only_ci95_analytic"])
     assert (rows["Judge only"]["Claims"], rows["Gold only"]["Claims"]) == (6, 5)
     infos = [i.value for i in at.info]
     assert ("Assumption: the estimate assumes the released claims are a random sample of the claims the judge "

@@ -289,6 +289,7 @@ class _Gold:
     manifest: dict[str, Any]
     claims: pd.DataFrame
     humans: pd.DataFrame
+    stored_as: str | None  # the stored release whose manifest this is; None for a folder the database does not hold
 
 
 def judge_report(session: Session, actor: Caller, name: str, release: str | Path, *, by: Iterable[str] = ("slice", "split"),
@@ -326,12 +327,16 @@ def judge_report(session: Session, actor: Caller, name: str, release: str | Path
     judged = _judge_labels(session, run.id)
     claims = gold.claims.merge(judged[["dataset", "claim_id", "judge_label"]], how="left", on=["dataset", "claim_id"])
     split = HOLDOUT if holdout else DEV
-    views = _record_holdout_view(session, actor, run, gold) if holdout else _holdout_views(session, run.id, gold.manifest_sha256)
     shown = claims[claims["split"] == split]
+    if holdout and gold.stored_as is None:
+        raise InvalidValueError.of("msg.judge.holdout_unstored", folder=str(gold.folder))
+    record = holdout and not shown.empty  # a release without holdout claims has no holdout to look at
+    views = _record_holdout_view(session, actor, run, gold) if record else _holdout_views(session, run.id, gold.manifest_sha256)
     overall = _scored(shown, n_bootstrap, seed)
     report: dict[str, Any] = {
         "run": run.name, "run_meta": run_json(session, run), "release": gold.release, "release_path": str(gold.folder),
-        "release_manifest_sha256": gold.manifest_sha256, "superseded_by": _superseded_by(session, gold),
+        "release_manifest_sha256": gold.manifest_sha256, "release_stored_as": gold.stored_as,
+        "superseded_by": _superseded_by(session, gold),
         "split": split, "n_holdout_left_out": 0 if holdout else int((claims["split"] == HOLDOUT).sum()),
         "holdout_views": views,
         **overall,
@@ -342,7 +347,8 @@ def judge_report(session: Session, actor: Caller, name: str, release: str | Path
     }
     report["humans"] = _humans(shown[shown["judge_label"].notna()], gold.humans, n_bootstrap, seed)
     report["human_range"] = _human_range(report["humans"])
-    report["corrected_support_rate"] = _corrected(gold, judged, shown, report["undefined"])
+    report["corrected_support_rate"] = _corrected(gold, judged, shown, report["undefined"], n_bootstrap, seed)
+    report["warnings"] = _warnings(session, run, gold, report, holdout)
     report["disagreements"] = _disagreements(shown)
     return report
 
@@ -360,6 +366,8 @@ def _read_gold(session: Session, actor: Caller, release: str | Path) -> _Gold:
     if isinstance(release, str) and _is_unstored_folder(session, release):
         release = Path(release)
     if isinstance(release, Path):
+        if not release_layout(release).manifest.is_file():
+            raise NotFoundError.of("msg.judge.not_a_release", folder=str(release))
         result, folder, shown = check_release(release), release, str(release)
     else:
         result = check_stored_release(session, actor, release)
@@ -370,8 +378,9 @@ def _read_gold(session: Session, actor: Caller, release: str | Path) -> _Gold:
     table = pq.read_table(release_layout(folder).parquet, columns=[*GOLD_COLUMNS, "labels"])
     claims = table.select(GOLD_COLUMNS).to_pandas()
     claims["case_key"] = pd.factorize(claims["dataset"] + "\0" + claims["case_id"])[0]  # one code per case
+    stored_as = session.exec(select(GoldRelease.name).where(GoldRelease.manifest_sha256 == result.manifest_sha256)).first()
     return _Gold(shown, folder, result.manifest_sha256 or "", read_manifest(folder), claims,
-                 _human_labels(table.column("labels")))
+                 _human_labels(table.column("labels")), stored_as)
 
 
 def _human_labels(labels: Any) -> pd.DataFrame:
@@ -408,10 +417,10 @@ def _refuse_blind(session: Session, actor: Caller, claims: pd.DataFrame) -> None
 
 
 def _judge_labels(session: Session, run_pk: int) -> pd.DataFrame:
-    """Every label of the run: dataset, claim_id, judge_label and the slice of the claim's case.
+    """Every label of the run: dataset, claim_id, judge_label, and the slice and case_id of the claim's case.
     Read through the driver's own cursor, in the session's transaction: a row object per label
     would cost more than the query (100,000 labels)."""
-    query = (select(Dataset.name, Claim.claim_id, JudgeLabel.value, Case.slice)
+    query = (select(Dataset.name, Claim.claim_id, JudgeLabel.value, Case.slice, Case.case_id)
              .join(Claim, Claim.id == JudgeLabel.claim_pk).join(Case, Case.id == Claim.case_pk)
              .join(Dataset, Dataset.id == Claim.dataset_id).where(JudgeLabel.run_pk == run_pk))
     connection = session.connection()
@@ -422,7 +431,7 @@ def _judge_labels(session: Session, run_pk: int) -> pd.DataFrame:
         rows = cursor.fetchall()
     finally:
         cursor.close()
-    return pd.DataFrame(rows, columns=["dataset", "claim_id", "judge_label", "slice"])
+    return pd.DataFrame(rows, columns=["dataset", "claim_id", "judge_label", "slice", "case_id"])
 
 
 def _scored(claims: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, Any]:
@@ -470,10 +479,13 @@ def _human_range(humans: dict[str, Any]) -> dict[str, list[float] | None]:
     return ranges
 
 
-def _corrected(gold: _Gold, judged: pd.DataFrame, shown: pd.DataFrame, undefined: dict[str, Any]) -> dict[str, Any] | None:
-    """The prediction-powered estimate of the support rate (`calibration.corrected_rate`) from the
-    judge's labels on the claims outside the release and the gold on the released claims of
-    `shown` it labeled; None (with a reason in `undefined`) when the run labels no other claim."""
+def _corrected(gold: _Gold, judged: pd.DataFrame, shown: pd.DataFrame, undefined: dict[str, Any], n_bootstrap: int,
+               seed: int) -> dict[str, Any] | None:
+    """The prediction-powered estimate of the support rate (`calibration.corrected_rate`, its
+    intervals resampling cases) from the judge's labels on the claims outside the release and the
+    gold on the released claims of `shown` it labeled; None (with a reason in `undefined`) when the
+    run labels no other claim. `left_out`: how many of the claims outside the release the release's
+    manifest lists as left out, by state (they were not chosen at random)."""
     released = judged.merge(gold.claims[["dataset", "claim_id"]], how="left", on=["dataset", "claim_id"], indicator=True)
     outside = judged[(released["_merge"] == "left_only").to_numpy()]
     labeled = shown[shown["judge_label"].notna()]
@@ -485,9 +497,44 @@ def _corrected(gold: _Gold, judged: pd.DataFrame, shown: pd.DataFrame, undefined
         return None
     estimate = calibration.corrected_rate((outside["judge_label"] == POSITIVE).to_numpy(),
                                           (labeled["judge_label"] == POSITIVE).to_numpy(),
-                                          (labeled["gold_label"] == POSITIVE).to_numpy())
+                                          (labeled["gold_label"] == POSITIVE).to_numpy(),
+                                          unlabeled_cases=(outside["dataset"] + "\0" + outside["case_id"]).to_numpy(),
+                                          labeled_cases=labeled["case_key"].to_numpy(), n_bootstrap=n_bootstrap, seed=seed)
     mix = calibration.slice_mix_differs(labeled["slice"].to_numpy(), outside["slice"].to_numpy())
-    return {**estimate, "assumption": PPI_ASSUMPTION, "slice_mix": mix}
+    return {**estimate, "assumption": PPI_ASSUMPTION, "slice_mix": mix, "left_out": _left_out(gold, outside)}
+
+
+def _left_out(gold: _Gold, outside: pd.DataFrame) -> dict[str, int]:
+    """state -> how many of the `outside` claims the release's manifest lists as left out in it."""
+    listed = ((gold.manifest.get("excluded") or {}).get("claim_ids") or {})
+    keys = set(zip(outside["dataset"], outside["claim_id"]))
+    counts = {state: sum(1 for dataset, ids in (by_dataset or {}).items() for claim_id in ids if (dataset, claim_id) in keys)
+              for state, by_dataset in listed.items()}
+    return {state: n for state, n in counts.items() if n}
+
+
+def _warnings(session: Session, run: JudgeRun, gold: _Gold, report: dict[str, Any], holdout: bool) -> list[str]:
+    """What a reader of the figures must know (English texts of msg.judge.warn_*, found again by
+    messages.recognize): a folder the database does not hold, no claim in common, a judge that
+    labeled part of the gold, a holdout asked of a release without one, claims outside the release
+    that it left out on purpose."""
+    warnings = []
+    if gold.stored_as is None:
+        warnings.append(english("msg.judge.warn_unstored", folder=str(gold.folder)))
+    if report["n_gold"] and not report["n_items"]:
+        datasets = ", ".join((gold.manifest.get("scope") or {}).get("datasets") or []) or "-"
+        warnings.append(english("msg.judge.warn_no_overlap", run=run.name, dataset=_dataset_name(session, run.dataset_pk) or "-",
+                                datasets=datasets))
+    elif report["n_missing"]:
+        warnings.append(english("msg.judge.warn_subset", n=report["n_items"], of=report["n_gold"]))
+    if holdout and not report["n_gold"]:
+        warnings.append(english("msg.judge.warn_no_holdout"))
+    corrected = report.get("corrected_support_rate") or {}
+    if corrected.get("left_out"):
+        states = ", ".join(f"{state} {n}" for state, n in corrected["left_out"].items())
+        warnings.append(english("msg.judge.warn_left_out", n=sum(corrected["left_out"].values()),
+                                of=corrected["n_unlabeled"], states=states))
+    return warnings
 
 
 def _disagreements(shown: pd.DataFrame) -> list[dict[str, Any]]:

@@ -670,7 +670,9 @@ ENGLISH: dict[str, str] = {
     "judges.corrected_none": "No corrected support rate: {why}. It needs a run that also labels claims outside the "
                              "release (a new RAG run's claims, for example).",
     "judges.col.estimate": "Estimate",
-    "judges.col.rate": "Support rate [95% CI]",
+    "judges.col.rate": "Support rate [95% CI, cases resampled]",
+    "judges.col.rate_claims": "Support rate [95% CI]",
+    "judges.col.rate_independent": "95% CI if claims were independent",
     "judges.col.how": "From",
     "judges.corrected.ppi": "Corrected (PPI++)",
     "judges.corrected.ppi_how": "the judge on all {big_n} + {n} claims, corrected by its errors on the {n} gold claims",

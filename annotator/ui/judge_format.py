@@ -228,14 +228,19 @@ def corrected_table(corrected: Report) -> pd.DataFrame:
     the rate with its 95% interval and the claims behind it."""
     n, big_n = corrected.get("n_labeled", 0), corrected.get("n_unlabeled", 0)
     rows = [
-        ("judges.corrected.ppi", corrected.get("estimate"), corrected.get("ci95"), n + big_n,
-         (corrected.get("undefined") or {}).get("estimate")),
-        ("judges.corrected.judge_only", corrected.get("naive_judge_rate"), corrected.get("naive_judge_ci95"), n + big_n, None),
-        ("judges.corrected.gold_only", corrected.get("gold_only_rate"), corrected.get("gold_only_ci95"), n, None),
+        ("judges.corrected.ppi", corrected.get("estimate"), corrected.get("ci95"), corrected.get("ci95_analytic"),
+         n + big_n, (corrected.get("undefined") or {}).get("estimate")),
+        ("judges.corrected.judge_only", corrected.get("naive_judge_rate"), corrected.get("naive_judge_ci95"),
+         corrected.get("naive_judge_ci95_analytic"), n + big_n, None),
+        ("judges.corrected.gold_only", corrected.get("gold_only_rate"), corrected.get("gold_only_ci95"),
+         corrected.get("gold_only_ci95_analytic"), n, None),
     ]
-    columns = [t("judges.col.estimate"), t("judges.col.rate"), t("judges.col.claims"), t("judges.col.how")]
-    return pd.DataFrame([[t(key), _rate(value, ci, why), claims, t(f"{key}_how", n=n, big_n=big_n)]
-                         for key, value, ci, claims, why in rows], columns=columns)
+    by_cases = corrected.get("interval_unit") == "case"
+    columns = [t("judges.col.estimate"), t("judges.col.rate" if by_cases else "judges.col.rate_claims"),
+               t("judges.col.rate_independent"), t("judges.col.claims"), t("judges.col.how")]
+    return pd.DataFrame([[t(key), _rate(value, ci, why), fmt.interval(independent) if independent else "-", claims,
+                          t(f"{key}_how", n=n, big_n=big_n)]
+                         for key, value, ci, independent, claims, why in rows], columns=columns)
 
 
 def _rate(value: float | None, ci: Sequence[float] | None, why: str | None) -> str:

@@ -216,6 +216,8 @@ except AnnotatorError as error:
     st.stop()
 if superseded := jf.superseded_text(report):
     st.warning(superseded, icon=":material/update:")
+for warning in report.get("warnings") or ():  # English texts of msg.judge.warn_*, written in the user's language
+    st.warning(ui.plain_markdown(fmt.note(warning) or warning), icon=":material/warning:")
 
 st.header(t("judges.figures"))
 figures(report)
