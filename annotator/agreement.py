@@ -466,16 +466,30 @@ def _encode(columns: dict[str, Any], categories: tuple[Any, ...]) -> _Ratings:
     return _Ratings(item.astype(np.int64), rater, cat, raters, n_items)
 
 
-def _category_codes(labels: Any, categories: tuple[Any, ...], lines: np.ndarray | None) -> np.ndarray:
-    """Index of each label in `categories`; UndefinedCategoryError naming the first other."""
+def category_codes(labels: Any, categories: Sequence[Any]) -> tuple[np.ndarray, int | None, Any]:
+    """The index of each label in `categories`, and where the first label outside them is.
+
+    labels: a 1-d sequence (numpy array, list, Series by position); categories: the declared ones.
+    Returns (codes: int64 array, -1 at a label outside `categories` or a missing one; the row of
+    the first such label, or None when there is none; that label, None when it is missing).
+    Method: pandas.factorize once, then a lookup of the distinct values (not one per label).
+    Callers raise their own error for the first bad row.
+    """
     codes, uniques = pd.factorize(labels)
     index = {c: k for k, c in enumerate(categories)}
     lookup = np.array([index.get(u, -1) for u in list(uniques)] + [-1], dtype=np.int64)
-    cat = lookup[codes]  # code -1 (a missing label) picks the trailing -1
-    bad = np.flatnonzero(cat < 0)
-    if bad.size:
-        row = int(bad[0])
-        label = _plain(uniques[codes[row]]) if codes[row] >= 0 else None
+    out = lookup[codes]  # code -1 (a missing label) picks the trailing -1
+    bad = np.flatnonzero(out < 0)
+    if not bad.size:
+        return out, None, None
+    row = int(bad[0])
+    return out, row, (_plain(uniques[codes[row]]) if codes[row] >= 0 else None)
+
+
+def _category_codes(labels: Any, categories: tuple[Any, ...], lines: np.ndarray | None) -> np.ndarray:
+    """Index of each label in `categories`; UndefinedCategoryError naming the first other."""
+    cat, row, label = category_codes(labels, categories)
+    if row is not None:
         raise UndefinedCategoryError(
             f"label {label!r} is not one of the declared categories "
             f"({', '.join(map(str, categories))}){_where(lines, row)}. "

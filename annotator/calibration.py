@@ -32,6 +32,7 @@ import pandas as pd
 from annotator.agreement import (
     MIN_BOOTSTRAP,
     bootstrap_pattern_sums,
+    category_codes,
     cohen_kappa_from_confusion,
     kappa_interval,
     percentile_interval,
@@ -196,15 +197,10 @@ def _encode_claims(case_ids: Sequence[Any], gold: Sequence[Any], judge: Sequence
 
 
 def _label_codes(labels: np.ndarray, cats: tuple[str, ...], case_ids: np.ndarray, key: str) -> np.ndarray:
-    """Index of each label in `cats`; CalibrationInputError (message `key`) at the first other."""
-    codes, uniques = pd.factorize(labels)
-    index = {c: k for k, c in enumerate(cats)}
-    lookup = np.array([index.get(u, -1) for u in list(uniques)] + [-1], dtype=np.int64)
-    out = lookup[codes]  # code -1 (a missing label) picks the trailing -1
-    bad = np.flatnonzero(out < 0)
-    if bad.size:
-        row = int(bad[0])
-        label = uniques[codes[row]] if codes[row] >= 0 else None
+    """Index of each label in `cats` (agreement.category_codes); CalibrationInputError (message
+    `key`) at the first other."""
+    out, row, label = category_codes(labels, cats)
+    if row is not None:
         raise CalibrationInputError.of(key, label=_shown(label), row=row + 1, case_id=_shown(case_ids[row]),
                                        categories=_listing(cats))
     return out

@@ -982,6 +982,13 @@ def visit_every_page(who: str, user_pk: int, keys: SimpleNamespace, downloads: D
         release = open_url(log_in(who), "releases")
         release.button(key="releases.verify").click().run()
         keep("releases gold-v0 verified", release)
+    run_every_page_script(who, user_pk, keep)
+    return steps
+
+
+def run_every_page_script(who: str, user_pk: int, keep: Callable[[str, AppTest], None]) -> None:
+    """Run every page script directly (not through the app's navigation) as `who`, and keep(step, at)
+    each: a page must check its reader's roles itself."""
     for view in sorted(VIEWS.glob("*.py")):
         if view.name == "__init__.py":
             continue
@@ -990,7 +997,6 @@ def visit_every_page(who: str, user_pk: int, keys: SimpleNamespace, downloads: D
         direct.session_state["auth.user_name"] = who
         direct.run()
         keep(f"page script {view.name} run directly", direct)
-    return steps
 
 
 def visit_as_adjudicator(who: str, user_pk: int, downloads: Downloads) -> dict[str, dict]:
@@ -1007,13 +1013,7 @@ def visit_as_adjudicator(who: str, user_pk: int, downloads: Downloads) -> dict[s
     keep("home ?claim=W", log_in(who, {"claim": "case-2-c1"}))  # W waits for a decision: the Adjudicate page
     for key in PAGE_KEYS:
         keep(f"url /{key}", open_url(log_in(who), key))
-    for view in sorted(VIEWS.glob("*.py")):
-        if view.name != "__init__.py":
-            direct = AppTest.from_file(str(view), default_timeout=120)
-            direct.session_state["auth.user_pk"] = user_pk
-            direct.session_state["auth.user_name"] = who
-            direct.run()
-            keep(f"page script {view.name} run directly", direct)
+    run_every_page_script(who, user_pk, keep)
     return steps
 
 

@@ -10,7 +10,6 @@ them would be anchored by them (the blind rule's reason, docs/domain.md).
 from __future__ import annotations
 
 import copy
-import hashlib
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -28,7 +27,7 @@ from annotator.errors import ImportFileError, ImportRowError, InvalidValueError,
 from annotator.formats import JudgeLabelRecord
 from annotator.messages import Message, english, msg, shortened
 from annotator.models import Case, Claim, Dataset, GoldRelease, JudgeLabel, JudgeRun, LabelEvent
-from annotator.release import check_release, read_manifest, release_layout
+from annotator.release import check_release, read_manifest, release_layout, sha256_file
 from annotator.services.access import Caller, is_operator, require
 from annotator.services.audit import record_event
 from annotator.services.blind import claims_still_to_label
@@ -169,7 +168,7 @@ def _store(session: Session, actor: Caller, path: str, name: str, stored: list[t
     dataset_pk = stored[0][2]
     run = JudgeRun(name=name, dataset_pk=dataset_pk, model=model, prompt_version=prompt_version, note=note,
                    creator="" if is_operator(actor) else actor.name, source_name=Path(path).name,
-                   source_sha256=_file_sha256(path))
+                   source_sha256=sha256_file(path))
     session.add(run)
     session.flush()
     rows = [{"run_pk": run.id, "claim_pk": pk, "value": record.label, "confidence": record.confidence,
@@ -179,14 +178,6 @@ def _store(session: Session, actor: Caller, path: str, name: str, stored: list[t
     record_event(session, actor_pk=actor.id, entity="judge_run", entity_pk=run.id, action="create",
                  after={"name": name, "labels": len(rows), "source_sha256": run.source_sha256})
     return run.id, dataset_pk
-
-
-def _file_sha256(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _dataset_name(session: Session, dataset_pk: int | None) -> str | None:
@@ -199,19 +190,29 @@ def _dataset_name(session: Session, dataset_pk: int | None) -> str | None:
 def run_json(session: Session, run: JudgeRun) -> dict[str, Any]:
     """A judge run as plain data: name, dataset, model, prompt_version, note, creator,
     created_at (ISO 8601, UTC), source_name, source_sha256, n_labels, label_counts."""
-    counts = dict(session.exec(select(JudgeLabel.value, func.count()).where(JudgeLabel.run_pk == run.id)
-                               .group_by(JudgeLabel.value)).all())
-    return {"name": run.name, "dataset": _dataset_name(session, run.dataset_pk), "model": run.model,
-            "prompt_version": run.prompt_version, "note": run.note, "creator": run.creator,
-            "created_at": run.created_at.isoformat(), "source_name": run.source_name, "source_sha256": run.source_sha256,
-            "n_labels": int(sum(counts.values())), "label_counts": {label: int(counts.get(label, 0)) for label in LABELS}}
+    return _runs_json(session, [run])[0]
 
 
 def list_judge_runs(session: Session, actor: Caller) -> list[dict[str, Any]]:
-    """Every judge run (`run_json`), newest first."""
+    """Every judge run (`run_json`), newest first: two queries, whatever the number of runs."""
     require(actor, Permission.CALIBRATE)
-    runs = session.exec(select(JudgeRun).order_by(JudgeRun.created_at.desc(), JudgeRun.id.desc()))
-    return [run_json(session, run) for run in runs]
+    return _runs_json(session, list(session.exec(select(JudgeRun).order_by(JudgeRun.created_at.desc(), JudgeRun.id.desc()))))
+
+
+def _runs_json(session: Session, runs: list[JudgeRun]) -> list[dict[str, Any]]:
+    """`run_json` of each run, their label counts in one grouped query."""
+    counts: dict[int, dict[str, int]] = defaultdict(dict)
+    if runs:
+        query = (select(JudgeLabel.run_pk, JudgeLabel.value, func.count()).where(JudgeLabel.run_pk.in_([r.id for r in runs]))
+                 .group_by(JudgeLabel.run_pk, JudgeLabel.value))
+        for run_pk, value, n in session.exec(query):
+            counts[run_pk][value] = int(n)
+    datasets = dict(session.exec(select(Dataset.id, Dataset.name)).all()) if runs else {}
+    return [{"name": run.name, "dataset": datasets.get(run.dataset_pk), "model": run.model,
+             "prompt_version": run.prompt_version, "note": run.note, "creator": run.creator,
+             "created_at": run.created_at.isoformat(), "source_name": run.source_name,
+             "source_sha256": run.source_sha256, "n_labels": sum(counts[run.id].values()),
+             "label_counts": {label: counts[run.id].get(label, 0) for label in LABELS}} for run in runs]
 
 
 def get_judge_run(session: Session, actor: Caller, name: str) -> JudgeRun:
