@@ -21,6 +21,7 @@ from annotator.errors import (
 )
 from annotator.models import JudgeLabel, JudgeRun, LabelEvent, User
 from annotator.release import release_layout
+from annotator.services import judges
 from annotator.services.access import OPERATOR
 from annotator.services.judges import import_judge_labels, judge_report, list_judge_runs
 from annotator.services.labeling import assign_cases
@@ -204,6 +205,23 @@ def test_the_humans_are_scored_against_the_same_gold_from_their_blind_labels(gol
     assert humans["bob"]["percent_agreement"] == pytest.approx(4 / 5)  # c5: bob said support, gold contradict
     assert humans["bob"]["false_pass_rate"] == pytest.approx(1 / 3)
     assert report(gold)["human_range"]["percent_agreement"] == [pytest.approx(0.8), 1.0]
+
+
+def test_the_figures_do_not_depend_on_how_many_threads_score_them(gold, monkeypatch):
+    threaded = report(gold)
+    monkeypatch.setattr(judges, "SCORING_THREADS", 1)
+    alone = report(gold)
+    assert alone == threaded and alone["ci95"]["percent_agreement"] is not None
+
+
+def test_a_single_split_has_the_overall_figures_but_not_what_the_report_adds_to_them(gold, tmp_path):
+    with session_scope(gold) as session:
+        import_judge_labels(session, OPERATOR, judge_file(tmp_path, {"c1": "support", "c2": "support"}, "two.jsonl"), run="j2")
+    with session_scope(gold) as session:
+        data = judge_report(session, OPERATOR, "j2", "v1", n_bootstrap=N_BOOT)
+    dev = data["by_split"]["dev"]
+    assert dev["confusion"] == data["confusion"] and dev["ci95"] == data["ci95"]
+    assert "corrected_support_rate" in data["undefined"] and "corrected_support_rate" not in dev["undefined"]
 
 
 def test_the_corrected_support_rate_uses_the_claims_only_the_judge_labeled(gold):

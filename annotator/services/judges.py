@@ -13,11 +13,13 @@ import copy
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import numpy as np
 import pandas as pd
 from sqlalchemy import func, insert
 from sqlmodel import Session, select
@@ -26,12 +28,25 @@ from annotator import calibration, formats
 from annotator.errors import ImportFileError, ImportRowError, InvalidValueError, NotFoundError, PermissionDeniedError
 from annotator.formats import JudgeLabelRecord
 from annotator.messages import Message, english, msg, shortened
-from annotator.models import Case, Claim, Dataset, GoldRelease, JudgeLabel, JudgeRun, LabelEvent
+from annotator.models import (
+    Case,
+    Claim,
+    Dataset,
+    GoldRelease,
+    JudgeLabel,
+    JudgeRun,
+    LabelEvent,
+)
 from annotator.release import check_release, read_manifest, release_layout, sha256_file
 from annotator.services.access import Caller, is_operator, require
 from annotator.services.audit import record_event
 from annotator.services.blind import claims_still_to_label
-from annotator.services.imports.shared import ImportReport, check_dataset_name, refused_when_concurrent, skipped_lines_of
+from annotator.services.imports.shared import (
+    ImportReport,
+    check_dataset_name,
+    refused_when_concurrent,
+    skipped_lines_of,
+)
 from annotator.services.lookup import get_dataset
 from annotator.services.releases import check_stored_release
 from annotator.text import MAX_ID_CHARS, MAX_TEXT_CHARS, check_free_text
@@ -187,10 +202,11 @@ def _dataset_name(session: Session, dataset_pk: int | None) -> str | None:
 # ------------------------------------------------------------------------------- list
 
 
-def run_json(session: Session, run: JudgeRun) -> dict[str, Any]:
+def run_json(session: Session, run: JudgeRun, label_counts: dict[str, int] | None = None) -> dict[str, Any]:
     """A judge run as plain data: name, dataset, model, prompt_version, note, creator,
-    created_at (ISO 8601, UTC), source_name, source_sha256, n_labels, label_counts."""
-    return _runs_json(session, [run])[0]
+    created_at (ISO 8601, UTC), source_name, source_sha256, n_labels, label_counts.
+    label_counts: label -> the run's labels of it, when the caller has them (else counted here)."""
+    return _runs_json(session, [run], None if label_counts is None else {run.id: label_counts})[0]
 
 
 def list_judge_runs(session: Session, actor: Caller) -> list[dict[str, Any]]:
@@ -199,10 +215,13 @@ def list_judge_runs(session: Session, actor: Caller) -> list[dict[str, Any]]:
     return _runs_json(session, list(session.exec(select(JudgeRun).order_by(JudgeRun.created_at.desc(), JudgeRun.id.desc()))))
 
 
-def _runs_json(session: Session, runs: list[JudgeRun]) -> list[dict[str, Any]]:
-    """`run_json` of each run, their label counts in one grouped query."""
+def _runs_json(session: Session, runs: list[JudgeRun], known: dict[int, dict[str, int]] | None = None) -> list[dict[str, Any]]:
+    """`run_json` of each run, their label counts in one grouped query (unless `known`: run pk ->
+    label -> count)."""
     counts: dict[int, dict[str, int]] = defaultdict(dict)
-    if runs:
+    for pk, given in (known or {}).items():
+        counts[pk] = {str(label): int(n) for label, n in given.items()}
+    if runs and known is None:
         query = (select(JudgeLabel.run_pk, JudgeLabel.value, func.count()).where(JudgeLabel.run_pk.in_([r.id for r in runs]))
                  .group_by(JudgeLabel.run_pk, JudgeLabel.value))
         for run_pk, value, n in session.exec(query):
@@ -326,29 +345,38 @@ def judge_report(session: Session, actor: Caller, name: str, release: str | Path
     gold = _read_gold(session, actor, release)
     _refuse_blind(session, actor, gold.claims)
     judged = _judge_labels(session, run.id)
-    claims = gold.claims.merge(judged[["dataset", "claim_id", "judge_label"]], how="left", on=["dataset", "claim_id"])
+    claims = _coded(gold.claims.merge(judged[["dataset", "claim_id", "judge_label", "judged_row"]], how="left",
+                                      on=["dataset", "claim_id"]))
     split = HOLDOUT if holdout else DEV
-    shown = claims[claims["split"] == split]
+    in_split = (claims["split"] == split).to_numpy()
+    shown = claims if in_split.all() else claims[in_split]  # no copy when every claim is in the split
     if holdout and gold.stored_as is None:
         raise InvalidValueError.of("msg.judge.holdout_unstored", folder=str(gold.folder))
     record = holdout and not shown.empty  # a release without holdout claims has no holdout to look at
     views = _record_holdout_view(session, actor, run, gold) if record else _holdout_views(session, run.id, gold.manifest_sha256)
-    overall = _scored(shown, n_bootstrap, seed)
+    with ThreadPoolExecutor(max_workers=SCORING_THREADS) as pool:
+        overall = _scored(pool, shown, n_bootstrap, seed)
+        by_slice = _by(pool, shown, "slice", n_bootstrap, seed, overall) if "slice" in groups else {}
+        by_split = {}
+        if "split" in groups:  # with --holdout, both splits; else the split shown
+            by_split = _by(pool, claims, "split", n_bootstrap, seed) if holdout else _by(pool, shown, "split", n_bootstrap, seed, overall)
+        humans = _humans(pool, shown.loc[shown["judge_label"].notna(), SCORED_COLUMNS], gold.humans, n_bootstrap, seed)
     report: dict[str, Any] = {
-        "run": run.name, "run_meta": run_json(session, run), "release": gold.release, "release_path": str(gold.folder),
+        "run": run.name, "run_meta": run_json(session, run, judged["judge_label"].value_counts().to_dict()),
+        "release": gold.release, "release_path": str(gold.folder),
         "release_manifest_sha256": gold.manifest_sha256, "release_stored_as": gold.stored_as,
         "superseded_by": _superseded_by(session, gold),
         "split": split, "n_holdout_left_out": 0 if holdout else int((claims["split"] == HOLDOUT).sum()),
         "holdout_views": views,
-        **overall,
-        "by_slice": _by(shown, "slice", n_bootstrap, seed, overall) if "slice" in groups else {},
-        "by_split": (_by(claims, "split", n_bootstrap, seed) if holdout else _by(shown, "split", n_bootstrap, seed, overall))
-                    if "split" in groups else {},
+        **overall.result(),
+        "by_slice": _results(by_slice, overall),
+        "by_split": _results(by_split, overall),
         "n_bootstrap": n_bootstrap, "seed": seed,
+        "humans": _results(humans, overall),
     }
-    report["humans"] = _humans(shown[shown["judge_label"].notna()], gold.humans, n_bootstrap, seed)
     report["human_range"] = _human_range(report["humans"])
-    report["corrected_support_rate"] = _corrected(gold, judged, shown, report["undefined"], n_bootstrap, seed)
+    outside = _outside(session, judged, claims)
+    report["corrected_support_rate"] = _corrected(gold, outside, shown, report["undefined"], n_bootstrap, seed)
     report["warnings"] = _warnings(session, run, gold, report, holdout)
     report["disagreements"] = _disagreements(shown)
     return report
@@ -392,8 +420,8 @@ def _human_labels(labels: Any) -> pd.DataFrame:
     labels = labels.combine_chunks()
     flat = pc.list_flatten(labels)
     return pd.DataFrame({"row": pc.list_parent_indices(labels).to_numpy(),
-                         "labeler": flat.field("labeler").to_numpy(zero_copy_only=False),
-                         "label": flat.field("label").to_numpy(zero_copy_only=False)})
+                         "labeler": pc.dictionary_encode(flat.field("labeler")).to_pandas(),
+                         "label": pc.dictionary_encode(flat.field("label")).to_pandas()})
 
 
 def _is_unstored_folder(session: Session, given: str) -> bool:
@@ -418,12 +446,13 @@ def _refuse_blind(session: Session, actor: Caller, claims: pd.DataFrame) -> None
 
 
 def _judge_labels(session: Session, run_pk: int) -> pd.DataFrame:
-    """Every label of the run: dataset, claim_id, judge_label, and the slice and case_id of the claim's case.
+    """Every label of the run: dataset, claim_id, judge_label, case_pk (the claim's case's key) and
+    judged_row (0..n-1, the label's row here).
     Read through the driver's own cursor, in the session's transaction: a row object per label
-    would cost more than the query (100,000 labels)."""
-    query = (select(Dataset.name, Claim.claim_id, JudgeLabel.value, Case.slice, Case.case_id)
-             .join(Claim, Claim.id == JudgeLabel.claim_pk).join(Case, Case.id == Claim.case_pk)
-             .join(Dataset, Dataset.id == Claim.dataset_id).where(JudgeLabel.run_pk == run_pk))
+    would cost more than the query (100,000 labels). The dataset's name is looked up once per
+    dataset, not joined once per label."""
+    query = (select(Claim.claim_id, JudgeLabel.value, Claim.case_pk, Claim.dataset_id)
+             .join(Claim, Claim.id == JudgeLabel.claim_pk).where(JudgeLabel.run_pk == run_pk))
     connection = session.connection()
     compiled = query.compile(dialect=connection.dialect, compile_kwargs={"literal_binds": True})  # run_pk: an int
     cursor = connection.connection.driver_connection.cursor()
@@ -432,39 +461,91 @@ def _judge_labels(session: Session, run_pk: int) -> pd.DataFrame:
         rows = cursor.fetchall()
     finally:
         cursor.close()
-    return pd.DataFrame(rows, columns=["dataset", "claim_id", "judge_label", "slice", "case_id"])
+    frame = pd.DataFrame(rows, columns=["claim_id", "judge_label", "case_pk", "dataset_pk"])
+    names = dict(session.exec(select(Dataset.id, Dataset.name)).all())
+    pks = frame["dataset_pk"].unique()
+    frame["dataset"] = names[int(pks[0])] if len(pks) == 1 else frame["dataset_pk"].map(names)  # one dataset: one value
+    frame["judged_row"] = np.arange(len(frame))
+    return frame
 
 
-def _scored(claims: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, Any]:
-    """n_gold, n_items, n_missing and `calibration.score_judge` of the judge on `claims`."""
-    labeled = claims[claims["judge_label"].notna()]
-    scores = calibration.score_judge(labeled["case_key"].to_numpy(), labeled["gold_label"].to_numpy(),
-                                     labeled["judge_label"].to_numpy(), LABELS, n_bootstrap=n_bootstrap, seed=seed,
-                                     positive=POSITIVE)
-    return {"n_gold": len(claims), "n_items": len(labeled), "n_missing": len(claims) - len(labeled), **scores}
+def _outside(session: Session, judged: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
+    """The run's labels of claims outside the release (`judged` rows no row of `claims` matched),
+    with the slice and case_id of each claim's case."""
+    matched = np.zeros(len(judged), dtype=bool)
+    matched[claims["judged_row"].dropna().to_numpy().astype(np.int64)] = True
+    outside = judged[~matched]
+    if outside.empty:
+        return outside.assign(slice=pd.Series(dtype=object), case_id=pd.Series(dtype=object))
+    pks = outside["case_pk"].unique().tolist()
+    cases: dict[int, tuple[str, str]] = {}
+    for start in range(0, len(pks), LOOKUP_BATCH):
+        query = select(Case.id, Case.slice, Case.case_id).where(Case.id.in_(pks[start:start + LOOKUP_BATCH]))
+        cases.update((pk, (slice_, case_id)) for pk, slice_, case_id in session.exec(query).all())
+    found = outside["case_pk"].map(cases)
+    return outside.assign(slice=[pair[0] for pair in found], case_id=[pair[1] for pair in found])
 
 
-def _by(claims: pd.DataFrame, column: str, n_bootstrap: int, seed: int, whole: dict[str, Any] | None = None) -> dict[str, Any]:
+def _coded(claims: pd.DataFrame) -> pd.DataFrame:
+    """`claims` with gold_label and judge_label as categoricals over the same categories (the
+    declared labels, then any other value, which score_judge names): each breakdown then takes
+    and compares integer codes, not texts."""
+    seen = pd.unique(pd.concat([claims["gold_label"], claims["judge_label"]], ignore_index=True).dropna())
+    categories = [*LABELS, *sorted(str(v) for v in seen if v not in LABELS)]
+    return claims.assign(gold_label=pd.Categorical(claims["gold_label"], categories=categories),
+                         judge_label=pd.Categorical(claims["judge_label"], categories=categories))
+
+
+SCORED_COLUMNS = ["case_key", "gold_label", "judge_label"]
+"""The columns of the claims that `_scored` reads."""
+
+SCORING_THREADS = 2
+"""Threads that score the judge overall, by slice and by split, and the labelers, at once: the
+multinomial draws of the bootstraps (most of a report's time) release the GIL. Each scoring
+draws from its own generator seeded with `seed`, so the figures do not depend on the threads."""
+
+
+def _scored(pool: Executor, claims: pd.DataFrame, n_bootstrap: int, seed: int) -> Future[dict[str, Any]]:
+    """n_gold, n_items, n_missing and `calibration.score_judge` of the judge on `claims`, computed on `pool`."""
+    labeled = claims.loc[claims["judge_label"].notna(), SCORED_COLUMNS]
+    counts = {"n_gold": len(claims), "n_items": len(labeled), "n_missing": len(claims) - len(labeled)}
+    return pool.submit(_score, counts, labeled["case_key"].to_numpy(), labeled["gold_label"], labeled["judge_label"],
+                       n_bootstrap, seed)
+
+
+def _score(counts: dict[str, int], cases: np.ndarray, gold: pd.Series, said: pd.Series, n_bootstrap: int,
+           seed: int) -> dict[str, Any]:
+    """`counts` and `calibration.score_judge` of the labels `said` against `gold` (categoricals)."""
+    return {**counts, **calibration.score_judge(cases, gold, said, LABELS, n_bootstrap=n_bootstrap, seed=seed, positive=POSITIVE)}
+
+
+def _by(pool: Executor, claims: pd.DataFrame, column: str, n_bootstrap: int, seed: int,
+        whole: Future[dict[str, Any]] | None = None) -> dict[str, Future[dict[str, Any]]]:
     """value -> `_scored` of the claims with that value of `column`; a single group is `whole`
     (the figures of all of `claims`, the same numbers: the same claims and seed) when given."""
-    groups = claims.groupby(column, sort=True)
+    groups = claims[[*SCORED_COLUMNS, column]].groupby(column, sort=True, observed=True)
     if whole is not None and groups.ngroups == 1:
-        return {str(next(iter(groups.groups))): copy.deepcopy(whole)}
-    return {str(value): _scored(group, n_bootstrap, seed) for value, group in groups}
+        return {str(next(iter(groups.groups))): whole}
+    return {str(value): _scored(pool, group, n_bootstrap, seed) for value, group in groups}
 
 
-def _humans(judged: pd.DataFrame, humans: pd.DataFrame, n_bootstrap: int, seed: int) -> dict[str, Any]:
+def _results(scored: dict[str, Future[dict[str, Any]]], whole: Future[dict[str, Any]]) -> dict[str, Any]:
+    """Each future's figures; a copy of `whole`'s, which the report goes on to complete."""
+    return {key: copy.deepcopy(future.result()) if future is whole else future.result() for key, future in scored.items()}
+
+
+def _humans(pool: Executor, judged: pd.DataFrame, humans: pd.DataFrame, n_bootstrap: int,
+            seed: int) -> dict[str, Future[dict[str, Any]]]:
     """labeler -> their blind labels on the claims `judged` (the claims the judge labeled, so that
-    judge and humans are read on the same claims) scored against the gold as the judge is. A
-    labeler's figures are optimistic: the gold of an agreed claim is their own label."""
+    judge and humans are read on the same claims) scored against the gold as the judge is,
+    computed on `pool`. A labeler's figures are optimistic: the gold of an agreed claim is their
+    own label."""
     theirs = humans[humans["row"].isin(judged.index)]
     scored = {}
-    for labeler, labels in theirs.groupby("labeler", sort=True):
+    for labeler, labels in theirs.groupby("labeler", sort=True, observed=True):
         claims = judged.loc[labels["row"].to_numpy()]
-        scores = calibration.score_judge(claims["case_key"].to_numpy(), claims["gold_label"].to_numpy(),
-                                         labels["label"].to_numpy(), LABELS, n_bootstrap=n_bootstrap, seed=seed,
-                                         positive=POSITIVE)
-        scored[str(labeler)] = {"n_items": len(labels), **scores}
+        scored[str(labeler)] = pool.submit(_score, {"n_items": len(labels)}, claims["case_key"].to_numpy(),
+                                           claims["gold_label"], labels["label"], n_bootstrap, seed)
     return scored
 
 
@@ -480,15 +561,14 @@ def _human_range(humans: dict[str, Any]) -> dict[str, list[float] | None]:
     return ranges
 
 
-def _corrected(gold: _Gold, judged: pd.DataFrame, shown: pd.DataFrame, undefined: dict[str, Any], n_bootstrap: int,
+def _corrected(gold: _Gold, outside: pd.DataFrame, shown: pd.DataFrame, undefined: dict[str, Any], n_bootstrap: int,
                seed: int) -> dict[str, Any] | None:
     """The prediction-powered estimate of the support rate (`calibration.corrected_rate`, its
-    intervals resampling cases) from the judge's labels on the claims outside the release and the
-    gold on the released claims of `shown` it labeled; None (with a reason in `undefined`) when the
-    run labels no other claim. `left_out`: how many of the claims outside the release the release's
-    manifest lists as left out, by state (they were not chosen at random)."""
-    released = judged.merge(gold.claims[["dataset", "claim_id"]], how="left", on=["dataset", "claim_id"], indicator=True)
-    outside = judged[(released["_merge"] == "left_only").to_numpy()]
+    intervals resampling cases) from the judge's labels on the claims outside the release
+    (`outside`, from `_outside`) and the gold on the released claims of `shown` it labeled; None
+    (with a reason in `undefined`) when the run labels no other claim. `left_out`: how many of the
+    claims outside the release the release's manifest lists as left out, by state (they were not
+    chosen at random)."""
     labeled = shown[shown["judge_label"].notna()]
     if outside.empty:
         undefined["corrected_support_rate"] = english("msg.judge.no_outside")
@@ -499,7 +579,7 @@ def _corrected(gold: _Gold, judged: pd.DataFrame, shown: pd.DataFrame, undefined
     estimate = calibration.corrected_rate((outside["judge_label"] == POSITIVE).to_numpy(),
                                           (labeled["judge_label"] == POSITIVE).to_numpy(),
                                           (labeled["gold_label"] == POSITIVE).to_numpy(),
-                                          unlabeled_cases=(outside["dataset"] + "\0" + outside["case_id"]).to_numpy(),
+                                          unlabeled_cases=outside["case_pk"].to_numpy(),
                                           labeled_cases=labeled["case_key"].to_numpy(), n_bootstrap=n_bootstrap, seed=seed)
     mix = calibration.slice_mix_differs(labeled["slice"].to_numpy(), outside["slice"].to_numpy())
     return {**estimate, "assumption": PPI_ASSUMPTION, "slice_mix": mix, "left_out": _left_out(gold, outside)}
@@ -540,7 +620,8 @@ def _warnings(session: Session, run: JudgeRun, gold: _Gold, report: dict[str, An
 
 def _disagreements(shown: pd.DataFrame) -> list[dict[str, Any]]:
     differ = shown[shown["judge_label"].notna() & (shown["judge_label"] != shown["gold_label"])]
-    return differ[DISAGREEMENT_COLUMNS].astype(object).to_dict("records")
+    columns = [differ[column].astype(object).tolist() for column in DISAGREEMENT_COLUMNS]
+    return [dict(zip(DISAGREEMENT_COLUMNS, values)) for values in zip(*columns)]
 
 
 def _superseded_by(session: Session, gold: _Gold) -> list[str]:
