@@ -119,8 +119,7 @@ def demo(
     engine = _engine(url, create=True)
     with session_scope(engine) as session:
         seeded = seed_demo(session)
-    typer.echo("Demo data seeded (20 cases, dataset 'demo'; judge run 'demo-lexical')." if seeded
-               else "Demo data already present.")
+    typer.echo(_demo_seeded_text(seeded))
     typer.echo("Demo logins as seeded (for this local demo only; a password changed since is not shown):")
     for user in DEMO_USERS:
         typer.echo(f"  {user.name:<6} {user.password:<18} {', '.join(user.roles)}")
@@ -129,6 +128,20 @@ def demo(
             with session_scope(engine) as session:
                 _warn_demo_logins(host, demo_logins_in_use(session))
         _serve(url, port, host)
+
+
+def _demo_seeded_text(seeded) -> str:  # noqa: ANN001 - a DemoSeeded or None
+    """What `annotator demo` seeded, in one or two lines."""
+    from annotator.services.demo import DEMO_DATASET, DEMO_JUDGE_RUN, DEMO_RELEASE
+
+    if seeded is None:
+        return "Demo data already present."
+    pilot = f"release '{DEMO_RELEASE}' of the pilot's 12 cases" if seeded.release else "the pilot's 12 cases, not released"
+    text = (f"Demo data seeded (dataset '{DEMO_DATASET}': 20 cases to label, assigned to aoi and ren, and {pilot}; "
+            f"judge run '{DEMO_JUDGE_RUN}' of all 32).")
+    if seeded.release_skipped:
+        text += f"\nRelease '{DEMO_RELEASE}' not made: {safe(seeded.release_skipped)}"
+    return text
 
 
 def _checked_host(host: str) -> str:

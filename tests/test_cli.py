@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from annotator.services.demo import DEMO_FILE, DEMO_PILOT
 from tests.conftest import CLIMATE_FEVER, DEMO, need
 
 VOTE = {"SUPPORTS": "support", "REFUTES": "contradict", "NOT_ENOUGH_INFO": "insufficient"}
@@ -191,8 +192,20 @@ def test_demo_seeds_once_and_prints_the_logins(tmp_path, any_db_url):
     assert "aoi" in first.stdout and "mika" in first.stdout and "admin" in first.stdout
     again = run("demo", "--no-serve", db=db, cwd=tmp_path)
     assert "already" in again.stdout
+    assert "'gold-v0'" in first.stdout and "not made" not in first.stdout
     status = json.loads(run("status", "--json", db=db, cwd=tmp_path).stdout)
-    assert status["cases"] == 20 and status["claims_by_state"]["unlabeled"] == status["claims"]
+    to_label = [json.loads(line) for line in DEMO_FILE.read_text(encoding="utf-8").splitlines()]
+    pilot = [json.loads(line) for line in DEMO_PILOT.read_text(encoding="utf-8").splitlines()]
+    assert status["cases"] == len(to_label) + len(pilot) == 32
+    assert status["claims_by_state"]["unlabeled"] == sum(len(case["claims"]) for case in to_label)  # the pilot is labeled
+    assert (tmp_path / "data" / "releases" / "gold-v0" / "manifest.json").is_file()
+
+
+def test_a_second_demo_database_in_the_same_folder_says_why_it_has_no_release(tmp_path):
+    run("demo", "--no-serve", db=f"sqlite:///{tmp_path / 'first.db'}", cwd=tmp_path)
+    second = run("demo", "--no-serve", db=f"sqlite:///{tmp_path / 'second.db'}", cwd=tmp_path)
+    assert "Release 'gold-v0' not made:" in second.stdout and "exists already" in second.stdout
+    assert "Remove it, or run the demo in another folder" in second.stdout and "aoi" in second.stdout
 
 
 def test_an_edited_manifest_fails_verify_against_the_recorded_hash(cf_run, tmp_path):

@@ -226,7 +226,8 @@ def test_a_claim_goes_from_unlabeled_to_a_verified_release_in_the_browser(journe
     admin.get_by_label("Release name").fill("gold-v1")
     admin.get_by_text("Only final claims (agreed and adjudicated)").click()
     admin.get_by_role("button", name="Create release").click()
-    admin.get_by_text("Release gold-v1 created with 1 claims").wait_for(timeout=30_000)
+    released = 1 + len(pilot_claims())  # demo-01-c1 and the pilot round's claims (all final)
+    admin.get_by_text(f"Release gold-v1 created with {released} claims").wait_for(timeout=30_000)
     admin.get_by_role("button", name="Verify files against the manifest").click()
     admin.get_by_text("Release gold-v1: every file matches its manifest.").wait_for(timeout=20_000)
     shot(admin, "04-release-verified")
@@ -241,8 +242,15 @@ def test_a_claim_goes_from_unlabeled_to_a_verified_release_in_the_browser(journe
                              "--manifest-sha256", recorded, "--db", db_url(work)],
                             cwd=work, capture_output=True, text=True, check=False)
     assert verify.returncode == 0 and "matches its manifest" in verify.stdout, verify.stdout + verify.stderr
-    gold = downloaded["gold.jsonl"].read_text(encoding="utf-8").splitlines()
-    assert len(gold) == 1 and '"gold_label": "contradict"' in gold[0] and '"resolution": "adjudicated"' in gold[0]
+    gold = {record["claim_id"]: record for record in map(json.loads, downloaded["gold.jsonl"].read_text(encoding="utf-8").splitlines())}
+    assert len(gold) == released and (gold["demo-01-c1"]["gold_label"], gold["demo-01-c1"]["resolution"]) == ("contradict", "adjudicated")
+
+
+def pilot_claims() -> list[str]:
+    """The claim ids of the demo's pilot round, released by the demo as gold-v0."""
+    from annotator.services.demo import DEMO_PILOT
+
+    return [claim["claim_id"] for line in DEMO_PILOT.read_text(encoding="utf-8").splitlines() for claim in json.loads(line)["claims"]]
 
 
 def download_release_files(page, into: Path) -> dict[str, Path]:  # noqa: ANN001

@@ -253,14 +253,14 @@ def test_the_demo_publishes_its_japanese_guideline_as_v1_once(tmp_path):
 
     engine = init_db(f"sqlite:///{tmp_path / 'demo.db'}")
     with session_scope(engine) as s:
-        assert seed_demo(s)
+        assert seed_demo(s, release_dir=tmp_path / "releases")
     with session_scope(engine) as s:
         current = current_guideline(s)
         assert (current.version, current.published_by) == ("v1", "admin")
         assert current.markdown == DEMO_GUIDELINE.read_text(encoding="utf-8")
         for word in ("support", "contradict", "insufficient", "leak", "gold_undetermined", "引用", "重大度", "保留"):
             assert word in current.markdown
-        assert seed_demo(s) is False
+        assert seed_demo(s, release_dir=tmp_path / "releases") is None
         assert len(list_guidelines(s)) == 1
     engine.dispose()
 

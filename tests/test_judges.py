@@ -7,6 +7,7 @@ import hashlib
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from sqlmodel import Session, func, select
 
@@ -19,7 +20,7 @@ from annotator.errors import (
     PermissionDeniedError,
     ReleaseVerifyError,
 )
-from annotator.models import JudgeLabel, JudgeRun, LabelEvent, User
+from annotator.models import Claim, GoldRelease, JudgeLabel, JudgeRun, LabelEvent, User
 from annotator.release import release_layout
 from annotator.services import judges
 from annotator.services.access import OPERATOR
@@ -330,23 +331,65 @@ def test_the_command_line_imports_lists_and_reports(any_db_url, tmp_path, monkey
 # --------------------------------------------------------------------------------- demo
 
 
-def test_the_demo_seeds_the_lexical_judge_run_once(engine):
+def test_the_demo_seeds_the_lexical_judge_run_once(engine, tmp_path):
     from annotator.services.demo import DEMO_JUDGE, DEMO_JUDGE_MODEL, DEMO_JUDGE_PROMPT, DEMO_JUDGE_RUN, seed_demo
 
     with session_scope(engine) as session:
-        assert seed_demo(session)
+        assert seed_demo(session, release_dir=tmp_path)
     with session_scope(engine) as session:
         runs = list_judge_runs(session, OPERATOR)
     assert [(run["name"], run["dataset"], run["model"], run["prompt_version"]) for run in runs] == [
         (DEMO_JUDGE_RUN, "demo", DEMO_JUDGE_MODEL, DEMO_JUDGE_PROMPT)]
     lines = [json.loads(line) for line in DEMO_JUDGE.read_text(encoding="utf-8").splitlines()]
-    assert runs[0]["n_labels"] == len(lines) == 48
+    assert runs[0]["n_labels"] == len(lines) == _count(engine, Claim)
     assert runs[0]["label_counts"] == {label: sum(1 for line in lines if line["label"] == label)
                                        for label in ("support", "contradict", "insufficient")}
     assert runs[0]["source_sha256"] == hashlib.sha256(DEMO_JUDGE.read_bytes()).hexdigest()
     with session_scope(engine) as session:
-        assert seed_demo(session) is False
-    assert _count(engine, JudgeRun) == 1 and _count(engine, JudgeLabel) == 48
+        assert seed_demo(session, release_dir=tmp_path) is None
+    assert _count(engine, JudgeRun) == 1 and _count(engine, JudgeLabel) == len(lines)
+
+
+def pilot_claims(split: str | None = None) -> list[str]:
+    """The claim ids of the demo's pilot round (of one split), from its file."""
+    from annotator.services.demo import DEMO_PILOT
+
+    cases = [json.loads(line) for line in DEMO_PILOT.read_text(encoding="utf-8").splitlines()]
+    return [claim["claim_id"] for case in cases if split in (None, case["split"]) for claim in case["claims"]]
+
+
+def test_the_demo_fills_the_judges_page_the_pilot_is_the_gold_and_the_round_to_label_is_judged_only(engine, tmp_path):
+    from annotator.services.demo import DEMO_FILE, DEMO_JUDGE_RUN, DEMO_RELEASE, seed_demo
+
+    with session_scope(engine) as session:
+        seeded = seed_demo(session, release_dir=tmp_path)
+    assert (seeded.release, seeded.release_skipped) == (DEMO_RELEASE, None)
+    with session_scope(engine) as session:
+        data = judge_report(session, OPERATOR, DEMO_JUDGE_RUN, DEMO_RELEASE, n_bootstrap=N_BOOT)
+    gold = pd.read_parquet(release_layout(tmp_path / DEMO_RELEASE).parquet)
+    assert sorted(gold["claim_id"]) == sorted(pilot_claims())  # the release is the pilot, whole
+    assert set(gold["resolution"]) == {"agreed", "adjudicated"}
+    assert data["n_gold"] == data["n_items"] == len(pilot_claims("dev")) and data["n_holdout_left_out"] == len(pilot_claims("holdout"))
+    round_one = sum(len(json.loads(line)["claims"]) for line in DEMO_FILE.read_text(encoding="utf-8").splitlines())
+    corrected = data["corrected_support_rate"]
+    assert corrected["n_unlabeled"] == round_one and corrected["estimate"] is not None
+    assert set(data["humans"]) == {"kim", "sato"} and data["warnings"]  # the round to label was left out of gold-v0
+    with Session(engine) as session:
+        sato = session.exec(select(User).where(User.name == "sato")).one()
+    assert sato.password_hash in (None, "")  # the pilot's labelers cannot log in
+
+
+def test_the_demo_says_so_when_an_earlier_demo_left_its_release_folder(engine, tmp_path):
+    from annotator.services.demo import DEMO_RELEASE, seed_demo
+
+    (tmp_path / DEMO_RELEASE).mkdir()
+    (tmp_path / DEMO_RELEASE / "kept.txt").write_text("an earlier demo's file", encoding="utf-8")
+    with session_scope(engine) as session:
+        seeded = seed_demo(session, release_dir=tmp_path)
+    assert seeded.release is None and str(tmp_path / DEMO_RELEASE) in seeded.release_skipped
+    assert "Remove it" in seeded.release_skipped
+    assert (tmp_path / DEMO_RELEASE / "kept.txt").read_text(encoding="utf-8") == "an earlier demo's file"
+    assert _count(engine, GoldRelease) == 0 and _count(engine, JudgeRun) == 1  # the rest is seeded
 
 
 def test_a_breakdown_with_one_group_has_the_overall_figures_and_its_own_notes(gold, tmp_path):

@@ -688,7 +688,7 @@ def test_a_demo_labeler_starts_on_the_first_demo_claim_with_its_case(tmp_path, m
     url = f"sqlite:///{tmp_path}/demo.db"
     demo_engine = init_db(url)
     with session_scope(demo_engine) as session:
-        seed_demo(session)
+        seed_demo(session, release_dir=tmp_path / "releases")
     monkeypatch.setenv("DATABASE_URL", url)
     st.cache_resource.clear()
     first_case = json.loads(DEMO_FILE.read_text(encoding="utf-8").splitlines()[0])

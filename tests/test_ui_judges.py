@@ -355,13 +355,13 @@ def test_without_a_judge_run_or_a_release_the_page_says_what_to_do_first(request
         engine.dispose()
 
 
-def test_the_demo_has_its_judge_run_and_asks_for_a_release_first(tmp_path, monkeypatch):
-    from annotator.services.demo import DEMO_JUDGE_RUN, DEMO_USERS, seed_demo
+def test_the_demo_opens_the_judges_page_filled_with_its_run_against_the_pilots_release(tmp_path, monkeypatch):
+    from annotator.services.demo import DEMO_JUDGE_RUN, DEMO_RELEASE, DEMO_USERS, seed_demo
 
     url = f"sqlite:///{tmp_path}/demo.db"
     engine = init_db(url)
     with session_scope(engine) as session:
-        seed_demo(session)
+        seed_demo(session, release_dir=tmp_path / "data" / "releases")
     monkeypatch.setenv("DATABASE_URL", url)
     monkeypatch.chdir(tmp_path)
     st.cache_resource.clear()
@@ -374,11 +374,13 @@ def test_the_demo_has_its_judge_run_and_asks_for_a_release_first(tmp_path, monke
         at.form_submit_button[0].click().run()
         at.switch_page("views/judges.py").run()
         assert not at.exception
-        infos = [i.value for i in at.info]
-        assert any(info.startswith("No gold release yet") for info in infos)
-        assert not any(info.startswith("No judge run yet") for info in infos)
+        assert (at.selectbox(key="judges.run").value, at.selectbox(key="judges.release").value) == (DEMO_JUDGE_RUN, DEMO_RELEASE)
+        assert not any(info.value.startswith("No gold release yet") for info in at.info)
         with session_scope(engine) as session:
-            assert [run["name"] for run in judges.list_judge_runs(session, OPERATOR)] == [DEMO_JUDGE_RUN]
+            data = judges.judge_report(session, OPERATOR, DEMO_JUDGE_RUN, DEMO_RELEASE, n_bootstrap=0)
+        shown = {m.label: m.value for m in at.metric}
+        assert shown["Cohen's kappa"] == f"{data['cohen_kappa']:.3f}"
+        assert any("random sample" in info.value for info in at.info)  # the corrected rate is there, with its assumption
     finally:
         st.cache_resource.clear()
         engine.dispose()

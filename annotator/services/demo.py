@@ -1,6 +1,8 @@
 """The demo: the 20-case demo data set, four demo users, the first 20 cases assigned to the
-two demo labelers, the demo labeling guideline published as v1, and one judge run (a lexical
-baseline's labels of the demo claims) for the Judges page."""
+two demo labelers, the demo labeling guideline published as v1; a pilot round of 12 more cases,
+double-labeled by two earlier labelers, adjudicated and released as gold-v0; and one judge run
+(a lexical baseline's labels of all 32 cases) for the Judges page, which it fills from the start:
+the pilot is its gold, the 20 cases still to label are the claims only the judge labeled."""
 
 from __future__ import annotations
 
@@ -9,12 +11,14 @@ from pathlib import Path
 
 from sqlmodel import Session, select
 
+from annotator.errors import ReleaseExistsError
 from annotator.models import Dataset, User
 from annotator.services.access import OPERATOR
 from annotator.services.guidelines import current_guideline, publish_guideline, read_guideline_file
-from annotator.services.imports import import_cases
+from annotator.services.imports import import_adjudications, import_cases, import_labels
 from annotator.services.judges import import_judge_labels, list_judge_runs
 from annotator.services.labeling import assign_cases, first_cases
+from annotator.services.releases import DEFAULT_OUT_DIR, create_release
 from annotator.services.users import add_user, get_user, password_matches
 
 DEMO_FILE = Path(__file__).resolve().parents[2] / "data" / "demo.jsonl"
@@ -23,6 +27,14 @@ DEMO_GUIDELINE = DEMO_FILE.parent / "guideline-v1.md"
 DEMO_GUIDELINE_VERSION = "v1"
 DEMO_PUBLISHER = "admin"
 """The demo user who publishes the demo guideline."""
+DEMO_PILOT = DEMO_FILE.parent / "demo-pilot.jsonl"
+DEMO_PILOT_LABELS = DEMO_FILE.parent / "demo-pilot-labels.csv"
+DEMO_PILOT_ADJUDICATIONS = DEMO_FILE.parent / "demo-pilot-adjudications.csv"
+DEMO_RELEASE = "gold-v0"
+DEMO_RELEASE_CREATOR = "admin"
+"""The pilot round (data/README.md): 12 cases imported into the demo dataset after the 20 to
+label, labeled by sato and kim (created by the label import, with no password), their disputes
+decided by mika, and its final claims released as DEMO_RELEASE."""
 DEMO_JUDGE = DEMO_FILE.parent / "demo-judge.jsonl"
 DEMO_JUDGE_RUN = "demo-lexical"
 DEMO_JUDGE_MODEL = "lexical baseline"
@@ -48,17 +60,35 @@ DEMO_USERS: tuple[DemoUser, ...] = (
 """Demo logins, printed by `annotator demo`. For a local demo only: never use them for real work."""
 
 
+@dataclass(frozen=True)
+class DemoSeeded:
+    """What seed_demo made: the pilot's release (None when it was not made) and, then, why not."""
+    release: str | None
+    release_skipped: str | None = None
+
+
 def seed_demo(session: Session, demo_file: Path = DEMO_FILE, guideline_file: Path = DEMO_GUIDELINE,
-              judge_file: Path | None = DEMO_JUDGE) -> bool:
-    """Import the demo data set, create the demo users, assign the first 20 cases to the two
-    demo labelers, when no guideline is published yet publish `guideline_file` as v1 (by the demo
-    admin), and import `judge_file` (None: none) as the judge run DEMO_JUDGE_RUN of the demo
-    dataset, unless a run of that name exists. Does nothing when the demo dataset exists already;
-    returns whether it seeded. Raises ImportFileError when the demo, guideline or judge file is
-    missing; ImportRowError when the judge file names a claim the demo file does not hold."""
+              judge_file: Path | None = DEMO_JUDGE, pilot_file: Path | None = DEMO_PILOT,
+              release_dir: Path = DEFAULT_OUT_DIR) -> DemoSeeded | None:
+    """Seed the demo; None (and nothing done) when the demo dataset exists already.
+
+    Imports the demo data set (`demo_file`) and, after it, the pilot round (`pilot_file` with its
+    labels and adjudications, DEMO_PILOT_LABELS and DEMO_PILOT_ADJUDICATIONS; None: no pilot);
+    creates the demo users; assigns the first 20 cases to the two demo labelers; when no
+    guideline is published yet, publishes `guideline_file` as v1 (by the demo admin); releases the
+    pilot's final claims as DEMO_RELEASE into `release_dir/DEMO_RELEASE` (committed with the
+    caller's session); and imports `judge_file` (None: none) as the judge run DEMO_JUDGE_RUN of
+    the demo dataset, unless a run of that name exists.
+    Returns DemoSeeded: when `release_dir` already holds a DEMO_RELEASE folder (from an earlier
+    demo database) the release is not made and `release_skipped` says why and what to do.
+    Raises ImportFileError when a demo file is missing; ImportRowError when a label, decision or
+    judge label names a claim the demo files do not hold.
+    """
     if session.exec(select(Dataset).where(Dataset.name == DEMO_DATASET)).first() is not None:
-        return False
+        return None
     import_cases(session, OPERATOR, demo_file, fmt="jsonl", dataset=DEMO_DATASET)
+    if pilot_file is not None:
+        import_cases(session, OPERATOR, pilot_file, fmt="jsonl", dataset=DEMO_DATASET)
     for demo_user in DEMO_USERS:
         if session.exec(select(User).where(User.name == demo_user.name)).first() is None:
             add_user(session, OPERATOR, demo_user.name, list(demo_user.roles), demo_user.password)
@@ -68,10 +98,27 @@ def seed_demo(session: Session, demo_file: Path = DEMO_FILE, guideline_file: Pat
     if current_guideline(session) is None:  # a team's own guideline is never replaced by the demo's
         publish_guideline(session, get_user(session, DEMO_PUBLISHER), DEMO_GUIDELINE_VERSION,
                           read_guideline_file(guideline_file))
+    seeded = DemoSeeded(None) if pilot_file is None else _release_pilot(session, release_dir)
     if judge_file is not None and not any(run["name"] == DEMO_JUDGE_RUN for run in list_judge_runs(session, OPERATOR)):
         import_judge_labels(session, OPERATOR, judge_file, run=DEMO_JUDGE_RUN, dataset=DEMO_DATASET,
                             model=DEMO_JUDGE_MODEL, prompt_version=DEMO_JUDGE_PROMPT)
-    return True
+    return seeded
+
+
+def _release_pilot(session: Session, release_dir: Path) -> DemoSeeded:
+    """The pilot's labels and decisions imported and its final claims released as DEMO_RELEASE."""
+    import_labels(session, OPERATOR, DEMO_PILOT_LABELS, dataset=DEMO_DATASET)
+    import_adjudications(session, OPERATOR, DEMO_PILOT_ADJUDICATIONS, dataset=DEMO_DATASET)
+    folder = Path(release_dir) / DEMO_RELEASE
+    if folder.exists():
+        return DemoSeeded(None, f"{folder} exists already (from an earlier demo database?). Remove it, or run the demo "
+                                "in another folder, to have the release the Judges page is filled from.")
+    try:
+        create_release(session, OPERATOR, DEMO_RELEASE, dataset=DEMO_DATASET, only_final=True, out_dir=release_dir,
+                       creator=DEMO_RELEASE_CREATOR)
+    except ReleaseExistsError as error:
+        return DemoSeeded(None, str(error))
+    return DemoSeeded(DEMO_RELEASE)
 
 
 def demo_logins_in_use(session: Session) -> list[str]:
