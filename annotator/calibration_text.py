@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from annotator.vocabulary import INDICATIVE_BELOW
+
 RATES = ("percent_agreement", "cohen_kappa", "false_pass_rate", "false_fail_rate")
 """The figures shown for the judge, each human and each slice or split, in this order."""
 
@@ -51,7 +53,9 @@ def _figures(data: dict[str, Any], indent: str) -> str:
             lines.append(f"{indent}  {metric:<18} undefined: {reason}")
             continue
         n = (data.get("denominators") or {}).get(metric, data.get("n_items"))
-        flag = " (indicative: n < 10)" if metric in indicative else ""
+        cases = (data.get("denominator_cases") or {}).get(metric)
+        n = n if cases is None else f"{n}, cases {cases}"
+        flag = f" (indicative: under {INDICATIVE_BELOW} claims or cases)" if metric in indicative else ""
         lines.append(f"{indent}  {metric:<18} {value:>7.4f}  {_interval((data.get('ci95') or {}).get(metric)):<16}  "
                      f"{_interval((data.get('ci95_analytic') or {}).get(metric)):<17}  {n}{flag}")
     return "\n".join(lines)

@@ -172,7 +172,7 @@ def test_each_slice_has_its_false_pass_and_false_fail_rates_with_n_and_its_undef
     # pass of c5, the one claim whose gold is not support; c2 fails falsely, 1 of 2.
     normal = data["normal"]
     assert normal["false_pass_rate"] == 0.0 and normal["false_fail_rate"] == pytest.approx(0.5)
-    assert rows["normal"]["False fail rate"].startswith("0.50 ") and "(n = 2 · indicative only)" in rows["normal"]["False fail rate"]
+    assert rows["normal"]["False fail rate"].startswith("0.50 ") and "(n = 2 · cases = 1 · indicative only)" in rows["normal"]["False fail rate"]
     # paraphrase: c3 (contradict, support) passes falsely, c4 does not: 1 of 2; neither is gold support, so the
     # false fail rate is 0/0, with its reason as a note
     assert rows["paraphrase"]["False fail rate"] == "undefined (note 1)"
@@ -180,7 +180,7 @@ def test_each_slice_has_its_false_pass_and_false_fail_rates_with_n_and_its_undef
     notes = [c.value for c in at.caption if c.value.startswith("Note 1.")]
     assert notes == ["Note 1. Undefined: no claim's gold label is 'support', so no claim can fail falsely (0/0)."]
     chart = next(c for c in at.get("vega_lite_chart") if "per slice" in c.proto.spec)
-    assert "False pass rate" in chart.proto.spec and "indicative only (n under 10)" in chart.proto.spec
+    assert "False pass rate" in chart.proto.spec and "indicative only (under 10 claims or cases)" in chart.proto.spec
 
 
 def test_the_judge_is_shown_beside_each_human_and_the_human_range(engine):
@@ -431,7 +431,7 @@ def test_slice_points_mark_a_rate_indicative_by_its_own_n():
         points = jf.slice_points({"by_slice": {"web": part}})
     assert [(p.panel, p.value, p.low, p.high, p.note, p.text) for p in points] == [
         ("False pass rate", 0.25, 0.0, 0.5, "n of 10 or more", "0.25"),
-        ("False fail rate", None, None, None, "indicative only (n under 10)", "undefined"),
+        ("False fail rate", None, None, None, "indicative only (under 10 claims or cases)", "undefined"),
     ]
     assert {p.row for p in points} == {"web · 12 claims"}
 

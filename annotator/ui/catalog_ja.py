@@ -1103,6 +1103,7 @@ JAPANESE: dict[str, str] = {
     "judges.about.false_pass_rate": "正解が支持でない主張のうち、判定器が支持とした割合",
     "judges.about.false_fail_rate": "正解が支持の主張のうち、判定器が支持としなかった割合",
     "judges.n": "n = {n} 件",
+    "judges.n_cases": "n = {n} 件 · ケース {cases} 件",
     "judges.no_interval": "区間なし: {why}",
     "judges.col.figure": "指標",
     "judges.col.value": "値 [95% 信頼区間、ケース単位の再標本]",
@@ -1128,7 +1129,7 @@ JAPANESE: dict[str, str] = {
     "judges.slice_chart_how": "点: 率、ひげ: ケース単位ブートストラップの 95% 区間。",
     "judges.slice_chart_alt": "判定器の誤合格率と誤不合格率のドットプロット。スライスごとに 1 行で、率の位置に点、95% 区間にひげを描きます。",
     "judges.marker_full": "n が {n} 件以上",
-    "judges.marker_indicative": "参考値（n が {n} 件未満）",
+    "judges.marker_indicative": "参考値（主張またはケースが {n} 件未満）",
     "judges.humans": "判定器と人間の比較",
     "judges.humans_help": "各アノテーターのブラインドラベル（裁定前）を、同じ正解に同じ方法で照らした結果です。人間の範囲が、判定器を読むときの"
                           "ノイズの下限です。正解はアノテーターのラベルから作られている（一致した主張の正解は二人のラベル）ため、"

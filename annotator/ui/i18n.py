@@ -621,6 +621,7 @@ ENGLISH: dict[str, str] = {
     "judges.about.false_pass_rate": "of the claims whose gold is not support, the share the judge calls support",
     "judges.about.false_fail_rate": "of the claims whose gold is support, the share the judge does not call support",
     "judges.n": "n = {n}",
+    "judges.n_cases": "n = {n} · cases = {cases}",
     "judges.no_interval": "no interval: {why}",
     "judges.col.figure": "Figure",
     "judges.col.value": "Value [95% CI, cases resampled]",
@@ -651,7 +652,7 @@ ENGLISH: dict[str, str] = {
     "judges.slice_chart_alt": "Dot plot of the judge's false pass and false fail rates, one row per slice, a point at "
                               "the rate and a whisker for its 95% interval.",
     "judges.marker_full": "n of {n} or more",
-    "judges.marker_indicative": "indicative only (n under {n})",
+    "judges.marker_indicative": "indicative only (under {n} claims or cases)",
     "judges.humans": "The judge beside the humans",
     "judges.humans_help": "Each labeler's blind labels (before adjudication) scored against the same gold in the "
                           "same way: the human range is the noise floor to read the judge against. The labelers' "

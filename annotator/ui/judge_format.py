@@ -61,8 +61,11 @@ def is_indicative(report: Report, metric: str) -> bool:
 
 
 def n_text(report: Report, metric: str) -> str:
-    """ "n = 19", with "indicative only" when n is under INDICATIVE_BELOW."""
-    text = t("judges.n", n=denominator(report, metric))
+    """ "n = 19 · cases = 7", with "indicative only" when either is under INDICATIVE_BELOW
+    (the bootstrap resamples cases: 40 claims of 2 cases say as little as 2 claims)."""
+    cases = (report.get("denominator_cases") or {}).get(metric)
+    n = denominator(report, metric)
+    text = t("judges.n", n=n) if cases is None else t("judges.n_cases", n=n, cases=cases)
     return f"{text} · {t('agreement.indicative')}" if is_indicative(report, metric) else text
 
 
