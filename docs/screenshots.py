@@ -4,8 +4,9 @@ Seeds the demo into a new SQLite database in a temporary folder, imports labels 
 five cases (aoi and ren, disagreeing on a few claims) so that every page has something to show,
 serves the app with `annotator serve`, and saves one PNG per page into docs/screenshots/:
 the login, each role's Home, the Label page (English and Japanese), Adjudicate, Agreement,
-Releases, Admin and Import; then releases the final claims of those cases and shoots the Judges
-page (the demo's judge run against that release, English and Japanese).
+Releases, Admin and Import; then releases the final claims (those five cases' and the demo's
+pilot round's) and shoots the Judges page (the demo's judge run against that release, English
+and Japanese).
 Run: `python docs/screenshots.py` (needs Debian's chromium).
 """
 
