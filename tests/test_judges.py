@@ -25,7 +25,7 @@ from annotator.release import release_layout
 from annotator.services import judges
 from annotator.services.access import OPERATOR
 from annotator.services.judges import import_judge_labels, judge_report, list_judge_runs
-from annotator.services.labeling import assign_cases
+from annotator.services.labeling import assign_cases, first_unassigned_cases
 from annotator.services.releases import create_release
 from tests.conftest import annotator
 from tests.test_release_service import Seeder
@@ -377,6 +377,8 @@ def test_the_demo_fills_the_judges_page_the_pilot_is_the_gold_and_the_round_to_l
     with Session(engine) as session:
         sato = session.exec(select(User).where(User.name == "sato")).one()
     assert sato.password_hash in (None, "")  # the pilot's labelers cannot log in
+    with Session(engine) as session:
+        assert first_unassigned_cases(session, 20) == []  # "assign the next cases" hands out no pilot case again
 
 
 def test_the_demo_says_so_when_an_earlier_demo_left_its_release_folder(engine, tmp_path):

@@ -17,7 +17,7 @@ from annotator.services.access import OPERATOR
 from annotator.services.guidelines import current_guideline, publish_guideline, read_guideline_file
 from annotator.services.imports import import_adjudications, import_cases, import_labels
 from annotator.services.judges import import_judge_labels, list_judge_runs
-from annotator.services.labeling import assign_cases, first_cases
+from annotator.services.labeling import assign_cases, first_cases, first_unassigned_cases
 from annotator.services.releases import DEFAULT_OUT_DIR, create_release
 from annotator.services.users import add_user, get_user, password_matches
 
@@ -30,6 +30,8 @@ DEMO_PUBLISHER = "admin"
 DEMO_PILOT = DEMO_FILE.parent / "demo-pilot.jsonl"
 DEMO_PILOT_LABELS = DEMO_FILE.parent / "demo-pilot-labels.csv"
 DEMO_PILOT_ADJUDICATIONS = DEMO_FILE.parent / "demo-pilot-adjudications.csv"
+DEMO_PILOT_CASES = 12
+DEMO_PILOT_LABELERS = ("sato", "kim")
 DEMO_RELEASE = "gold-v0"
 DEMO_RELEASE_CREATOR = "admin"
 """The pilot round (data/README.md): 12 cases imported into the demo dataset after the 20 to
@@ -98,16 +100,18 @@ def seed_demo(session: Session, demo_file: Path = DEMO_FILE, guideline_file: Pat
     if current_guideline(session) is None:  # a team's own guideline is never replaced by the demo's
         publish_guideline(session, get_user(session, DEMO_PUBLISHER), DEMO_GUIDELINE_VERSION,
                           read_guideline_file(guideline_file))
-    seeded = DemoSeeded(None) if pilot_file is None else _release_pilot(session, release_dir)
+    seeded = DemoSeeded(None) if pilot_file is None else _release_pilot(session, dataset.id, release_dir)
     if judge_file is not None and not any(run["name"] == DEMO_JUDGE_RUN for run in list_judge_runs(session, OPERATOR)):
         import_judge_labels(session, OPERATOR, judge_file, run=DEMO_JUDGE_RUN, dataset=DEMO_DATASET,
                             model=DEMO_JUDGE_MODEL, prompt_version=DEMO_JUDGE_PROMPT)
     return seeded
 
 
-def _release_pilot(session: Session, release_dir: Path) -> DemoSeeded:
-    """The pilot's labels and decisions imported and its final claims released as DEMO_RELEASE."""
+def _release_pilot(session: Session, dataset_pk: int, release_dir: Path) -> DemoSeeded:
+    """The pilot's labels and decisions imported, its cases assigned to its two labelers (so that
+    "assign the next cases" does not hand them out again), its final claims released as DEMO_RELEASE."""
     import_labels(session, OPERATOR, DEMO_PILOT_LABELS, dataset=DEMO_DATASET)
+    assign_cases(session, OPERATOR, first_unassigned_cases(session, DEMO_PILOT_CASES, dataset_pk), list(DEMO_PILOT_LABELERS))
     import_adjudications(session, OPERATOR, DEMO_PILOT_ADJUDICATIONS, dataset=DEMO_DATASET)
     folder = Path(release_dir) / DEMO_RELEASE
     if folder.exists():

@@ -39,8 +39,17 @@ def _create() -> None:
     ui.flash("success", ui.md("releases.created", name=created.name, claims=created.counts.get("claims", 0),
                           path=str(Path(created.path).resolve()), left_out=left_out or "-"))
     st.session_state[_NOTES] = list(created.notes)
-    for key in ("releases.pick", _OLDER, _NEWER, _COMPARED):  # show the new release: back to the defaults
-        st.session_state.pop(key, None)
+    _show_new(created.name)
+
+
+def _show_new(name: str) -> None:
+    """Pick the release just created, and compare it with the one before it. Set, not cleared: a
+    selectbox with a key keeps the value its browser holds when its options change."""
+    with ui.db() as session:
+        names = [release.name for release in releases.list_releases(session, ui.session_user(session))]
+    st.session_state["releases.pick"] = st.session_state[_NEWER] = name
+    st.session_state[_OLDER] = next((other for other in names if other != name), name)
+    st.session_state.pop(_COMPARED, None)
 
 
 def _verify(name: str) -> None:
