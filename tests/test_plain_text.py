@@ -377,7 +377,9 @@ def test_in_chromium_no_page_holds_an_image_or_link_from_the_data_nor_fetches_on
             page.get_by_role("button", name="Log in").click()
             page.locator("[data-testid=stSidebarNavLink]").first.wait_for(timeout=30_000)
             for title in range(page.locator("[data-testid=stSidebarNavLink]").count()):
-                page.locator("[data-testid=stSidebarNavLink]").nth(title).click()
+                link = page.locator("[data-testid=stSidebarNavLink]").nth(title)
+                link.click()
+                link.and_(page.locator("[aria-current=page]")).wait_for(timeout=30_000)  # the page it opens, not the last one
                 settled(page)
                 for expander in page.locator("[data-testid=stExpander] summary").all():  # the guideline, the hold form
                     expander.click()
