@@ -632,7 +632,8 @@ ENGLISH: dict[str, str] = {
                       "under 10 claims). Rates are fractions from 0 to 1.",
     "judges.n_help": "n: the claims a figure is a fraction of: every judged claim for agreement and kappa; those whose "
                      "gold is not support for the false pass rate; those whose gold is support for the false fail "
-                     "rate. Under 10, a figure is indicative only.",
+                     "rate; cases: the cases those claims come from (the bootstrap resamples cases). Under 10 claims "
+                     "or under 10 cases, a figure is indicative only.",
     "judges.confusion": "Confusion matrix",
     "judges.confusion_help": "Rows: the gold label; columns: the judge's. The diagonal holds the agreements; the "
                              "support column off the diagonal holds the false passes.",
