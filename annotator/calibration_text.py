@@ -80,10 +80,17 @@ def _humans(data: dict[str, Any]) -> str:
              "optimistic: an agreed claim's gold is their own label)"]
     lines.append(f"  {'labeler':<20} {'n':>6}" + "".join(f"  {metric:>18}" for metric in RATES))
     for labeler, scores in humans.items():
-        cells = "".join(f"  {_value(scores.get(metric)):>18}" for metric in RATES)
+        cells = "".join(f"  {_flagged(scores, metric):>18}" for metric in RATES)
         lines.append(f"  {labeler:<20} {scores['n_items']:>6}{cells}")
-    lines.append(f"  {'judge':<20} {data['n_items']:>6}" + "".join(f"  {_value(data.get(metric)):>18}" for metric in RATES))
+    lines.append(f"  {'judge':<20} {data['n_items']:>6}" + "".join(f"  {_flagged(data, metric):>18}" for metric in RATES))
+    if any(set(scores.get("indicative") or ()) & set(RATES) for scores in [*humans.values(), data]):
+        lines.append(f"  * indicative: under {INDICATIVE_BELOW} claims or cases")
     return "\n".join(lines)
+
+
+def _flagged(scores: dict[str, Any], metric: str) -> str:
+    """The value, marked * when it is indicative."""
+    return _value(scores.get(metric)) + ("*" if metric in (scores.get("indicative") or ()) else " ")
 
 
 def _value(value: float | None) -> str:

@@ -138,7 +138,7 @@ def _demo_seeded_text(seeded) -> str:  # noqa: ANN001 - a DemoSeeded or None
         return "Demo data already present."
     pilot = f"release '{DEMO_RELEASE}' of the pilot's 12 cases" if seeded.release else "the pilot's 12 cases, not released"
     text = (f"Demo data seeded (dataset '{DEMO_DATASET}': 20 cases to label, assigned to aoi and ren, and {pilot}; "
-            f"judge run '{DEMO_JUDGE_RUN}' of all 32).")
+            f"judge run '{DEMO_JUDGE_RUN}' of all 32 cases' 80 claims).")
     if seeded.release_skipped:
         text += f"\nRelease '{DEMO_RELEASE}' not made: {safe(seeded.release_skipped)}"
     return text

@@ -700,6 +700,7 @@ MESSAGES: dict[str, str] = {
     "msg.judge.bad_by": "'{by}': break down by slice or split",
     "msg.judge.doing_report": "see a judge report against this release",
     "msg.judge.none_stored": "{path}: no judge label was stored (the file holds none, or every line was skipped)",
+    "msg.judge.all_skipped": "{path}: no judge label was stored: --partial skipped all {n} lines. The first, line {line}, field '{field}': {reason}",
     # --- why a judge report has no corrected support rate, and what it assumes (services/judges.py). A report holds
     # these as English texts (its JSON); the app finds their keys again with `recognize`.
     "msg.judge.no_outside": "the run labels no claim outside the release",

@@ -144,8 +144,11 @@ def test_partial_stores_the_good_lines_and_lists_the_bad_ones(any_engine, tmp_pa
 def test_a_file_whose_every_line_is_skipped_stores_no_run(any_engine, tmp_path):
     with session_scope(any_engine) as session:
         seed_gold(session)
-    with pytest.raises(ImportFileError, match="no judge label was stored"), session_scope(any_engine) as session:
-        import_judge_labels(session, OPERATOR, judge_file(tmp_path, {"nope": "support"}), run="j2", partial=True)
+    with pytest.raises(ImportFileError, match="no judge label was stored") as refused, session_scope(any_engine) as session:
+        import_judge_labels(session, OPERATOR, judge_file(tmp_path, {"nope": "support", "nada": "support"}), run="j2",
+                            partial=True)
+    assert "skipped all 2 lines" in str(refused.value) and "line 1, field 'claim_id'" in str(refused.value)
+    assert "no claim with id 'nope'" in str(refused.value)
     assert _count(any_engine, JudgeRun) == 0
 
 

@@ -20,7 +20,7 @@ from sqlmodel import Session, func, select
 from streamlit.testing.v1 import AppTest
 
 from annotator.db import init_db, session_scope
-from annotator.models import Case, LabelEvent
+from annotator.models import Case, GoldRelease, LabelEvent
 from annotator.services import judges
 from annotator.services.access import OPERATOR
 from annotator.services.judges import import_judge_labels, judge_report
@@ -190,7 +190,8 @@ def test_the_judge_is_shown_beside_each_human_and_the_human_range(engine):
     assert list(rows) == ["alice", "bob", "Judge (j1)", "Human range"]
     assert rows["bob"]["Percent agreement"].startswith("0.800 ")  # c5: bob said support, the gold contradict
     assert rows["alice"]["Claims"] == "5" and rows["Judge (j1)"]["Claims"] == "5"
-    assert rows["Judge (j1)"]["Cohen's kappa"] == jf.figure(data, "cohen_kappa")
+    assert rows["Judge (j1)"]["Cohen's kappa"] == jf.figure(data, "cohen_kappa") + " · indicative only"  # 5 claims
+    assert rows["bob"]["Percent agreement"].endswith(" · indicative only")
     assert rows["Human range"]["Percent agreement"] == "0.800 – 1.000"
 
 
@@ -446,3 +447,15 @@ def test_the_slice_mix_warns_only_when_it_differs():
         warn, text = jf.slice_mix_text({"slice_mix": {"differs": None, "undefined": {
             "differs": "the gold claims or the judged-only claims are none: their slice mixes cannot be compared"}}})
         assert not warn and text.startswith("Slice mix not compared: the gold claims or the judged-only claims are none")
+
+
+def test_a_release_folder_edited_after_its_report_was_cached_is_refused_not_shown_from_the_cache(engine, report_calls):
+    at = open_page()
+    assert at.metric and report_calls == [False]
+    with Session(engine) as session:
+        folder = Path(session.exec(select(GoldRelease.path).where(GoldRelease.name == "v1")).one())
+    with (folder / "gold.csv").open("a", encoding="utf-8") as gold_csv:
+        gold_csv.write("x")
+    at.run()
+    assert not at.exception and not at.metric and report_calls == [False]
+    assert any("gold.csv" in error.value and "does not match" in error.value for error in at.error)

@@ -124,6 +124,11 @@ def import_judge_labels(session: Session, actor: Caller, path: str | Path, *, ru
     found = _claims_named(session, [record.claim_id for record in records], dataset_pk)
     stored = _resolved(source.path, records, found, dataset, skips)
     if not stored:
+        skipped = skipped_lines_of(skips)
+        if skipped:  # --partial skipped every line: say where the first is and why, as a refusal would
+            first = skipped[0]
+            raise ImportFileError.of("msg.judge.all_skipped", path=str(source.path), n=len(skipped), line=first.line,
+                                     field=first.field or "-", reason=first.reason)
         raise ImportFileError.of("msg.judge.none_stored", path=str(source.path))
     run_pk, run_dataset_pk = _store(session, actor, source.path, run, stored, model, prompt_version, note)
     counts = {"judge_labels": {"new": len(stored), "unchanged": 0, "updated": 0}}

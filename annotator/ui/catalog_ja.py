@@ -1045,6 +1045,7 @@ JAPANESE: dict[str, str] = {
     "msg.judge.bad_by": "「{by}」: slice か split で分けてください。",
     "msg.judge.doing_report": "このリリースに対する判定器のレポートを見る",
     "msg.judge.none_stored": "{path}: 判定器のラベルを 1 件も保存しませんでした（ファイルにないか、すべての行を飛ばしました）。",
+    "msg.judge.all_skipped": "{path}: 判定器のラベルを 1 件も保存しませんでした。--partial で {n} 行すべてを飛ばしました。最初の行 {line}、フィールド '{field}': {reason}",
     "msg.judge.no_outside": "この実行はリリースの外の主張にラベルを付けていません",
     "msg.judge.none_in_split": "この実行は、この分割のリリースの正解つき主張にラベルを付けていません",
     "msg.judge.ppi_assumption": "リリースの主張が、判定器がラベルを付けた主張からの無作為標本であると仮定しています。"

@@ -208,13 +208,19 @@ def humans_table(report: Report) -> pd.DataFrame:
     """The judge beside each human: one row per labeler (their blind labels scored against the same
     gold), the judge's row, and the human range (lowest and highest over the labelers)."""
     columns = [t("judges.col.who"), t("judges.col.claims"), *(t(f"metric.{m}") for m in RATES)]
-    rows = [[plain_text(labeler), number_text(scores.get("n_items", 0)), *(figure(scores, m) for m in RATES)]
+    rows = [[plain_text(labeler), number_text(scores.get("n_items", 0)), *(_flagged(scores, m) for m in RATES)]
             for labeler, scores in (report.get("humans") or {}).items()]
     rows.append([t("judges.judge_row", run=plain_text(report["run"])), number_text(report["n_items"]),
-                 *(figure(report, m) for m in RATES)])
+                 *(_flagged(report, m) for m in RATES)])
     ranges = report.get("human_range") or {}
     rows.append([t("judges.human_range"), "", *(_range(ranges.get(m)) for m in RATES)])
     return pd.DataFrame(rows, columns=columns)
+
+
+def _flagged(scores: Report, metric: str) -> str:
+    """`figure`, with "indicative only" when its n (claims or cases) is under INDICATIVE_BELOW."""
+    text = figure(scores, metric)
+    return f"{text} · {t('agreement.indicative')}" if is_indicative(scores, metric) else text
 
 
 def _range(bounds: Sequence[float] | None) -> str:
@@ -278,7 +284,7 @@ def slice_mix_text(corrected: Report) -> tuple[bool, str]:
     if mix.get("differs") is None:
         why = next(iter((mix.get("undefined") or {}).values()), None)
         return False, t("judges.slice_mix_unknown", why=fmt.note(why) or t("agreement.no_data"))
-    fields = {"distance": number_text(mix["total_variation"], ".2f"), "p": _p_value(mix["p_value"]),
+    fields = {"distance": number_text(mix["total_variation"], ".3f"), "p": _p_value(mix["p_value"]),
               "labeled": mix["n_labeled"], "unlabeled": mix["n_unlabeled"],
               "max_p": number_text(SLICE_MIX_MAX_P, ".2f"), "min_distance": number_text(SLICE_MIX_MIN_DISTANCE, ".1f")}
     return bool(mix["differs"]), t("judges.slice_mix_differs" if mix["differs"] else "judges.slice_mix_same", **fields)

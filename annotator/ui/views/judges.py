@@ -44,9 +44,13 @@ def _report(database: str, run: str, release: str, fingerprint: tuple, n_bootstr
 
 
 def load(run: str, release: str) -> dict:
-    """The cached dev report, recomputed when its fingerprint changed (services.judges.report_fingerprint)."""
+    """The cached dev report, recomputed when its fingerprint changed (services.judges.report_fingerprint).
+    The release's folder is verified against its manifest on every run first, as the command
+    line does: a folder edited since the report was cached is refused, not shown from the cache."""
     with ui.read_db() as session:
-        fingerprint = tuple(judges.report_fingerprint(session, ui.session_user(session), run, release))
+        me = ui.session_user(session)
+        releases.check_stored_release(session, me, release)
+        fingerprint = tuple(judges.report_fingerprint(session, me, run, release))
     database = ui.engine().url.render_as_string(hide_password=True)
     with st.spinner(t("judges.computing", n=N_BOOTSTRAP)):
         return _report(database, run, release, fingerprint, N_BOOTSTRAP)

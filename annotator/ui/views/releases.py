@@ -177,9 +177,10 @@ with st.container(border=True):
     st.header(t("releases.compare"))
     names = list(by_name)  # newest first
     left, right = st.columns(2)
-    older = left.selectbox(t("releases.compare_older"), names, index=min(1, len(names) - 1), key=_OLDER,
-                           format_func=ui.plain_text)
-    newer = right.selectbox(t("releases.compare_newer"), names, index=0, key=_NEWER, format_func=ui.plain_text)
+    if st.session_state.get(_OLDER) not in names:  # the default, set by state (an index as well would warn)
+        st.session_state[_OLDER] = names[min(1, len(names) - 1)]
+    older = left.selectbox(t("releases.compare_older"), names, key=_OLDER, format_func=ui.plain_text)
+    newer = right.selectbox(t("releases.compare_newer"), names, key=_NEWER, format_func=ui.plain_text)  # the newest first
     st.button(t("releases.compare_button"), key="releases.compare_button", on_click=_compare)
     if st.session_state.get(_COMPARED) == (older, newer):
         _show_comparison(older, newer)
