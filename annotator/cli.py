@@ -132,13 +132,14 @@ def demo(
 
 def _demo_seeded_text(seeded) -> str:  # noqa: ANN001 - a DemoSeeded or None
     """What `annotator demo` seeded, in one or two lines."""
-    from annotator.services.demo import DEMO_DATASET, DEMO_JUDGE_RUN, DEMO_RELEASE
+    from annotator.services.demo import DEMO_DATASET, DEMO_JUDGE_RUN, DEMO_RELEASE, DEMO_USERS
 
     if seeded is None:
         return "Demo data already present."
-    pilot = f"release '{DEMO_RELEASE}' of the pilot's 12 cases" if seeded.release else "the pilot's 12 cases, not released"
-    text = (f"Demo data seeded (dataset '{DEMO_DATASET}': 20 cases to label, assigned to aoi and ren, and {pilot}; "
-            f"judge run '{DEMO_JUDGE_RUN}' of all 32 cases' 80 claims).")
+    labelers = " and ".join(user.name for user in DEMO_USERS if "labeler" in user.roles)
+    released = f"released as '{seeded.release}'" if seeded.release else "not released"
+    text = (f"Demo data seeded (dataset '{DEMO_DATASET}': {seeded.to_label} cases to label, assigned to {labelers}; "
+            f"the pilot round's {seeded.pilot} cases, {released}; judge run '{DEMO_JUDGE_RUN}' of {seeded.judged} claims).")
     if seeded.release_skipped:
         text += f"\nRelease '{DEMO_RELEASE}' not made: {safe(seeded.release_skipped)}"
     return text

@@ -3,6 +3,7 @@ shared real data, and small helpers to seed users and data."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 import sys
@@ -210,6 +211,18 @@ def need(path: Path) -> Path:
             pytest.fail("CI must run the tests on the shared data: " + message)
         pytest.skip(message)
     return path
+
+
+def need_module(name: str, package: str):  # noqa: ANN201 - the module
+    """The module `name` of the test extra, imported; the test is skipped with the install
+    command when it is missing, and failed instead in CI (where the test extra installs it)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as error:
+        message = f"{name} is not importable ({error}); install the test extra (pip install {package})"
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the {name} cross-check: " + message)
+        pytest.skip(message)
 
 
 def label_button(at, value: str):  # noqa: ANN001, ANN201 - an AppTest and its Button

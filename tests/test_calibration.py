@@ -7,7 +7,6 @@ the slice-mix check.
 from __future__ import annotations
 
 import json
-import os
 
 import numpy as np
 import pandas as pd
@@ -21,6 +20,7 @@ from annotator.calibration import JUDGE_METRICS, corrected_rate, score_judge, sl
 from annotator.errors import CalibrationInputError
 from annotator.messages import MESSAGES, recognize
 from annotator.vocabulary import INDICATIVE_BELOW, LABELS
+from tests.conftest import need_module
 
 S, C, I = LABELS  # support, contradict, insufficient
 
@@ -414,19 +414,6 @@ def test_a_hand_computed_ppi_estimate():
     assert out["undefined"] == {}
 
 
-def require_ppi_py():
-    """ppi_py (pip package ppi-python, MIT), imported; skipped with a message when it is not
-    installed, failed instead in CI (where the test extra installs it)."""
-    try:
-        import ppi_py
-    except ImportError as error:
-        message = f"ppi_py is not importable ({error}); install the test extra (pip install ppi-python)"
-        if os.environ.get("CI"):
-            pytest.fail("CI must run the ppi_py cross-check: " + message)
-        pytest.skip(message)
-    return ppi_py
-
-
 def biased_judge(n: int, big_n: int, seed: int, rate: float = 0.6, hit: float = 0.9, false_pass: float = 0.3):
     """(judge on the N others, judge on the n gold, gold) 0/1 arrays: claims support with
     probability `rate`; the judge says support on a support claim with probability `hit`, on
@@ -441,7 +428,7 @@ def biased_judge(n: int, big_n: int, seed: int, rate: float = 0.6, hit: float = 
     (50, 500, 0, 0.9, 0.3), (200, 3000, 1, 0.95, 0.1), (30, 60, 2, 0.6, 0.5), (120, 1000, 3, 0.5, 0.5),
 ])
 def test_the_ppi_estimate_and_interval_equal_ppi_py_with_power_tuning(n, big_n, seed, hit, false_pass):
-    ppi_py = require_ppi_py()
+    ppi_py = need_module("ppi_py", "ppi-python")
     unlabeled, labeled, gold = biased_judge(n, big_n, seed, hit=hit, false_pass=false_pass)
     out = corrected_rate(unlabeled, labeled, gold)
     y, yhat, yhat_u = (a.astype(float) for a in (gold, labeled, unlabeled))

@@ -206,6 +206,7 @@ def test_a_second_demo_database_in_the_same_folder_says_why_it_has_no_release(tm
     second = run("demo", "--no-serve", db=f"sqlite:///{tmp_path / 'second.db'}", cwd=tmp_path)
     assert "Release 'gold-v0' not made:" in second.stdout and "exists already" in second.stdout
     assert "Remove it, or run the demo in another folder" in second.stdout and "aoi" in second.stdout
+    assert "12 cases, not released" in second.stdout and "released as 'gold-v0'" not in second.stdout
 
 
 def test_an_edited_manifest_fails_verify_against_the_recorded_hash(cf_run, tmp_path):

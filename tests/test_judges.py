@@ -353,12 +353,16 @@ def test_the_demo_seeds_the_lexical_judge_run_once(engine, tmp_path):
     assert _count(engine, JudgeRun) == 1 and _count(engine, JudgeLabel) == len(lines)
 
 
-def pilot_claims(split: str | None = None) -> list[str]:
-    """The claim ids of the demo's pilot round (of one split), from its file."""
+def pilot_cases() -> list[dict]:
+    """The demo's pilot round, from its file."""
     from annotator.services.demo import DEMO_PILOT
 
-    cases = [json.loads(line) for line in DEMO_PILOT.read_text(encoding="utf-8").splitlines()]
-    return [claim["claim_id"] for case in cases if split in (None, case["split"]) for claim in case["claims"]]
+    return [json.loads(line) for line in DEMO_PILOT.read_text(encoding="utf-8").splitlines()]
+
+
+def pilot_claims(split: str | None = None) -> list[str]:
+    """The claim ids of the demo's pilot round (of one split), from its file."""
+    return [claim["claim_id"] for case in pilot_cases() if split in (None, case["split"]) for claim in case["claims"]]
 
 
 def test_the_demo_fills_the_judges_page_the_pilot_is_the_gold_and_the_round_to_label_is_judged_only(engine, tmp_path):
@@ -367,6 +371,7 @@ def test_the_demo_fills_the_judges_page_the_pilot_is_the_gold_and_the_round_to_l
     with session_scope(engine) as session:
         seeded = seed_demo(session, release_dir=tmp_path)
     assert (seeded.release, seeded.release_skipped) == (DEMO_RELEASE, None)
+    assert (seeded.to_label, seeded.pilot, seeded.judged) == (20, len(pilot_cases()), _count(engine, JudgeLabel))
     with session_scope(engine) as session:
         data = judge_report(session, OPERATOR, DEMO_JUDGE_RUN, DEMO_RELEASE, n_bootstrap=N_BOOT)
     gold = pd.read_parquet(release_layout(tmp_path / DEMO_RELEASE).parquet)

@@ -5,12 +5,12 @@ mapping of `--unit doc`, and the per-case retrieval figures, by hand and against
 from __future__ import annotations
 
 import math
-import os
 import random
 
 import pytest
 
 from annotator.retrieval import RETRIEVAL_METRICS, UNKNOWN_PREFIX, case_retrieval, relevant_evidence, to_documents
+from tests.conftest import need_module
 
 
 def claim(gold: str, shown: list[str], *labels: tuple[str, list[str]]) -> dict:
@@ -83,22 +83,9 @@ def test_no_relevant_evidence_gives_no_figure_and_a_cutoff_under_one_is_refused(
         case_retrieval(["d1"], {"d1"}, 0)
 
 
-def require_ir_measures():
-    """ir_measures (Apache-2.0, on pytrec-eval-terrier: trec_eval's C code), imported; skipped with
-    a message when it is not installed, failed instead in CI (where the test extra installs it)."""
-    try:
-        import ir_measures
-    except ImportError as error:
-        message = f"ir_measures is not importable ({error}); install the test extra (pip install ir-measures)"
-        if os.environ.get("CI"):
-            pytest.fail("CI must run the ir-measures cross-check: " + message)
-        pytest.skip(message)
-    return ir_measures
-
-
 @pytest.mark.parametrize("seed", range(5))
 def test_every_figure_equals_ir_measures_on_random_qrels_and_runs(seed):
-    ir_measures = require_ir_measures()
+    ir_measures = need_module("ir_measures", "ir-measures")
     from ir_measures import RR, P, R, Success, nDCG
 
     rng = random.Random(seed)

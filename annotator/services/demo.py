@@ -12,7 +12,7 @@ from pathlib import Path
 from sqlmodel import Session, select
 
 from annotator.errors import ReleaseExistsError
-from annotator.models import Dataset, User
+from annotator.models import Claim, Dataset, Label, User
 from annotator.services.access import OPERATOR
 from annotator.services.guidelines import current_guideline, publish_guideline, read_guideline_file
 from annotator.services.imports import import_adjudications, import_cases, import_labels
@@ -30,8 +30,6 @@ DEMO_PUBLISHER = "admin"
 DEMO_PILOT = DEMO_FILE.parent / "demo-pilot.jsonl"
 DEMO_PILOT_LABELS = DEMO_FILE.parent / "demo-pilot-labels.csv"
 DEMO_PILOT_ADJUDICATIONS = DEMO_FILE.parent / "demo-pilot-adjudications.csv"
-DEMO_PILOT_CASES = 12
-DEMO_PILOT_LABELERS = ("sato", "kim")
 DEMO_RELEASE = "gold-v0"
 DEMO_RELEASE_CREATOR = "admin"
 """The pilot round (data/README.md): 12 cases imported into the demo dataset after the 20 to
@@ -64,7 +62,12 @@ DEMO_USERS: tuple[DemoUser, ...] = (
 
 @dataclass(frozen=True)
 class DemoSeeded:
-    """What seed_demo made: the pilot's release (None when it was not made) and, then, why not."""
+    """What seed_demo made, counted as it was made: the cases assigned to the demo labelers, the
+    pilot's cases, the claims the judge run labels (0 without one), the pilot's release (None
+    when it was not made) and, then, why not."""
+    to_label: int
+    pilot: int
+    judged: int
     release: str | None
     release_skipped: str | None = None
 
@@ -89,40 +92,47 @@ def seed_demo(session: Session, demo_file: Path = DEMO_FILE, guideline_file: Pat
     if session.exec(select(Dataset).where(Dataset.name == DEMO_DATASET)).first() is not None:
         return None
     import_cases(session, OPERATOR, demo_file, fmt="jsonl", dataset=DEMO_DATASET)
-    if pilot_file is not None:
-        import_cases(session, OPERATOR, pilot_file, fmt="jsonl", dataset=DEMO_DATASET)
+    pilot = 0 if pilot_file is None else import_cases(session, OPERATOR, pilot_file, fmt="jsonl",
+                                                      dataset=DEMO_DATASET).counts["cases"]["new"]
     for demo_user in DEMO_USERS:
         if session.exec(select(User).where(User.name == demo_user.name)).first() is None:
             add_user(session, OPERATOR, demo_user.name, list(demo_user.roles), demo_user.password)
     dataset = session.exec(select(Dataset).where(Dataset.name == DEMO_DATASET)).one()
     labelers = [u.name for u in DEMO_USERS if "labeler" in u.roles]
-    assign_cases(session, OPERATOR, first_cases(session, 20, dataset.id), labelers)
+    to_label = first_cases(session, 20, dataset.id)
+    assign_cases(session, OPERATOR, to_label, labelers)
     if current_guideline(session) is None:  # a team's own guideline is never replaced by the demo's
         publish_guideline(session, get_user(session, DEMO_PUBLISHER), DEMO_GUIDELINE_VERSION,
                           read_guideline_file(guideline_file))
-    seeded = DemoSeeded(None) if pilot_file is None else _release_pilot(session, dataset.id, release_dir)
+    release, skipped = (None, None) if pilot_file is None else _release_pilot(session, dataset.id, pilot, release_dir)
+    judged = 0
     if judge_file is not None and not any(run["name"] == DEMO_JUDGE_RUN for run in list_judge_runs(session, OPERATOR)):
-        import_judge_labels(session, OPERATOR, judge_file, run=DEMO_JUDGE_RUN, dataset=DEMO_DATASET,
-                            model=DEMO_JUDGE_MODEL, prompt_version=DEMO_JUDGE_PROMPT)
-    return seeded
+        judged = import_judge_labels(session, OPERATOR, judge_file, run=DEMO_JUDGE_RUN, dataset=DEMO_DATASET,
+                                     model=DEMO_JUDGE_MODEL, prompt_version=DEMO_JUDGE_PROMPT).run["n_labels"]
+    return DemoSeeded(len(to_label), pilot, judged, release, skipped)
 
 
-def _release_pilot(session: Session, dataset_pk: int, release_dir: Path) -> DemoSeeded:
-    """The pilot's labels and decisions imported, its cases assigned to its two labelers (so that
-    "assign the next cases" does not hand them out again), its final claims released as DEMO_RELEASE."""
+def _release_pilot(session: Session, dataset_pk: int, n_cases: int, release_dir: Path) -> tuple[str | None, str | None]:
+    """The pilot's labels and decisions imported, its `n_cases` cases (the last imported) assigned
+    to the labelers who labeled them (so that "assign the next cases" does not hand them out
+    again), its final claims released as DEMO_RELEASE. Returns (the release, None), or (None, why
+    it was not made)."""
     import_labels(session, OPERATOR, DEMO_PILOT_LABELS, dataset=DEMO_DATASET)
-    assign_cases(session, OPERATOR, first_unassigned_cases(session, DEMO_PILOT_CASES, dataset_pk), list(DEMO_PILOT_LABELERS))
+    cases = first_unassigned_cases(session, n_cases, dataset_pk)
+    labelers = session.exec(select(User.name).join(Label, Label.labeler_pk == User.id).join(Claim, Claim.id == Label.claim_pk)
+                            .where(Claim.case_pk.in_(cases)).distinct().order_by(User.name)).all()
+    assign_cases(session, OPERATOR, cases, list(labelers))
     import_adjudications(session, OPERATOR, DEMO_PILOT_ADJUDICATIONS, dataset=DEMO_DATASET)
     folder = Path(release_dir) / DEMO_RELEASE
     if folder.exists():
-        return DemoSeeded(None, f"{folder} exists already (from an earlier demo database?). Remove it, or run the demo "
-                                "in another folder, to have the release the Judges page is filled from.")
+        return None, (f"{folder} exists already (from an earlier demo database?). Remove it, or run the demo in another "
+                      "folder, to have the release the Judges page is filled from.")
     try:
         create_release(session, OPERATOR, DEMO_RELEASE, dataset=DEMO_DATASET, only_final=True, out_dir=release_dir,
                        creator=DEMO_RELEASE_CREATOR)
     except ReleaseExistsError as error:
-        return DemoSeeded(None, str(error))
-    return DemoSeeded(DEMO_RELEASE)
+        return None, str(error)
+    return DEMO_RELEASE, None
 
 
 def demo_logins_in_use(session: Session) -> list[str]:

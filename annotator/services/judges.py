@@ -28,25 +28,12 @@ from annotator import calibration, formats
 from annotator.errors import ImportFileError, ImportRowError, InvalidValueError, NotFoundError, PermissionDeniedError
 from annotator.formats import JudgeLabelRecord
 from annotator.messages import Message, english, msg, shortened
-from annotator.models import (
-    Case,
-    Claim,
-    Dataset,
-    GoldRelease,
-    JudgeLabel,
-    JudgeRun,
-    LabelEvent,
-)
+from annotator.models import Case, Claim, Dataset, GoldRelease, JudgeLabel, JudgeRun, LabelEvent
 from annotator.release import check_release, read_manifest, release_layout, sha256_file
 from annotator.services.access import Caller, is_operator, require
 from annotator.services.audit import record_event
 from annotator.services.blind import claims_still_to_label
-from annotator.services.imports.shared import (
-    ImportReport,
-    check_dataset_name,
-    refused_when_concurrent,
-    skipped_lines_of,
-)
+from annotator.services.imports.shared import ImportReport, check_dataset_name, refused_when_concurrent, skipped_lines_of
 from annotator.services.lookup import get_dataset
 from annotator.services.releases import check_stored_release
 from annotator.text import MAX_ID_CHARS, MAX_TEXT_CHARS, check_free_text
