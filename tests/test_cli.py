@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -277,11 +278,13 @@ def test_users_roles_replaces_a_users_roles_and_refuses_to_leave_no_admin(tmp_pa
 
 def started(monkeypatch, *args: str) -> tuple[list[str], str, str]:
     """`annotator ARGS` in this process with Streamlit's start caught: (the command it would
-    run, stdout, stderr)."""
+    run, stdout, stderr). It runs in a new empty folder: `demo` writes its release under the
+    current folder, which must not be the repository's."""
     from typer.testing import CliRunner
 
     from annotator import cli as annotator_cli
 
+    monkeypatch.chdir(tempfile.mkdtemp(prefix="annotator-started-"))
     commands: list[list[str]] = []
     monkeypatch.setattr(annotator_cli.os, "execve", lambda _exe, command, _env: commands.append(command))
     monkeypatch.setattr(sys, "argv", ["annotator", *args])
