@@ -692,6 +692,7 @@ MESSAGES: dict[str, str] = {
     "msg.denied.no_caller": "no caller was given: a service acts for a logged-in user or the command line, never for nobody",
     "msg.denied.lift_holds": "only an admin may see every hold and lift another person's hold",
     "msg.denied.calibrate": "only an admin may import judge runs or see them and their reports (judge labels would anchor labelers and adjudicators)",
+    "msg.denied.score_runs": "only an admin may import RAG runs or score and compare them (a run report shows each case's gold evidence)",
     "msg.judge.bad_name": "{name} is not a judge run name: use letters, digits and . _ : + - (starting with a letter or digit), at most {most} characters",
     "msg.judge.name_taken": "a judge run named '{taken}' exists already; a run is never changed once imported: give the new one another name",
     "msg.judge.unknown": "no judge run named '{name}' (runs: {names})",

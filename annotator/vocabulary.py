@@ -33,6 +33,32 @@ declared with `--slices a,b` (a team's own groups); any other slice is refused, 
 
 SPLITS: tuple[str, ...] = ("dev", "holdout")
 
+BEHAVIORS: tuple[str, ...] = ("answer", "abstain", "clarify", "refuse")
+"""What a RAG system did with a case in a run (a run file's `behavior`)."""
+
+EXPECTED_BEHAVIORS: tuple[str, ...] = ("answer", "answer_with_citation", "abstain", "clarify", "refuse")
+"""What a case expects the system to do (the RAG case field `expected_behavior`);
+`answer_with_citation` is met by the behaviour `answer` with at least one cited passage."""
+
+RUN_STATUSES: tuple[str, ...] = ("passed", "retrieval_failure", "generation_failure", "both")
+"""The failure class of one case of a run (docs: "failure class"), in display order."""
+
+RETRIEVAL_FAILURE_LABELS: tuple[str, ...] = ("retrieval_miss", "partial_evidence", "stale_evidence", "unauthorized_evidence")
+"""Failure labels that point at the retriever."""
+
+GENERATION_FAILURE_LABELS: tuple[str, ...] = ("unsupported_claim", "answered_without_evidence", "over_abstain",
+                                              "behavior_mismatch", "answer_mismatch")
+"""Failure labels that point at the generator (the answer, its behaviour or a claim)."""
+
+FAILURE_LABELS: tuple[str, ...] = RETRIEVAL_FAILURE_LABELS + GENERATION_FAILURE_LABELS
+"""Every failure label of a case of a run, in display order."""
+
+BLOCKING_SEVERITIES: tuple[str, ...] = ("leak", "legal", "amount_or_deadline")
+"""Severities whose contradicted claim blocks a change whatever the averages say."""
+
+GATE_DECISIONS: tuple[str, ...] = ("ship", "hold", "blocked")
+"""What `run compare` decides for a candidate run against its baseline."""
+
 CLIMATE_FEVER_LABELS: dict[str, str] = {
     "SUPPORTS": "support",
     "REFUTES": "contradict",

@@ -149,6 +149,7 @@ class Permission(StrEnum):
     CORRECT_LABELS = "correct_labels"  # change a labeler's stored label on a claim, with a reason
     LIFT_HOLDS = "lift_holds"  # see every hold in force and lift anyone's (a labeler lifts their own)
     CALIBRATE = "calibrate"  # import judge runs, see them and their reports against gold (judge labels anchor people)
+    SCORE_RUNS = "score_runs"  # import RAG runs, score and compare them against gold (reports show gold evidence)
 
 
 _GRANTS: dict[Permission, frozenset[str]] = {
@@ -163,6 +164,7 @@ _GRANTS: dict[Permission, frozenset[str]] = {
     Permission.CORRECT_LABELS: frozenset({"admin"}),
     Permission.LIFT_HOLDS: frozenset({"admin"}),
     Permission.CALIBRATE: frozenset({"admin"}),
+    Permission.SCORE_RUNS: frozenset({"admin"}),
 }
 
 

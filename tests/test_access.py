@@ -32,6 +32,7 @@ EXPECTED = {  # permission -> role sets that grant it
     Permission.SEE_HISTORY: {"admin"},
     Permission.CORRECT_LABELS: {"admin"},
     Permission.CALIBRATE: {"admin"},
+    Permission.SCORE_RUNS: {"admin"},
     Permission.LIFT_HOLDS: {"admin"},
 }
 

@@ -17,13 +17,15 @@ from annotator.messages import msg
 RAG_CASE_FIELDS: dict[str, str] = {
     "required_evidence_ids": "requiredEvidenceIds",
     "forbidden_evidence_ids": "forbiddenEvidenceIds",
+    "outdated_passage_ids": "outdatedPassageIds",
     "expected_behavior": "expectedBehavior",
+    "expected_answer": "expectedAnswer",
     "principal": "principal",
     "corpus_release": "corpusRelease",
 }
 """The RAG case fields a case record may carry (canonical snake_case -> camelCase), stored in the
 case's metadata under the snake_case key. The id lists must name passages of the case."""
-RAG_ID_LISTS: tuple[str, ...] = ("required_evidence_ids", "forbidden_evidence_ids")
+RAG_ID_LISTS: tuple[str, ...] = ("required_evidence_ids", "forbidden_evidence_ids", "outdated_passage_ids")
 RAG_SPELLINGS: frozenset[str] = frozenset(RAG_CASE_FIELDS) | frozenset(RAG_CASE_FIELDS.values())
 
 
