@@ -15,7 +15,6 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -25,17 +24,17 @@ from sqlalchemy import func, insert
 from sqlmodel import Session, select
 
 from annotator import calibration, formats
-from annotator.errors import ImportFileError, ImportRowError, InvalidValueError, NotFoundError, PermissionDeniedError
+from annotator.errors import ImportFileError, ImportRowError, InvalidValueError, NotFoundError
 from annotator.formats import JudgeLabelRecord
 from annotator.messages import Message, english, msg, shortened
 from annotator.models import Case, Claim, Dataset, GoldRelease, JudgeLabel, JudgeRun, LabelEvent
-from annotator.release import check_release, read_manifest, release_layout, sha256_file
+from annotator.release import sha256_file
 from annotator.services.access import Caller, is_operator, require
 from annotator.services.audit import record_event
 from annotator.services.blind import claims_still_to_label
+from annotator.services.gold_source import VerifiedRelease, open_release, refuse_blind, superseded_by
 from annotator.services.imports.shared import ImportReport, check_dataset_name, refused_when_concurrent, skipped_lines_of
 from annotator.services.lookup import get_dataset
-from annotator.services.releases import check_stored_release
 from annotator.text import MAX_ID_CHARS, MAX_TEXT_CHARS, check_free_text
 from annotator.vocabulary import LABELS, SPLITS
 from annotator.workflow import Permission
@@ -383,25 +382,15 @@ def _checked_by(by: Iterable[str]) -> tuple[str, ...]:
 
 
 def _read_gold(session: Session, actor: Caller, release: str | Path) -> _Gold:
-    """The gold of a verified release (a stored release's name, or a folder)."""
-    if isinstance(release, str) and _is_unstored_folder(session, release):
-        release = Path(release)
-    if isinstance(release, Path):
-        if not release_layout(release).manifest.is_file():
-            raise NotFoundError.of("msg.judge.not_a_release", folder=str(release))
-        result, folder, shown = check_release(release), release, str(release)
-    else:
-        result = check_stored_release(session, actor, release)
-        folder = Path(session.exec(select(GoldRelease.path).where(GoldRelease.name == release)).one())
-        shown = release
+    """The gold of a verified release (a stored release's name, or a folder; gold_source.open_release)."""
+    verified = open_release(session, actor, release)
     import pyarrow.parquet as pq
 
-    table = pq.read_table(release_layout(folder).parquet, columns=[*GOLD_COLUMNS, "labels"])
+    table = pq.read_table(verified.parquet, columns=[*GOLD_COLUMNS, "labels"])
     claims = table.select(GOLD_COLUMNS).to_pandas()
     claims["case_key"] = pd.factorize(claims["dataset"] + "\0" + claims["case_id"])[0]  # one code per case
-    stored_as = session.exec(select(GoldRelease.name).where(GoldRelease.manifest_sha256 == result.manifest_sha256)).first()
-    return _Gold(shown, folder, result.manifest_sha256 or "", read_manifest(folder), claims,
-                 _human_labels(table.column("labels")), stored_as)
+    return _Gold(verified.release, verified.folder, verified.manifest_sha256, verified.manifest, claims,
+                 _human_labels(table.column("labels")), verified.stored_as)
 
 
 def _human_labels(labels: Any) -> pd.DataFrame:
@@ -416,25 +405,9 @@ def _human_labels(labels: Any) -> pd.DataFrame:
                          "label": pc.dictionary_encode(flat.field("label")).to_pandas()})
 
 
-def _is_unstored_folder(session: Session, given: str) -> bool:
-    """Whether `given` names no stored release but a folder holding a manifest.json."""
-    stored = session.exec(select(GoldRelease.id).where(GoldRelease.name == given)).first()
-    return stored is None and release_layout(given).manifest.is_file()
-
-
 def _refuse_blind(session: Session, actor: Caller, claims: pd.DataFrame) -> None:
-    """PermissionDeniedError when the release holds a claim `actor` is assigned to label and has not
-    labeled yet: the report shows its gold label and the labelers' labels."""
-    hidden = claims_still_to_label(session, actor)
-    if hidden is None:
-        return
-    keys = set(zip(claims["dataset"], claims["claim_id"]))
-    pks = list(session.exec(hidden))
-    for start in range(0, len(pks), LOOKUP_BATCH):
-        query = (select(Dataset.name, Claim.claim_id).join(Dataset, Dataset.id == Claim.dataset_id)
-                 .where(Claim.id.in_(pks[start:start + LOOKUP_BATCH])))
-        if any(tuple(row) in keys for row in session.exec(query)):
-            raise PermissionDeniedError.of("msg.release.still_to_label", doing=msg("msg.judge.doing_report"))
+    """The blind rule over the release's claims (gold_source.refuse_blind)."""
+    refuse_blind(session, actor, zip(claims["dataset"], claims["claim_id"]), msg("msg.judge.doing_report"))
 
 
 def _judge_labels(session: Session, run_pk: int) -> pd.DataFrame:
@@ -617,27 +590,8 @@ def _disagreements(shown: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _superseded_by(session: Session, gold: _Gold) -> list[str]:
-    """The stored releases created after this one that cover one of its datasets, oldest first.
-    "After": later in the database's order when the release is stored there (found by its manifest
-    hash), else created after the manifest's created_at (which is to the second)."""
-    datasets = set((gold.manifest.get("scope") or {}).get("datasets") or [])
-    releases = list(session.exec(select(GoldRelease).order_by(GoldRelease.created_at, GoldRelease.id)))
-    this = next((release for release in releases if release.manifest_sha256 == gold.manifest_sha256), None)
-    if this is not None:
-        later = releases[releases.index(this) + 1:]
-    else:
-        created = _manifest_time(gold.manifest.get("created_at"))
-        later = [] if created is None else [r for r in releases if r.created_at.replace(microsecond=0) > created]
-    return [release.name for release in later if datasets & set((release.scope or {}).get("datasets") or [])]
-
-
-def _manifest_time(created: Any) -> datetime | None:
-    """A manifest's created_at (ISO 8601, UTC) as an aware datetime; None when it is not one."""
-    try:
-        moment = datetime.fromisoformat(str(created).replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return superseded_by(session, VerifiedRelease(gold.release, gold.folder, gold.manifest_sha256, gold.manifest,
+                                                  gold.stored_as))
 
 
 def _record_holdout_view(session: Session, actor: Caller, run: JudgeRun, gold: _Gold) -> dict[str, int]:
