@@ -485,6 +485,31 @@ def write_cases(path: Path, cases: Iterable[Mapping[str, Any]]) -> None:
         _sync(out)
 
 
+def read_released_cases(folder: str | os.PathLike[str], datasets: Sequence[str], case_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """The lines of a release's `cases.jsonl` (see `write_cases`), each with its `dataset` added.
+
+    folder: a verified release folder. datasets, case_ids: gold.parquet's `dataset` and `case_id`
+        columns, in release order: `cases.jsonl` holds one line for each run of consecutive claims
+        of one case, in that order, which is how a line finds its dataset (the line does not name it).
+    Returns [] for a release of schema 1 (no cases.jsonl).
+    Raises ReleaseVerifyError (msg.verify.cases_mismatch) when the lines do not follow the claims.
+    """
+    path = release_layout(folder).cases
+    if not path.is_file():
+        return []
+    keys = [key for i, key in enumerate(zip(datasets, case_ids)) if i == 0 or key != (datasets[i - 1], case_ids[i - 1])]
+    lines = []
+    with open(path, encoding="utf-8") as source:
+        for number, text in enumerate(source, start=1):
+            line = json.loads(text)
+            if number > len(keys) or line.get("case_id") != keys[number - 1][1]:
+                raise ReleaseVerifyError.of("msg.verify.cases_mismatch", name=path.name, line=number)
+            lines.append({**line, "dataset": keys[number - 1][0]})
+    if len(lines) != len(keys):
+        raise ReleaseVerifyError.of("msg.verify.cases_mismatch", name=path.name, line=len(lines) + 1)
+    return lines
+
+
 # ---------------------------------------------------------------------------- the folder
 
 
