@@ -723,6 +723,39 @@ MESSAGES: dict[str, str] = {
     "msg.judge.none_in_split": "the run labels no claim of the release's gold in this split",
     "msg.judge.ppi_assumption": "assumes the released claims are a random sample of the claims the judge labeled; "
                                 "it is biased if they were chosen otherwise (by slice, difficulty or time)",
+    # --- why a run's figure or interval is missing (run_scoring.summarize, run_compare.compare_runs), and the
+    # gate's reasons (run_compare.compare_runs). A report holds these as English texts (its JSON); the app finds
+    # their keys again with `recognize`.
+    "msg.run.score.no_cases": "there are no cases (0/0)",
+    "msg.run.score.no_evidence": "no case has relevant evidence, so there is no retrieval figure (0/0)",
+    "msg.run.score.no_claims": "no case has a labeled claim (0/0)",
+    "msg.run.score.no_expected_behavior": "no case states an expected behaviour (0/0)",
+    "msg.run.score.no_resamples": "no bootstrap resamples were drawn",
+    "msg.run.score.one_case": "there is only one case, and resampling cases needs two or more",
+    "msg.run.score.undefined_in_resamples": "the figure is 0/0 in {share} of the bootstrap resamples (too few cases "
+                                            "give it a denominator), so it has no interval",
+    "msg.run.score.no_common_cases": "the two runs have no case in common",
+    "msg.run.score.none_failed": "no common case failed in the baseline, so none could be fixed (0/0)",
+    "msg.run.score.none_passed": "no common case passed in the baseline, so none could regress (0/0)",
+    "msg.run.reason.blocker_one": "1 blocker: {blockers}",
+    "msg.run.reason.blockers": "{n} blockers: {blockers}",
+    "msg.run.reason.more_blockers": "and {n} more",
+    "msg.run.reason.blockers_only_candidate": "{n} of the blockers are on cases only the candidate has: they block "
+                                              "though those cases are not compared",
+    "msg.run.reason.blocker.forbidden_passage": "case {case_id} retrieved forbidden passage {passage_ids}",
+    "msg.run.reason.blocker.forbidden_passages": "case {case_id} retrieved forbidden passages {passage_ids}",
+    "msg.run.reason.blocker.answered_when_expected": "case {case_id} answered where the gold expects {expected}, with "
+                                                     "claims not supported: {claims}",
+    "msg.run.reason.blocker.severe_contradiction": "case {case_id}: claim {claim} is contradicted, severity {severity}",
+    "msg.run.reason.not_compared": "{n_only_base} cases only the baseline has and {n_only_candidate} only the "
+                                   "candidate has are counted, not compared",
+    "msg.run.reason.interval_below": "the pass rate's change is {difference}, 95% interval [{low}, {high}]: its "
+                                     "lower bound is below {bound}",
+    "msg.run.reason.interval_above": "the pass rate's change is {difference}, 95% interval [{low}, {high}]: its "
+                                     "lower bound is not below {bound}",
+    "msg.run.reason.no_interval": "the pass rate's change has no 95% interval ({why}), so nothing rules out a drop",
+    "msg.run.reason.slice_regresses": "slice {slice} regresses: {regressions} regressions, {fixes} fixes, Holm p = {p}",
+    "msg.run.reason.no_slice_regresses": "no slice regresses (one-sided exact tests, Holm-corrected, alpha {alpha})",
     "msg.import.kind.judge_labels": "judge labels",
     "msg.hold_case_final": "every claim of case '{case_id}' is already agreed or adjudicated: there is nothing left to hold",
     "msg.lift_still_to_label": "you are assigned to label this case and have not labeled all of its claims: its holds are the other labelers' judgment; label it first, or ask another admin",
