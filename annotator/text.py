@@ -28,6 +28,10 @@ thousands of bytes, and no id a person reads is that long."""
 MAX_NAME_CHARS = 100
 """The longest user name (labeler, adjudicator, admin; an email address for single sign-on)."""
 
+RUN_NAME_CHARS = 100
+"""The longest name of a judge run or a RAG run."""
+_RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:+-]*")
+
 _UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
 """NUL, which PostgreSQL refuses in text, and lone surrogates, which UTF-8 cannot encode."""
 
@@ -82,6 +86,13 @@ def clean_name(value: str) -> str:
     if found:
         raise InvalidValueError.of("msg.invisible_in_name", character=found[0], position=found[1])
     return name
+
+
+def is_run_name(name: object) -> bool:
+    """Whether `name` may name a judge run or a RAG run: letters, digits and `. _ : + -` (ASCII),
+    starting with a letter or digit, at most RUN_NAME_CHARS characters. One rule for both kinds
+    of run, each refused in its own words (msg.judge.bad_name, msg.run.bad_name)."""
+    return isinstance(name, str) and len(name) <= RUN_NAME_CHARS and _RUN_NAME.fullmatch(name) is not None
 
 
 def user_name(value: str) -> str:

@@ -10,7 +10,6 @@ them would be anchored by them (the blind rule's reason, docs/domain.md).
 from __future__ import annotations
 
 import copy
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
@@ -35,13 +34,10 @@ from annotator.services.blind import claims_still_to_label
 from annotator.services.gold_source import VerifiedRelease, open_release, refuse_blind, superseded_by
 from annotator.services.imports.shared import ImportReport, check_dataset_name, refused_when_concurrent, skipped_lines_of
 from annotator.services.lookup import get_dataset
-from annotator.text import MAX_ID_CHARS, MAX_TEXT_CHARS, check_free_text
+from annotator.text import MAX_ID_CHARS, MAX_TEXT_CHARS, RUN_NAME_CHARS, check_free_text, is_run_name
 from annotator.vocabulary import LABELS, SPLITS
 from annotator.workflow import Permission
 
-RUN_NAME_CHARS = 100
-"""The longest judge run name."""
-_RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:+-]*")
 POSITIVE = "support"
 """The label a judge's pass means: false pass and false fail rates and the support rate count it."""
 DEV, HOLDOUT = SPLITS
@@ -52,9 +48,10 @@ LOOKUP_BATCH = 500
 
 
 def check_run_name(name: str) -> str:
-    """`name` when it is a valid judge run name: letters, digits and `. _ : + -`, starting with a
-    letter or digit, at most RUN_NAME_CHARS characters. Raises InvalidValueError otherwise."""
-    if not isinstance(name, str) or len(name) > RUN_NAME_CHARS or not _RUN_NAME.fullmatch(name):
+    """`name` when it is a valid judge run name (`text.is_run_name`: letters, digits and `. _ : + -`,
+    starting with a letter or digit, at most RUN_NAME_CHARS characters). Raises InvalidValueError
+    otherwise."""
+    if not is_run_name(name):
         raise InvalidValueError.of("msg.judge.bad_name", name=repr(shortened(str(name), MAX_ID_CHARS)),
                                    most=RUN_NAME_CHARS)
     return name
