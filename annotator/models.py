@@ -287,6 +287,41 @@ class JudgeLabel(SQLModel, table=True):
     rationale: str = ""
 
 
+class Run(SQLModel, table=True):
+    """One run of a RAG system over a dataset's cases (formats/runs.py reads its file), scored
+    against gold releases and compared with other runs. Immutable once imported: no service
+    updates or deletes a run or its cases."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True)  # refused when taken in any letter case (services/runs.py)
+    dataset_pk: int = Field(foreign_key="dataset.id", index=True)
+    meta: dict | None = _json()  # every --meta KEY=VALUE (system, model, prompt, index, corpus_release, ...)
+    note: str = ""
+    creator: str = ""  # the user who imported it; "" for the command line
+    source_name: str = ""  # the imported file's name
+    source_sha256: str = ""  # of the imported file's bytes
+    n_cases: int = 0
+    n_unknown_retrieved: int = 0  # retrieved passage ids the dataset does not know (over all its cases)
+    created_at: datetime = _time()
+
+
+class RunCase(SQLModel, table=True):
+    """What a run did with one case: the passage ids it retrieved (ranked, best first), its
+    behaviour, answer, cited passage ids and claims, as its file gave them."""
+
+    __table_args__ = (UniqueConstraint("run_pk", "case_pk"),)
+    id: int | None = Field(default=None, primary_key=True)
+    run_pk: int = Field(foreign_key="run.id", index=True)
+    case_pk: int = Field(foreign_key="case.id")
+    position: int = 0  # order in the run's file
+    line: int = 0  # line of the run's file
+    retrieved: list | None = _json()  # passage ids (the user's string ids), best first
+    behavior: str = ""  # one of vocabulary.BEHAVIORS
+    answer: str | None = None
+    cited: list | None = _json()  # passage ids the answer cites
+    claims: list | None = _json()  # [{text, label, claim_id | None, severity | None}]
+
+
 class Draft(SQLModel, table=True):
     """A labeler's unsaved input on one claim, kept while they type so a reload or reconnect
     restores it. Private to its labeler; not a label (no agreement, release or export reads it)
