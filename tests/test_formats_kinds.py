@@ -9,7 +9,9 @@ import pytest
 import typer.main
 
 from annotator import cli
-from annotator.formats import CASE_FORMATS, TABLE_FORMATS, read_adjudications, read_cases, read_judge_labels, read_labels
+from annotator.formats import (
+    CASE_FORMATS, RUN_FORMATS, TABLE_FORMATS, read_adjudications, read_cases, read_judge_labels, read_labels, read_run,
+)
 from annotator.formats.kinds import KINDS, FileKind, kind, page_formats, upload_kinds
 from annotator.services import imports
 from tests.test_ui_imports import engine, import_page  # noqa: F401 - engine: the Import page's database
@@ -27,7 +29,8 @@ def option_help(command: str, option: str) -> str:
 def test_every_kind_has_its_reader_and_its_readers_formats():
     assert [(each.name, each.reader, each.formats) for each in KINDS] == [
         ("cases", read_cases, CASE_FORMATS), ("labels", read_labels, TABLE_FORMATS),
-        ("adjudications", read_adjudications, TABLE_FORMATS), ("judge_labels", read_judge_labels, TABLE_FORMATS)]
+        ("adjudications", read_adjudications, TABLE_FORMATS), ("judge_labels", read_judge_labels, TABLE_FORMATS),
+        ("runs", read_run, RUN_FORMATS)]
     assert CASE_FORMATS == ("jsonl", "csv", "climate-fever")
 
 
@@ -65,6 +68,13 @@ def test_judge_labels_are_in_the_registry_but_not_on_the_import_page():
     assert "judge_labels" not in upload_kinds() and "judge_labels" not in page_formats()
     with pytest.raises(KeyError):
         kind("judges")
+
+
+def test_runs_are_in_the_registry_read_as_jsonl_and_not_on_the_import_page():
+    assert kind("runs").reader is read_run
+    assert kind("runs").format_choices() == ("auto", "jsonl")
+    assert option_help("run import", "--format") == kind("runs").format_help() == "auto | jsonl"
+    assert "runs" not in upload_kinds() and "runs" not in page_formats()
 
 
 def test_labels_are_always_detected_and_adjudications_offer_vote_files_on_the_command_line_only():

@@ -73,7 +73,7 @@ def _modules(*names: str) -> list[str]:
             for path in (sorted((PACKAGE / name).glob("*.py")) if (PACKAGE / name).is_dir() else [PACKAGE / name])]
 
 
-IMPORT_MODULES = [name for name in _modules("formats", "services/imports")
+IMPORT_MODULES = [name for name in _modules("formats", "services/imports", "services/runs.py")
                   if name != "formats/label_table.py"]  # the agreement table's English refusals (annotator agreement)
 """Every module of the readers and the import services: each refusal it raises is a message."""
 
@@ -87,7 +87,8 @@ def test_every_refusal_of_an_import_or_a_verify_is_raised_with_a_message(module,
 
 
 def test_the_refusal_check_covers_every_reader_and_import_module():
-    assert {"formats/reading.py", "formats/native.py", "formats/labels.py", "formats/judge_labels.py"} <= set(IMPORT_MODULES)
+    assert {"formats/reading.py", "formats/native.py", "formats/labels.py", "formats/judge_labels.py",
+            "formats/runs.py", "services/runs.py"} <= set(IMPORT_MODULES)
     assert {"services/imports/shared.py", "services/imports/cases.py", "services/imports/uploads.py"} <= set(IMPORT_MODULES)
 
 

@@ -9,6 +9,7 @@ file, `line N`, the field, the problem and what to do.
     case_parts     what the case readers share (RAG case fields, repeats across a file)
     native, flat_csv, climate_fever, cases     case files (`read_cases`)
     labels, adjudications, judge_labels        the label-shaped files
+    runs           a RAG system's run: one line a case (retrieved, behaviour, answer, claims)
     label_table    the (item_id, rater, label) tables `annotator agreement --labels` reads
     kinds          the registry of file kinds: formats, reader, default dataset names
 
@@ -52,8 +53,10 @@ from annotator.formats.reading import (
     check_input_file, ids_or_none, nfc, nfc_json, refusal_message, skipping, unknown_name_warning, where_message,
 )
 from annotator.formats.records import (
-    AdjudicationRecord, CaseRecord, ClaimRecord, JudgeLabelRecord, LabelRecord, PassageRecord, Position, Source,
+    AdjudicationRecord, CaseRecord, ClaimRecord, JudgeLabelRecord, LabelRecord, PassageRecord, Position, RunCaseRecord,
+    RunClaimRecord, Source,
 )
+from annotator.formats.runs import RUN_CLAIM_KEYS, RUN_FORMATS, RUN_KEYS, RUN_REQUIRED, read_run
 from annotator.formats.tables import TABLE_FORMATS, open_table
 from annotator.text import MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TEXT_CHARS
 
@@ -63,13 +66,14 @@ __all__ = [
     "CLIMATE_FEVER_VOTES", "CP932", "CSV_CASE_COLUMNS", "CSV_CASE_REQUIRED", "CSV_CLAIM_NAMES", "CSV_FIELD_LIMIT",
     "CSV_PASSAGE_NAMES", "EXTRA_CASE_FIELDS", "JUDGE_LABEL_COLUMNS", "JUDGE_LABEL_REQUIRED", "LABEL_COLUMNS", "LABEL_REQUIRED", "MAX_ID_CHARS", "MAX_NAME_CHARS",
     "MAX_TEXT_CHARS", "NATIVE_CASE_KEYS", "NATIVE_CLAIM_KEYS", "NATIVE_CLAIM_NAMES", "NATIVE_PASSAGE_KEYS",
-    "NATIVE_REQUIRED", "RAG_CASE_FIELDS", "RAG_ID_LISTS", "RAG_SPELLINGS", "READ_BYTES", "SNIFF_BYTES",
+    "NATIVE_REQUIRED", "RAG_CASE_FIELDS", "RAG_ID_LISTS", "RAG_SPELLINGS", "READ_BYTES", "RUN_CLAIM_KEYS", "RUN_FORMATS",
+    "RUN_KEYS", "RUN_REQUIRED", "SNIFF_BYTES",
     "TABLE_FORMATS", "UTF16_BOMS", "UTF8", "UTF8_BOM", "UTF8_BOM_BYTES", "VOTER_PREFIX",
     "AdjudicationRecord", "CaseRecord", "ClaimRecord", "DuplicateKeyError", "JudgeLabelRecord", "LabelRecord", "PassageRecord",
-    "Position", "Row", "Seen", "Skips", "Source", "UnknownKeys",
+    "Position", "Row", "RunCaseRecord", "RunClaimRecord", "Seen", "Skips", "Source", "UnknownKeys",
     "adjudication_key", "check_input_file", "check_quotes_closed", "csv_encoding", "csv_rows", "decode_csv_bytes",
     "detect_format", "first_votes", "ids_or_none", "json_lines", "label_key", "loads_unique", "nfc", "nfc_json",
     "nth_vote", "open_csv_text", "open_table", "rag_fields", "read_adjudications", "read_case_csv", "read_cases",
-    "read_climate_fever", "read_judge_labels", "read_labels", "read_native", "refusal_message", "skipping", "slot_votes",
+    "read_climate_fever", "read_judge_labels", "read_labels", "read_native", "read_run", "refusal_message", "skipping", "slot_votes",
     "unique_cases", "unknown_name_warning", "voter_name", "where_message",
 ]

@@ -1,5 +1,5 @@
 """The registry of file kinds: for each kind of input file (cases, labels, adjudications, judge
-labels) the formats its reader reads, the reader, the dataset an import goes to when none is
+labels, runs) the formats its reader reads, the reader, the dataset an import goes to when none is
 named, and whether the app's Import page takes it. The command line's --format help, the Import
 page's choices and the imports' default datasets are derived from it, so a new format or kind is
 added here (and in its reader) only."""
@@ -14,6 +14,7 @@ from annotator.formats.cases import CASE_FORMATS, read_cases
 from annotator.formats.judge_labels import read_judge_labels
 from annotator.formats.labels import read_labels
 from annotator.formats.records import Source
+from annotator.formats.runs import RUN_FORMATS, read_run
 from annotator.formats.tables import TABLE_FORMATS
 
 AUTO = "auto"
@@ -24,7 +25,7 @@ AUTO = "auto"
 class FileKind:
     """One kind of input file.
 
-    name: the kind ("cases", "labels", "adjudications", "judge_labels"), as the Import page and
+    name: the kind ("cases", "labels", "adjudications", "judge_labels", "runs"), as the Import page and
         the imports' options (UploadOptions.kind) name it.
     formats: what `reader` reads besides "auto", e.g. ("jsonl", "csv", "climate-fever").
     reader: the reader, called as reader(path, fmt, skips=...) and returning a formats.Source.
@@ -70,6 +71,7 @@ KINDS: tuple[FileKind, ...] = (
     FileKind("adjudications", TABLE_FORMATS, read_adjudications, {"climate-fever": "climate-fever"},
              other_formats=("climate-fever",), uploadable=True),
     FileKind("judge_labels", TABLE_FORMATS, read_judge_labels),
+    FileKind("runs", RUN_FORMATS, read_run),
 )
 """Every kind of input file, in the order the app shows them."""
 

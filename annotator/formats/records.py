@@ -1,5 +1,5 @@
 """The records the readers give out (plain frozen data, one per case, claim, passage, label,
-adjudication or judge label of a file) and `Source`, an opened input file streaming them."""
+adjudication, judge label or run case of a file) and `Source`, an opened input file streaming them."""
 
 from __future__ import annotations
 
@@ -112,6 +112,32 @@ class JudgeLabelRecord:
     label: str
     confidence: float | None
     rationale: str
+
+
+@dataclass(frozen=True)
+class RunClaimRecord:
+    """One claim of a run's answer, with its label (from a judge or a person), its claim id when
+    the file gives one (None otherwise) and its severity (None when none)."""
+
+    text: str
+    label: str
+    claim_id: str | None
+    severity: str | None
+
+
+@dataclass(frozen=True)
+class RunCaseRecord:
+    """One line of a run file: what the RAG system did with one case. retrieved: passage ids,
+    ranked best first, each once; behavior: one of vocabulary.BEHAVIORS; answer: None when the
+    file gives none; cited: the passage ids the answer cites; claims: the answer's claims."""
+
+    line: int
+    case_id: str
+    retrieved: tuple[str, ...]
+    behavior: str
+    answer: str | None
+    cited: tuple[str, ...]
+    claims: tuple[RunClaimRecord, ...]
 
 
 @dataclass(frozen=True)
