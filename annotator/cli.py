@@ -31,6 +31,7 @@ users_app = typer.Typer(no_args_is_help=True, help="Local users and their roles.
 guideline_app = typer.Typer(no_args_is_help=True, help="The labeling guideline: published Markdown versions.")
 hold_app = typer.Typer(no_args_is_help=True, help="Holds in force: list them, lift them.")
 judge_app = typer.Typer(no_args_is_help=True, help="Automatic judges: import a run's labels, calibrate it against a gold release.")
+run_app = typer.Typer(no_args_is_help=True, help="RAG runs: import a run of the system, score it against a gold release, compare two runs and gate a change.")
 app.add_typer(labels_app, name="labels")
 app.add_typer(adjudications_app, name="adjudications")
 app.add_typer(queue_app, name="queue")
@@ -39,6 +40,7 @@ app.add_typer(users_app, name="users")
 app.add_typer(guideline_app, name="guideline")
 app.add_typer(hold_app, name="hold")
 app.add_typer(judge_app, name="judge")
+app.add_typer(run_app, name="run")
 
 Db = Annotated[Optional[str], typer.Option("--db", help="Database URL (default: DATABASE_URL, else data/annotator.db).")]
 DatasetOpt = Annotated[Optional[str], typer.Option("--dataset", help="Dataset name (default: all datasets).")]
@@ -775,6 +777,65 @@ def judge_report(
         _echo_json(data)
     else:
         _echo_lines(format_judge_report(data).split("\n"))
+
+
+def _meta_options(given: list[str]) -> dict[str, str]:
+    """--meta KEY=VALUE options as KEY -> VALUE (split at the first `=`). Raises typer.BadParameter
+    (a usage error, exit status 2) naming the option for one without `=`, with an empty key, or
+    with a key an earlier --meta gave."""
+    meta: dict[str, str] = {}
+    for option in given:
+        key, equals, value = option.partition("=")
+        shown = repr(option if len(option) <= 80 else option[:80] + "…")
+        if not equals:
+            raise typer.BadParameter(f"{shown}: write KEY=VALUE, such as model=gpt-4o-mini", param_hint="--meta")
+        if not key.strip():
+            raise typer.BadParameter(f"{shown}: the key before '=' is empty; write KEY=VALUE, such as model=gpt-4o-mini",
+                                     param_hint="--meta")
+        if key in meta:
+            raise typer.BadParameter(f"{shown}: the key {key!r} is given twice; give each key once", param_hint="--meta")
+        meta[key] = value
+    return meta
+
+
+@run_app.command("import")
+def run_import(
+    file: Annotated[Path, typer.Argument(help="JSONL, one case a line: case_id, retrieved (passage ids, best first), behavior[, answer, cited, claims].")],
+    run: Annotated[str, typer.Option("--run", help="Name of the new run (letters, digits, . _ : + -); a run is never changed once imported.")],
+    dataset: DatasetOpt = None,
+    meta: Annotated[Optional[list[str]], typer.Option("--meta", help="KEY=VALUE kept with the run (repeatable): system, model, prompt, index, corpus_release or another name.")] = None,
+    note: Annotated[str, typer.Option("--note", help="A note kept with the run.")] = "",
+    partial: Annotated[bool, typer.Option("--partial", help="Import the good lines and list every skipped bad line (file, line, field, reason).")] = False,
+    fmt: Annotated[str, typer.Option("--format", help=kind("runs").format_help())] = "auto",
+    db: Db = None,
+) -> None:
+    """Import a RAG system's run over a dataset's cases as a new, immutable run (one transaction: a bad line stores nothing, unless --partial)."""
+    from annotator.db import session_scope
+    from annotator.services.runs import import_run
+
+    given = _meta_options(meta or [])
+    with session_scope(_engine(db)) as session:
+        done = import_run(session, OPERATOR, file, run=run, dataset=dataset, meta=given, note=note, partial=partial, fmt=fmt)
+    _echo_lines(done.summary_lines())
+
+
+@run_app.command("list")
+def run_list(as_json: JsonOpt = False, db: Db = None) -> None:
+    """Every run: name, dataset, cases, unknown retrieved passage ids, meta, when and from which file."""
+    from annotator.db import read_scope
+    from annotator.services.runs import list_runs
+
+    with read_scope(_engine(db)) as session:
+        runs = list_runs(session, OPERATOR)
+    if as_json:
+        _echo_json(runs)
+        return
+    typer.echo(f"{len(runs)} run{'' if len(runs) == 1 else 's'}")
+    for each in runs:  # each field terminal-safe on its own: a tab in a value is shown escaped, not a column
+        meta = " ".join(f"{key}={value}" for key, value in each["meta"].items()) or "-"
+        fields = (each["name"], each["dataset"], f"{each['n_cases']} cases", f"{each['n_unknown_retrieved']} unknown retrieved",
+                  meta, each["created_at"][:16], each["source_name"])
+        typer.echo("  " + "\t".join(safe(field) for field in fields))
 
 
 @app.command()

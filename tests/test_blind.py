@@ -70,6 +70,7 @@ from annotator.services import (
     lookup,
     releases,
     reports,
+    runs,
     status,
     users,
 )
@@ -324,6 +325,14 @@ def _judge_file_of_x(c: SimpleNamespace) -> Path:
     return path
 
 
+def _run_file_of_x(c: SimpleNamespace) -> Path:
+    """A run file of X's case alone, in the probe's folder."""
+    path = c.out / "run-x.jsonl"
+    path.write_text(json.dumps({"case_id": "case-1", "retrieved": ["case-1-p2", "case-1-p1"], "behavior": "answer",
+                                "claims": [{"text": "Claim text 1.1.", "label": "support"}]}) + "\n", encoding="utf-8")
+    return path
+
+
 NEW_CASE = (b'{"case_id": "case-9", "question": "Q?", "answer": "A.", "slice": "normal", "split": "dev", "metadata": {}, '
             b'"passages": [{"passage_id": "case-9-p1", "doc_id": "d", "version": "v1", "title": "T", "text": "E."}], '
             b'"claims": [{"claim_id": "case-9-c1", "text": "C."}]}\n')
@@ -418,6 +427,15 @@ PROBES: dict[str, dict[str, Probe]] = {
         "gold-v0": lambda s, c: judges.judge_report(s, c.me, JUDGE_RUN, "gold-v0", n_bootstrap=100),
         "gold-v0 holdout": lambda s, c: judges.judge_report(s, c.me, JUDGE_RUN, "gold-v0", n_bootstrap=100, holdout=True),
     },
+    "runs.check_run_name": {"": lambda s, c: runs.check_run_name("run-probe")},
+    "runs.check_meta": {"": lambda s, c: runs.check_meta({"model": "m-probe"})},
+    "runs.import_run": {
+        "missing file": lambda s, c: runs.import_run(s, c.me, _missing(c, "run.jsonl"), run="run-probe"),
+        "run of X's case": lambda s, c: runs.import_run(s, c.me, _run_file_of_x(c), run="run-probe"),
+    },
+    "runs.list_runs": {"": lambda s, c: runs.list_runs(s, c.me)},
+    "runs.get_run": {"": lambda s, c: runs.get_run(s, c.me, "run-probe")},
+    "runs.run_cases": {"": lambda s, c: runs.run_cases(s, c.me, "run-probe")},
     "imports.check_upload": {
         "cases": lambda s, c: imports.check_upload(s, c.me, "cases.jsonl", NEW_CASE, imports.UploadOptions()),
         "update of X": lambda s, c: imports.check_upload(s, c.me, "cases.jsonl", UPDATE_OF_X, UPDATE),
@@ -560,6 +578,7 @@ INTERNAL: dict[str, str] = {
     "imports.shown_passages": "no caller: the passages each claim is shown with, for imports, which checked their caller",
     "judges.run_json": "no caller: a judge run as plain data, for list_judge_runs, import_judge_labels and judge_report, "
                        "which checked their caller",
+    "runs.run_json": "no caller: a run as plain data, for list_runs, import_run and the run reports, which checked their caller",
 }
 """Public service functions that take no caller and that no page calls: reachable on nobody's
 behalf (`test_internal_service_functions_are_not_called_by_any_page` checks the second part)."""
@@ -709,8 +728,8 @@ def test_a_labeler_is_refused_every_service_beyond_labeling(swept):
         "judges.import_judge_labels", "judges.judge_report", "judges.list_judge_runs", "judges.report_fingerprint",
         "labeling.assign_cases", "releases.check_stored_release",
         "releases.compare_releases", "releases.create_release", "releases.get_release", "releases.list_releases", "releases.release_files",
-        "releases.verify_stored_release", "reports.agreement_report", "reports.label_table", "status.project_status",
-        "users.add_user", "users.list_users", "users.set_active", "users.set_password", "users.set_roles",
+        "releases.verify_stored_release", "reports.agreement_report", "reports.label_table", "runs.get_run",
+        "runs.import_run", "runs.list_runs", "runs.run_cases", "status.project_status", "users.add_user", "users.list_users", "users.set_active", "users.set_password", "users.set_roles",
     } <= refused
     assert swept.s1["ren", "labeling.claim_for_labeler", "W"]["outcome"] == "refused"  # not ren's claim
 
