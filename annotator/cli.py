@@ -770,9 +770,8 @@ def judge_report(
     from annotator.db import session_scope
     from annotator.services.judges import judge_report as report_of
 
-    gold: str | Path = Path(release) if ("/" in release or os.sep in release or release in (".", "..")) else release
     with session_scope(_engine(db)) as session:
-        data = report_of(session, OPERATOR, name, gold, by=by.split(","), n_bootstrap=bootstrap, seed=seed, holdout=holdout)
+        data = report_of(session, OPERATOR, name, _release_arg(release), by=by.split(","), n_bootstrap=bootstrap, seed=seed, holdout=holdout)
     if as_json:
         _echo_json(data)
     else:
@@ -836,6 +835,82 @@ def run_list(as_json: JsonOpt = False, db: Db = None) -> None:
         fields = (each["name"], each["dataset"], f"{each['n_cases']} cases", f"{each['n_unknown_retrieved']} unknown retrieved",
                   meta, each["created_at"][:16], each["source_name"])
         typer.echo("  " + "\t".join(safe(field) for field in fields))
+
+
+def _release_arg(release: str) -> str | Path:
+    """--release as the services take it: a path when it looks like one, else a stored release's name."""
+    return Path(release) if ("/" in release or os.sep in release or release in (".", "..")) else release
+
+
+ReleaseOpt = Annotated[str, typer.Option("--release", help="The gold: a stored release's name, or a release folder.")]
+KOpt = Annotated[int, typer.Option("--k", min=1, help="The rank cut of the retrieval figures (Recall@k, Precision@k, Hit@k, nDCG@k).")]
+UnitOpt = Annotated[str, typer.Option("--unit", help="Score retrieval by passage, or by document (doc: a document counts once, at its best rank).")]
+RuleOpt = Annotated[str, typer.Option("--retrieval-rule", help="all: retrieval is ok when every relevant passage is in the top k; any: when one is.")]
+BootstrapOpt = Annotated[int, typer.Option("--bootstrap", min=0, max=MAX_BOOTSTRAP, help="Case-level bootstrap resamples for the 95% intervals (0: none).")]
+SeedOpt = Annotated[int, typer.Option("--seed", min=0, help="Seed of the bootstrap.")]
+
+
+@run_app.command("report")
+def run_report(
+    name: Annotated[str, typer.Argument(help="The run.")],
+    release: ReleaseOpt,
+    k: KOpt = 5,
+    unit: UnitOpt = "passage",
+    split: Annotated[str, typer.Option("--split", help="The cases scored: all, dev or holdout.")] = "all",
+    rule: RuleOpt = "all",
+    bootstrap: BootstrapOpt = 1000,
+    seed: SeedOpt = 0,
+    as_json: JsonOpt = False,
+    db: Db = None,
+) -> None:
+    """A run scored case by case against a gold release: retrieval and generation apart, blockers
+    first, each figure with a case-level interval, by slice and by split."""
+    from annotator.db import read_scope
+    from annotator.run_text import format_run_report
+    from annotator.services.run_reports import run_report as report_of
+
+    with read_scope(_engine(db)) as session:
+        data = report_of(session, OPERATOR, name, _release_arg(release), k=k, unit=unit, split=split, rule=rule,
+                         n_bootstrap=bootstrap, seed=seed)
+    if as_json:
+        _echo_json(data)
+    else:
+        _echo_lines(format_run_report(data).split("\n"))
+
+
+@run_app.command("compare")
+def run_compare(
+    base: Annotated[str, typer.Argument(help="The baseline run (the system before the change).")],
+    candidate: Annotated[str, typer.Argument(help="The candidate run (the system after the change).")],
+    release: ReleaseOpt,
+    k: KOpt = 5,
+    unit: UnitOpt = "passage",
+    split: Annotated[str | None, typer.Option("--split", help="The cases compared: all, dev or holdout (default: holdout when the release has holdout cases, else all).")] = None,
+    margin: Annotated[float, typer.Option("--margin", help="The pass-rate loss the gate tolerates, a fraction (the paired interval's lower bound may not fall below -margin).")] = 0.0,
+    alpha: Annotated[float, typer.Option("--alpha", help="The level of the per-slice regression tests (Holm-corrected).")] = 0.05,
+    rule: RuleOpt = "all",
+    gate: Annotated[bool, typer.Option("--gate", help="Exit 0 for ship, 1 for blocked, 3 for hold (2 stays a usage error), for a CI job.")] = False,
+    bootstrap: BootstrapOpt = 1000,
+    seed: SeedOpt = 0,
+    as_json: JsonOpt = False,
+    db: Db = None,
+) -> None:
+    """A candidate run against its baseline on the cases both have: fixed and regressed cases, the
+    paired difference in pass rate with its interval, exact McNemar, per-slice regression tests
+    (Holm), the metric deltas, the candidate's blockers, and the decision: ship, hold or blocked."""
+    from annotator.db import read_scope
+    from annotator.run_text import format_compare
+    from annotator.services.run_reports import compare_report, gate_exit_code
+
+    with read_scope(_engine(db)) as session:
+        data = compare_report(session, OPERATOR, base, candidate, _release_arg(release), k=k, unit=unit, split=split,
+                              rule=rule, margin=margin, alpha=alpha, n_bootstrap=bootstrap, seed=seed)
+    if as_json:
+        _echo_json(data)
+    else:
+        _echo_lines(format_compare(data).split("\n"))
+    if gate:
+        raise typer.Exit(code=gate_exit_code(data["decision"]))
 
 
 @app.command()

@@ -331,7 +331,7 @@ def _decide(blockers: list[dict[str, Any]], n_only_candidate_blockers: int, diff
             reasons.append(english("msg.run.reason.blockers_only_candidate", n=n_only_candidate_blockers))
     if n_only_base or n_only_candidate:
         reasons.append(english("msg.run.reason.not_compared", n_only_base=n_only_base, n_only_candidate=n_only_candidate))
-    bound = f"{-margin:.3f}"
+    bound = f"{-margin:.3f}" if margin else "0 (no margin)"
     interval = difference["ci95"]
     if interval is None:
         why = undefined.get("pass_rate_difference", english("msg.run.score.no_common_cases"))

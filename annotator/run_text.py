@@ -1,0 +1,149 @@
+"""A run report and a run comparison as plain text for the terminal: the output of `annotator run
+report` and `annotator run compare`.
+
+Takes the dicts `services.run_reports.run_report` and `compare_report` return (so it formats a
+saved JSON report too) and returns text; no computing happens here. Blockers come first in both:
+they stop a change whatever the averages say.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from annotator.vocabulary import FAILURE_LABELS, INDICATIVE_BELOW, RUN_STATUSES
+
+FIGURES = ("pass_rate", "mean_recall_at_k", "mean_precision_at_k", "hit_rate_at_k", "mrr", "mean_ndcg_at_k",
+           "claim_support_rate", "behavior_match_rate")
+"""The figures of a report (overall, per slice and per split), in display order."""
+FAILED_SHOWN = 20
+"""Failed cases listed in a report's text; the JSON holds them all."""
+CASES_SHOWN = 20
+"""Fixed and regressed case ids listed in a comparison's text."""
+
+
+def _interval(interval: list[float] | None) -> str:
+    return f"[{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "-"
+
+
+def _value(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
+def _ids(ids: list[str], limit: int) -> str:
+    shown = ", ".join(ids[:limit])
+    return shown + (f", ... ({len(ids) - limit} more)" if len(ids) > limit else "") if ids else "-"
+
+
+def format_blocker(blocker: dict[str, Any]) -> str:
+    """One blocker in words: its case, its reason and what it names."""
+    reason = blocker.get("reason")
+    case = blocker.get("case_id")
+    if reason == "forbidden_evidence":
+        return f"case {case}: retrieved forbidden passage(s) {', '.join(blocker.get('passage_ids') or [])}"
+    if reason == "answered_when_expected":
+        claims = ", ".join(f"{claim.get('claim_id') or claim.get('text')} ({claim.get('label')})"
+                           for claim in blocker.get("claims") or [])
+        return f"case {case}: answered where the gold expects {blocker.get('expected')}, with claims not supported: {claims}"
+    if reason == "severe_contradiction":
+        return (f"case {case}: claim {blocker.get('claim_id') or blocker.get('text')} is contradicted by the evidence, "
+                f"severity {blocker.get('severity')}")
+    return f"case {case}: {reason}"
+
+
+def _blockers(blockers: list[dict[str, Any]]) -> list[str]:
+    if not blockers:
+        return ["blockers: none"]
+    return [f"BLOCKERS: {len(blockers)} (each stops the change whatever the averages say)",
+            *(f"  {format_blocker(blocker)}" for blocker in blockers)]
+
+
+def _figures(data: dict[str, Any], indent: str) -> list[str]:
+    lines = [f"{indent}  {'figure':<20} {'value':>7}  {'95% CI (cases)':<16}"]
+    for figure in FIGURES:
+        value = data.get(figure)
+        if value is None:
+            reason = (data.get("undefined") or {}).get(figure, "no data")
+            lines.append(f"{indent}  {figure:<20} undefined: {reason}")
+        else:
+            lines.append(f"{indent}  {figure:<20} {value:>7.4f}  {_interval((data.get('ci95') or {}).get(figure)):<16}")
+    return lines
+
+
+def _counts(data: dict[str, Any], indent: str) -> list[str]:
+    n = data.get("n_cases", 0)
+    flag = f" (indicative: under {INDICATIVE_BELOW} cases)" if n < INDICATIVE_BELOW else ""
+    statuses = ", ".join(f"{status} {(data.get('status_counts') or {}).get(status, 0)}" for status in RUN_STATUSES)
+    labels = ", ".join(f"{label} {count}" for label in FAILURE_LABELS
+                       if (count := (data.get("failure_label_counts") or {}).get(label, 0)))
+    return [f"{indent}  cases {n}{flag}; with relevant evidence {data.get('n_scored', 0)}; "
+            f"without (scored on behaviour only) {data.get('n_no_evidence', 0)}",
+            f"{indent}  {statuses}", f"{indent}  failure labels: {labels or '-'}"]
+
+
+def format_run_report(data: dict[str, Any]) -> str:
+    """The whole report: what was scored against what, the blockers, the figures with case-level
+    intervals, the status and failure-label counts, each breakdown, and the failed cases (at most
+    FAILED_SHOWN)."""
+    lines = [f"run {data['run']} against release {data['release']} (manifest sha256 {data['release_manifest_sha256']})",
+             f"  k {data['k']}, unit {data['unit']}, split {data['split']}, retrieval rule {data['retrieval_rule']}; "
+             f"cases scored {data['n_cases']} of the release's {data['n_release_cases']} (missing from the run "
+             f"{data['n_missing']}, run cases outside the release {data['n_outside_release']}); retrieved ids the "
+             f"dataset does not know: {data.get('n_unknown_retrieved', 0)}"]
+    if data.get("superseded_by"):
+        lines.append(f"  note: this release is superseded by {', '.join(data['superseded_by'])}: score against the newest gold")
+    lines += [f"  WARNING: {warning}" for warning in data.get("warnings") or ()]
+    lines += _blockers(data.get("blockers") or [])
+    lines += _counts(data, "")
+    lines += _figures(data, "")
+    for key, title in (("by_slice", "slice"), ("by_split", "split")):
+        for group, figures in (data.get(key) or {}).items():
+            lines.append(f"{title} {group or '-'}")
+            lines += _counts(figures, "")
+            lines += _figures(figures, "")
+    failed = [case for case in data.get("cases") or () if case.get("status") != "passed"]
+    if failed:
+        lines.append(f"failed cases: {len(failed)}" + (f" (the first {FAILED_SHOWN}; --json lists all)"
+                                                        if len(failed) > FAILED_SHOWN else ""))
+        for case in failed[:FAILED_SHOWN]:
+            lines.append(f"  {case['case_id']}  {case['status']}  {', '.join(case.get('failure_labels') or []) or '-'}")
+    return "\n".join(lines)
+
+
+def format_compare(data: dict[str, Any]) -> str:
+    """The comparison, decision first: the decision and its reasons, the blockers, fixed and
+    regressed cases, the pass rates with the paired interval and McNemar's p, each slice, and the
+    metric deltas."""
+    lines = [f"DECISION: {data['decision'].upper()}",
+             *(f"  - {reason}" for reason in data.get("reasons") or ()),
+             f"candidate {data['candidate']} against baseline {data['base']}, release {data['release']} "
+             f"(manifest sha256 {data['release_manifest_sha256']})",
+             f"  split {data['split']} ({'chosen by the release: its holdout when it has one' if data.get('split_chosen') == 'default' else 'as given'}), "
+             f"k {data['k']}, unit {data['unit']}, margin {data['margin']}, alpha {data['alpha']}",
+             f"  cases in both runs {data['n_common']}; only in the baseline {data['n_only_base']}; "
+             f"only in the candidate {data['n_only_candidate']}"]
+    lines += [f"  WARNING: {warning}" for warning in data.get("warnings") or ()]
+    lines += _blockers(data.get("blockers") or [])
+    lines += [f"fixed (failed -> passed): {len(data['fixed'])}: {_ids(data['fixed'], CASES_SHOWN)}",
+              f"regressed (passed -> failed): {len(data['regressed'])}: {_ids(data['regressed'], CASES_SHOWN)}",
+              f"  fix rate {_value(data.get('fix_rate'))}, regression rate {_value(data.get('regression_rate'))}",
+              f"pass rate: baseline {_value(data.get('pass_rate_base'))}, candidate {_value(data.get('pass_rate_candidate'))}, "
+              f"difference {_signed(data.get('pass_rate_difference'))} 95% CI (paired cases) {_interval((data.get('ci95') or {}).get('pass_rate_difference'))}; "
+              f"exact McNemar p = {_value(data.get('mcnemar_p'))}"]
+    slices = data.get("by_slice") or {}
+    if slices:
+        lines.append(f"  {'slice':<24} {'n':>5} {'fixed':>6} {'regr.':>6} {'p (Holm)':>9}")
+        for name, figures in slices.items():
+            flag = "  REGRESSES" if figures.get("regresses") else ""
+            lines.append(f"  {name or '-':<24} {figures.get('n', 0):>5} {len(figures.get('fixed') or []):>6} "
+                         f"{len(figures.get('regressed') or []):>6} {_value(figures.get('regression_p_holm')):>9}{flag}")
+    deltas = data.get("metric_deltas") or {}
+    if deltas:
+        lines.append(f"  {'figure':<20} {'baseline':>9} {'candidate':>9} {'delta':>8}  95% CI (paired)")
+        for figure, delta in deltas.items():
+            lines.append(f"  {figure:<20} {_value(delta.get('base')):>9} {_value(delta.get('candidate')):>9} "
+                         f"{_signed(delta.get('delta')):>8}  {_interval(delta.get('ci95'))}")
+    return "\n".join(lines)
+
+
+def _signed(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.4f}"

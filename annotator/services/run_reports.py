@@ -1,0 +1,331 @@
+"""A RAG run scored against a frozen gold release (`run_report`), and a candidate run compared with
+its baseline on the same cases (`compare_report`): the service side of `annotator run report` and
+`annotator run compare`, and of the Runs page.
+
+The gold comes from the release folder, verified first (services/gold_source.py): each case's
+slice, split, RAG fields (its metadata) and released claims from gold.parquet, its passages'
+documents and versions from cases.jsonl. The live database gives only the run and, for passage ids
+the release does not hold, whether the dataset knows them and their document (the corpus, not the
+gold). The scoring itself is pure (run_scoring.py, run_compare.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from sqlmodel import Session, select
+
+from annotator import run_compare, run_scoring
+from annotator.errors import InvalidValueError
+from annotator.highlight import old_versions
+from annotator.messages import english, msg
+from annotator.models import Dataset, Passage
+from annotator.release import read_released_cases
+from annotator.retrieval import relevant_evidence, to_documents
+from annotator.services.access import Caller, require
+from annotator.services.gold_source import VerifiedRelease, open_release, refuse_blind, superseded_by
+from annotator.services.runs import get_run, run_cases, run_json
+from annotator.vocabulary import EXPECTED_BEHAVIORS, SPLITS
+from annotator.workflow import Permission
+
+UNITS: tuple[str, ...] = ("passage", "doc")
+"""What retrieval is scored on: passage ids, or the documents they belong to (`--unit doc`)."""
+REPORT_SPLITS: tuple[str, ...] = ("all", *SPLITS)
+RETRIEVAL_RULES: tuple[str, ...] = ("all", "any")
+DEFAULT_K = 5
+GOLD_COLUMNS = ["dataset", "case_id", "claim_id", "gold_label", "slice", "split", "passage_ids", "labels", "case_metadata"]
+LOOKUP_BATCH = 500
+
+
+@dataclass
+class _ReleaseCase:
+    """One case of the release as the scoring reads it (passage level; `--unit doc` maps it)."""
+
+    dataset: str
+    case_id: str
+    slice: str
+    split: str
+    metadata: dict[str, Any]
+    claims: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _RunGold:
+    """A verified release's cases keyed by (dataset, case_id), in release order, and its passages:
+    (dataset, passage_id) -> (doc_id, version)."""
+
+    verified: VerifiedRelease
+    cases: dict[tuple[str, str], _ReleaseCase]
+    passages: dict[tuple[str, str], tuple[str, str]]
+    has_passages: bool  # False for a release of schema 1 (no cases.jsonl)
+
+    def datasets(self) -> list[str]:
+        return list(dict.fromkeys(dataset for dataset, _ in self.cases))
+
+    def has_holdout(self) -> bool:
+        return any(case.split == "holdout" for case in self.cases.values())
+
+
+def _checked(k: int, unit: str, split: str, rule: str) -> None:
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise InvalidValueError.of("msg.run.bad_k", k=repr(k))
+    for value, choices, key in ((unit, UNITS, "msg.run.bad_unit"), (split, REPORT_SPLITS, "msg.run.bad_split"),
+                                (rule, RETRIEVAL_RULES, "msg.run.bad_rule")):
+        if value not in choices:
+            raise InvalidValueError.of(key, value=repr(value), choices=", ".join(choices))
+
+
+def run_report(session: Session, actor: Caller, name: str, release: str | Path, *, k: int = DEFAULT_K,
+               unit: str = "passage", split: str = "all", rule: str = "all", n_bootstrap: int = 1000,
+               seed: int = 0) -> dict[str, Any]:
+    """Run `name` scored case by case against the gold of `release`, as one plain JSON-ready dict.
+
+    release: a stored release's name or a release folder (gold_source.open_release).
+    k: the rank cut of the retrieval figures (>= 1). unit: "passage" or "doc" (a document counts
+        once, at the best rank of its passages). split: "all", "dev" or "holdout": the cases scored.
+    rule: "all" (retrieval is ok when every relevant passage is in the top k) or "any" (one is).
+    n_bootstrap, seed: case-level bootstrap resamples of the intervals (`ci95`), numpy seed.
+    Keys: run, run_meta, release, release_path, release_manifest_sha256, release_stored_as,
+    superseded_by, k, unit, split, retrieval_rule, n_bootstrap, seed, the figures of
+    run_scoring.summarize (n_cases, n_scored, n_no_evidence, mean_recall_at_k, mean_precision_at_k,
+    hit_rate_at_k, mrr, mean_ndcg_at_k, claim_support_rate, behavior_match_rate, pass_rate,
+    status_counts, failure_label_counts, blockers, n_unknown_retrieved, ci95, undefined), by_slice
+    and by_split (the same figures per group), cases (run_scoring.score_case per case, with its
+    dataset, in release order), n_release_cases (the release's cases in the split), n_missing (of
+    those, the cases the run has not), n_outside_release (the run's cases the release does not
+    hold), warnings (English texts of msg.run.warn_*).
+    Raises PermissionDeniedError unless `actor` may score runs, or when the release holds a claim
+    `actor` is still to label (the blind rule); NotFoundError for an unknown run or release;
+    ReleaseVerifyError when the release does not match its manifest; InvalidValueError for a bad
+    k, unit, split or rule.
+    """
+    require(actor, Permission.SCORE_RUNS)
+    _checked(k, unit, split, rule)
+    meta = run_json(session, get_run(session, actor, name))
+    gold = _read_gold(session, actor, release)
+    if unit == "doc" and not gold.has_passages:
+        raise InvalidValueError.of("msg.run.doc_needs_cases", release=gold.verified.release)
+    scored, counts = _score_run(session, actor, name, meta, gold, k=k, unit=unit, split=split, rule=rule)
+    report: dict[str, Any] = {
+        "run": name, "run_meta": meta, **_release_keys(session, gold),
+        "k": k, "unit": unit, "split": split, "retrieval_rule": rule, "n_bootstrap": n_bootstrap, "seed": seed,
+        **run_scoring.summarize(scored, n_bootstrap=n_bootstrap, seed=seed),
+        "by_slice": run_scoring.summarize_by(scored, "slice", n_bootstrap=n_bootstrap, seed=seed),
+        "by_split": run_scoring.summarize_by(scored, "split", n_bootstrap=n_bootstrap, seed=seed),
+        "cases": scored, **counts,
+    }
+    report["warnings"] = _warnings(gold, meta, report)
+    return report
+
+
+def compare_report(session: Session, actor: Caller, base: str, candidate: str, release: str | Path, *,
+                   k: int = DEFAULT_K, unit: str = "passage", split: str | None = None, rule: str = "all",
+                   margin: float = 0.0, alpha: float = 0.05, n_bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """Candidate run `candidate` compared with baseline run `base` on the cases both have, against
+    the gold of `release`, with the gate's decision.
+
+    split: None (the default): the holdout split when the release has holdout cases, else all
+        cases (the decision is made on cases kept unseen while tuning); else "all", "dev" or
+        "holdout". margin: the pass-rate loss (a fraction, >= 0) the gate tolerates. alpha: the
+        level of the per-slice regression tests (Holm-corrected). Other arguments as `run_report`.
+    Keys: the figures of run_compare.compare_runs (n_common, n_only_base, n_only_candidate, fixed,
+    regressed, fix_rate, regression_rate, pass_rate_base, pass_rate_candidate,
+    pass_rate_difference, ci95, mcnemar_p, by_slice, metric_deltas, blockers, decision, reasons,
+    margin, alpha, n_bootstrap, seed), and base, candidate, base_meta, candidate_meta, release,
+    release_path, release_manifest_sha256, release_stored_as, superseded_by, k, unit, split,
+    split_chosen ("default" when the split was chosen by the release, "given" otherwise),
+    retrieval_rule, warnings.
+    Raises as `run_report`, and InvalidValueError for a negative or non-finite margin, an alpha
+    outside (0, 1), or the same run given twice.
+    """
+    require(actor, Permission.SCORE_RUNS)
+    if base == candidate:
+        raise InvalidValueError.of("msg.run.same_twice", name=base)
+    if not (isinstance(margin, int | float) and 0.0 <= float(margin) < 1.0):
+        raise InvalidValueError.of("msg.run.bad_margin", margin=repr(margin))
+    if not (isinstance(alpha, int | float) and 0.0 < float(alpha) < 1.0):
+        raise InvalidValueError.of("msg.run.bad_alpha", alpha=repr(alpha))
+    metas = {role: run_json(session, get_run(session, actor, run)) for role, run in (("base", base), ("candidate", candidate))}
+    gold = _read_gold(session, actor, release)
+    chosen = "given" if split is not None else "default"
+    if split is None:
+        split = "holdout" if gold.has_holdout() else "all"
+    _checked(k, unit, split, rule)
+    if unit == "doc" and not gold.has_passages:
+        raise InvalidValueError.of("msg.run.doc_needs_cases", release=gold.verified.release)
+    scored = {role: _score_run(session, actor, run, metas[role], gold, k=k, unit=unit, split=split, rule=rule)[0]
+              for role, run in (("base", base), ("candidate", candidate))}
+    compared = run_compare.compare_runs(scored["base"], scored["candidate"], margin=float(margin), alpha=float(alpha),
+                                        n_bootstrap=n_bootstrap, seed=seed)
+    report = {"base": base, "candidate": candidate, "base_meta": metas["base"], "candidate_meta": metas["candidate"],
+              **_release_keys(session, gold), "k": k, "unit": unit, "split": split, "split_chosen": chosen,
+              "retrieval_rule": rule, **compared}
+    report["warnings"] = _compare_warnings(gold, metas, report)
+    return report
+
+
+def gate_exit_code(decision: str) -> int:
+    """The exit code of `run compare --gate` for a decision: ship 0, blocked 1, hold 3."""
+    return run_compare.gate_exit_code(decision)
+
+
+# ------------------------------------------------------------------------------ the gold
+
+
+def _read_gold(session: Session, actor: Caller, release: str | Path) -> _RunGold:
+    """The cases of a verified release, with the blind rule applied to its claims."""
+    import pyarrow.parquet as pq
+
+    verified = open_release(session, actor, release)
+    table = pq.read_table(verified.parquet, columns=GOLD_COLUMNS)
+    columns = {name: table.column(name).to_pylist() for name in GOLD_COLUMNS}
+    refuse_blind(session, actor, zip(columns["dataset"], columns["claim_id"]), msg("msg.run.doing_report"))
+    cases: dict[tuple[str, str], _ReleaseCase] = {}
+    for row in zip(*(columns[name] for name in GOLD_COLUMNS)):
+        record = dict(zip(GOLD_COLUMNS, row))
+        key = (record["dataset"], record["case_id"])
+        case = cases.get(key)
+        if case is None:
+            metadata = json.loads(record["case_metadata"]) if record["case_metadata"] else {}
+            case = cases[key] = _ReleaseCase(key[0], key[1], record["slice"] or "", record["split"] or "",
+                                             metadata if isinstance(metadata, dict) else {})
+        case.claims.append(record)
+    lines = read_released_cases(verified.folder, columns["dataset"], columns["case_id"])
+    passages = {(line["dataset"], passage["passage_id"]): (passage.get("doc_id") or "", passage.get("version") or "")
+                for line in lines for passage in line.get("passages") or ()}
+    return _RunGold(verified, cases, passages, bool(lines) or not cases)
+
+
+def _release_keys(session: Session, gold: _RunGold) -> dict[str, Any]:
+    verified = gold.verified
+    return {"release": verified.release, "release_path": str(verified.folder),
+            "release_manifest_sha256": verified.manifest_sha256, "release_stored_as": verified.stored_as,
+            "superseded_by": superseded_by(session, verified)}
+
+
+def _old_passages(gold: _RunGold, dataset: str) -> frozenset[str]:
+    """The passages of `dataset` in the release that are an old version of their document
+    (highlight.old_versions over each document's passages)."""
+    by_doc: dict[str, list[SimpleNamespace]] = defaultdict(list)
+    for (name, passage_id), (doc_id, version) in gold.passages.items():
+        if name == dataset and doc_id:
+            by_doc[doc_id].append(SimpleNamespace(passage_id=passage_id, doc_id=doc_id, version=version))
+    old: set[str] = set()
+    for passages in by_doc.values():
+        if len(passages) > 1:
+            old.update(old_versions(passages))
+    return frozenset(old)
+
+
+def _ids(metadata: Mapping[str, Any], key: str) -> list[str]:
+    value = metadata.get(key)
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
+def _text(metadata: Mapping[str, Any], key: str) -> str | None:
+    value = metadata.get(key)
+    return value if isinstance(value, str) and value != "" else None
+
+
+def _gold_case(case: _ReleaseCase, old: frozenset[str], document_of: Mapping[str, str] | None) -> run_scoring.GoldCase:
+    """The scoring's view of one release case: its relevant evidence (retrieval.relevant_evidence,
+    mapped to documents when `document_of` is given), forbidden passages, stale passages (`old`,
+    the release's old versions, and the case's own outdated_passage_ids), expected behaviour (None
+    when the case's value is not one of EXPECTED_BEHAVIORS) and expected answer."""
+    relevant = relevant_evidence(_ids(case.metadata, "required_evidence_ids"), case.claims)
+    if document_of is not None:
+        relevant = tuple(to_documents(relevant, document_of))
+    outdated = _ids(case.metadata, "outdated_passage_ids")
+    expected = _text(case.metadata, "expected_behavior")
+    return run_scoring.GoldCase(
+        case_id=case.case_id, slice=case.slice, split=case.split, relevant=relevant,
+        forbidden=frozenset(_ids(case.metadata, "forbidden_evidence_ids")), stale=old | frozenset(outdated) if outdated else old,
+        expected_behavior=expected if expected in EXPECTED_BEHAVIORS else None,
+        expected_answer=_text(case.metadata, "expected_answer"))
+
+
+# ------------------------------------------------------------------------------ scoring
+
+
+def _score_run(session: Session, actor: Caller, name: str, meta: Mapping[str, Any], gold: _RunGold, *, k: int,
+               unit: str, split: str, rule: str) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """The run's cases in the release (and the split) scored, in release order, and the counts of
+    the cases left out: n_release_cases, n_missing, n_outside_release."""
+    dataset = meta.get("dataset")
+    mine = {case["case_id"]: case for case in run_cases(session, actor, name) if case["dataset"] == dataset}
+    in_split = [case for (name_, _), case in gold.cases.items()
+                if name_ == dataset and (split == "all" or case.split == split)]
+    outside = sum(1 for case_id in mine if (dataset, case_id) not in gold.cases)
+    retrieved_ids = {passage_id for case in in_split if case.case_id in mine for passage_id in mine[case.case_id]["retrieved"]}
+    corpus = _corpus(session, dataset, gold, retrieved_ids)
+    old = _old_passages(gold, dataset)
+    document_of = {passage_id: doc_id for passage_id, (doc_id, _) in corpus.items() if doc_id} if unit == "doc" else None
+    scored = []
+    for case in in_split:
+        ran = mine.get(case.case_id)
+        if ran is None:
+            continue
+        retrieved = ran["retrieved"]
+        result = run_scoring.score_case(
+            _gold_case(case, old, document_of), retrieved=retrieved,
+            ranked=to_documents(retrieved, document_of) if document_of is not None else None,
+            behavior=ran["behavior"], answer=ran["answer"], cited=ran["cited"], claims=ran["claims"], k=k, rule=rule,
+            n_unknown=sum(1 for passage_id in retrieved if passage_id not in corpus))
+        scored.append({"dataset": dataset, **result})
+    counts = {"n_release_cases": len(in_split), "n_missing": len(in_split) - len(scored), "n_outside_release": outside}
+    return scored, counts
+
+
+def _corpus(session: Session, dataset: str | None, gold: _RunGold, wanted: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """passage id -> (doc_id, version) of the retrieved passages the dataset knows: from the
+    release when it holds them, else from the database (the corpus; only their document is used)."""
+    known = {passage_id: value for (name, passage_id), value in gold.passages.items() if name == dataset}
+    missing = sorted(set(wanted) - known.keys())
+    if not missing or dataset is None:
+        return known
+    dataset_pk = session.exec(select(Dataset.id).where(Dataset.name == dataset)).first()
+    for start in range(0, len(missing), LOOKUP_BATCH):
+        query = (select(Passage.passage_id, Passage.doc_id, Passage.version)
+                 .where(Passage.dataset_id == dataset_pk, Passage.passage_id.in_(missing[start:start + LOOKUP_BATCH])))
+        known.update((passage_id, (doc_id or "", version or "")) for passage_id, doc_id, version in session.exec(query).all())
+    return known
+
+
+# ------------------------------------------------------------------------------ warnings
+
+
+def _warnings(gold: _RunGold, meta: Mapping[str, Any], report: Mapping[str, Any]) -> list[str]:
+    """What a reader of the figures must know (English texts of msg.run.warn_*)."""
+    warnings = []
+    if gold.verified.stored_as is None:
+        warnings.append(english("msg.judge.warn_unstored", folder=str(gold.verified.folder)))
+    if meta.get("dataset") not in gold.datasets():
+        warnings.append(english("msg.run.warn_no_overlap", run=meta.get("name"), dataset=meta.get("dataset") or "-",
+                                datasets=", ".join(gold.datasets()) or "-"))
+    elif report["n_missing"]:
+        warnings.append(english("msg.run.warn_missing", run=meta.get("name"), n=report["n_missing"],
+                                of=report["n_release_cases"]))
+    if report["n_outside_release"]:
+        warnings.append(english("msg.run.warn_outside", run=meta.get("name"), n=report["n_outside_release"]))
+    return warnings
+
+
+def _compare_warnings(gold: _RunGold, metas: Mapping[str, Mapping[str, Any]], report: Mapping[str, Any]) -> list[str]:
+    warnings = []
+    if gold.verified.stored_as is None:
+        warnings.append(english("msg.judge.warn_unstored", folder=str(gold.verified.folder)))
+    if metas["base"].get("dataset") != metas["candidate"].get("dataset"):
+        warnings.append(english("msg.run.warn_two_datasets", base=metas["base"].get("dataset") or "-",
+                                candidate=metas["candidate"].get("dataset") or "-"))
+    if report["n_only_base"] or report["n_only_candidate"]:
+        warnings.append(english("msg.run.warn_not_common", base=report["n_only_base"], candidate=report["n_only_candidate"]))
+    return warnings
+
+
+__all__ = ["DEFAULT_K", "REPORT_SPLITS", "RETRIEVAL_RULES", "UNITS", "compare_report", "gate_exit_code", "run_report"]
