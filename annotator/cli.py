@@ -141,7 +141,8 @@ def _demo_seeded_text(seeded) -> str:  # noqa: ANN001 - a DemoSeeded or None
     labelers = " and ".join(user.name for user in DEMO_USERS if "labeler" in user.roles)
     released = f"released as '{seeded.release}'" if seeded.release else "not released"
     text = (f"Demo data seeded (dataset '{DEMO_DATASET}': {seeded.to_label} cases to label, assigned to {labelers}; "
-            f"the pilot round's {seeded.pilot} cases, {released}; judge run '{DEMO_JUDGE_RUN}' of {seeded.judged} claims).")
+            f"the pilot round's {seeded.pilot} cases, {released}; judge run '{DEMO_JUDGE_RUN}' of {seeded.judged} claims"
+            + (f"; RAG runs {', '.join(repr(name) for name in seeded.runs)}" if seeded.runs else "") + ").")
     if seeded.release_skipped:
         text += f"\nRelease '{DEMO_RELEASE}' not made: {safe(seeded.release_skipped)}"
     return text

@@ -19,6 +19,7 @@ from annotator.services.imports import import_adjudications, import_cases, impor
 from annotator.services.judges import import_judge_labels, list_judge_runs
 from annotator.services.labeling import assign_cases, first_cases, first_unassigned_cases
 from annotator.services.releases import DEFAULT_OUT_DIR, create_release
+from annotator.services.runs import import_run, list_runs
 from annotator.services.users import add_user, get_user, password_matches
 
 DEMO_FILE = Path(__file__).resolve().parents[2] / "data" / "demo.jsonl"
@@ -41,6 +42,19 @@ DEMO_JUDGE_MODEL = "lexical baseline"
 DEMO_JUDGE_PROMPT = "benchmarks/judge_baselines.py"
 """The demo's judge run: the labels benchmarks/judge_baselines.py's lexical entailment baseline gave
 the demo claims (data/README.md), imported under this name, model and prompt version."""
+
+
+DEMO_RUNS: tuple[tuple[str, Path, dict[str, str]], ...] = (
+    ("rag-v3", DEMO_FILE.parent / "demo-run-baseline.jsonl",
+     {"system": "minato-rag", "model": "minato-rag-gen-2026.09", "prompt": "qa-ja-v3", "index": "bm25-2026-10",
+      "corpus_release": "2026-10"}),
+    ("rag-v4-rerank", DEMO_FILE.parent / "demo-run-candidate.jsonl",
+     {"system": "minato-rag", "model": "minato-rag-gen-2026.10", "prompt": "qa-ja-v4", "index": "bm25+rerank-2026-11",
+      "corpus_release": "2026-10"}),
+)
+"""The demo's RAG runs over the pilot's cases (data/README.md): a baseline and a candidate that
+fixes most of its failures, regresses one case and retrieves a forbidden passage there, so that
+`run compare rag-v3 rag-v4-rerank --release gold-v0` is blocked and says why. (name, file, meta)."""
 
 
 @dataclass(frozen=True)
@@ -70,11 +84,12 @@ class DemoSeeded:
     judged: int
     release: str | None
     release_skipped: str | None = None
+    runs: tuple[str, ...] = ()
 
 
 def seed_demo(session: Session, demo_file: Path = DEMO_FILE, guideline_file: Path = DEMO_GUIDELINE,
               judge_file: Path | None = DEMO_JUDGE, pilot_file: Path | None = DEMO_PILOT,
-              release_dir: Path = DEFAULT_OUT_DIR) -> DemoSeeded | None:
+              release_dir: Path = DEFAULT_OUT_DIR, runs: tuple[tuple[str, Path, dict[str, str]], ...] = DEMO_RUNS) -> DemoSeeded | None:
     """Seed the demo; None (and nothing done) when the demo dataset exists already.
 
     Imports the demo data set (`demo_file`) and, after it, the pilot round (`pilot_file` with its
@@ -83,7 +98,9 @@ def seed_demo(session: Session, demo_file: Path = DEMO_FILE, guideline_file: Pat
     guideline is published yet, publishes `guideline_file` as v1 (by the demo admin); releases the
     pilot's final claims as DEMO_RELEASE into `release_dir/DEMO_RELEASE` (committed with the
     caller's session); and imports `judge_file` (None: none) as the judge run DEMO_JUDGE_RUN of
-    the demo dataset, unless a run of that name exists.
+    the demo dataset, unless a run of that name exists; and, with the pilot, imports `runs`
+    ((name, file, meta); default DEMO_RUNS) as RAG runs of the demo dataset, each unless a run of
+    that name exists.
     Returns DemoSeeded: when `release_dir` already holds a DEMO_RELEASE folder (from an earlier
     demo database) the release is not made and `release_skipped` says why and what to do.
     Raises ImportFileError when a demo file is missing; ImportRowError when a label, decision or
@@ -109,7 +126,17 @@ def seed_demo(session: Session, demo_file: Path = DEMO_FILE, guideline_file: Pat
     if judge_file is not None and not any(run["name"] == DEMO_JUDGE_RUN for run in list_judge_runs(session, OPERATOR)):
         judged = import_judge_labels(session, OPERATOR, judge_file, run=DEMO_JUDGE_RUN, dataset=DEMO_DATASET,
                                      model=DEMO_JUDGE_MODEL, prompt_version=DEMO_JUDGE_PROMPT).run["n_labels"]
-    return DemoSeeded(len(to_label), pilot, judged, release, skipped)
+    stored = () if pilot_file is None else _import_runs(session, runs)
+    return DemoSeeded(len(to_label), pilot, judged, release, skipped, stored)
+
+
+def _import_runs(session: Session, runs: tuple[tuple[str, Path, dict[str, str]], ...]) -> tuple[str, ...]:
+    """The demo's RAG runs imported (each unless a run of its name exists); their names."""
+    taken = {run["name"] for run in list_runs(session, OPERATOR)}
+    for name, path, meta in runs:
+        if name not in taken:
+            import_run(session, OPERATOR, path, run=name, dataset=DEMO_DATASET, meta=meta)
+    return tuple(name for name, _, _ in runs)
 
 
 def _release_pilot(session: Session, dataset_pk: int, n_cases: int, release_dir: Path) -> tuple[str | None, str | None]:
