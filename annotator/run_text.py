@@ -80,6 +80,28 @@ def _counts(data: dict[str, Any], indent: str) -> list[str]:
             f"{indent}  {statuses}", f"{indent}  failure labels: {labels or '-'}"]
 
 
+BREAKDOWN_FIGURES = ("pass_rate", "mean_recall_at_k", "mrr", "claim_support_rate")
+"""The figures of each slice's and split's row, with the pass rate's interval."""
+
+
+def _breakdown(groups: dict[str, Any], title: str) -> list[str]:
+    """One row per slice (or split): its cases, passed cases, blockers and BREAKDOWN_FIGURES, the
+    pass rate with its interval; a group under INDICATIVE_BELOW cases is marked (*)."""
+    if not groups:
+        return []
+    lines = [f"by {title}  (* indicative: under {INDICATIVE_BELOW} cases)",
+             f"  {title:<24} {'cases':>5} {'passed':>6} {'block.':>6}  {'pass_rate':>9} {'95% CI':<16} "
+             + " ".join(f"{figure:>18}" for figure in BREAKDOWN_FIGURES[1:])]
+    for group, figures in groups.items():
+        n = figures.get("n_cases", 0)
+        name = f"{group or '-'}{'*' if n < INDICATIVE_BELOW else ''}"
+        passed = (figures.get("status_counts") or {}).get("passed", 0)
+        lines.append(f"  {name:<24} {n:>5} {passed:>6} {len(figures.get('blockers') or []):>6}  "
+                     f"{_value(figures.get('pass_rate')):>9} {_interval((figures.get('ci95') or {}).get('pass_rate')):<16} "
+                     + " ".join(f"{_value(figures.get(figure)):>18}" for figure in BREAKDOWN_FIGURES[1:]))
+    return lines
+
+
 def format_run_report(data: dict[str, Any]) -> str:
     """The whole report: what was scored against what, the blockers, the figures with case-level
     intervals, the status and failure-label counts, each breakdown, and the failed cases (at most
@@ -96,10 +118,7 @@ def format_run_report(data: dict[str, Any]) -> str:
     lines += _counts(data, "")
     lines += _figures(data, "")
     for key, title in (("by_slice", "slice"), ("by_split", "split")):
-        for group, figures in (data.get(key) or {}).items():
-            lines.append(f"{title} {group or '-'}")
-            lines += _counts(figures, "")
-            lines += _figures(figures, "")
+        lines += _breakdown(data.get(key) or {}, title)
     failed = [case for case in data.get("cases") or () if case.get("status") != "passed"]
     if failed:
         lines.append(f"failed cases: {len(failed)}" + (f" (the first {FAILED_SHOWN}; --json lists all)"
