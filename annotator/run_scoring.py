@@ -132,7 +132,8 @@ def score_case(gold: GoldCase, *, retrieved: Sequence[str], ranked: Sequence[str
             does not forbid does not fail the case; one it forbids is unauthorized_evidence).
         unauthorized_evidence: forbidden_retrieved is not empty.
         unsupported_claim: a claim is labeled other than support.
-        answered_without_evidence: behaviour answer, has relevant, n_top = 0.
+        answered_without_evidence: behaviour answer with an answer (a text or claims), has
+            relevant, n_top = 0 (a run of the retriever alone, with no answer, is not answering).
         over_abstain: behaviour abstain or refuse where the case expects answer or
             answer_with_citation, or, with no expected behaviour, where retrieval_ok is True (the
             evidence was there).
@@ -169,7 +170,8 @@ def score_case(gold: GoldCase, *, retrieved: Sequence[str], ranked: Sequence[str
         "stale_evidence": bool(stale),
         "unauthorized_evidence": bool(forbidden),
         "unsupported_claim": n_support < len(claims),
-        "answered_without_evidence": behavior == "answer" and bool(n_relevant) and n_top == 0,
+        "answered_without_evidence": (behavior == "answer" and bool((answer or "").strip() or claims)
+                                      and bool(n_relevant) and n_top == 0),
         "over_abstain": behavior in _ABSTAINING and (expected in _ANSWERING
                                                       or (expected is None and retrieval_ok is True)),
         "behavior_mismatch": behavior_match is False,

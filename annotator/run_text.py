@@ -136,7 +136,7 @@ def format_compare(data: dict[str, Any]) -> str:
              *(f"  - {reason}" for reason in data.get("reasons") or ()),
              f"candidate {data['candidate']} against baseline {data['base']}, release {data['release']} "
              f"(manifest sha256 {data['release_manifest_sha256']})",
-             f"  split {data['split']} ({'chosen by the release: its holdout when it has one' if data.get('split_chosen') == 'default' else 'as given'}), "
+             f"  split {data['split']} ({_split_note(data)}), "
              f"k {data['k']}, unit {data['unit']}, margin {data['margin']}, alpha {data['alpha']}",
              f"  cases in both runs {data['n_common']}; only in the baseline {data['n_only_base']}; "
              f"only in the candidate {data['n_only_candidate']}"]
@@ -166,3 +166,12 @@ def format_compare(data: dict[str, Any]) -> str:
 
 def _signed(value: float | None) -> str:
     return "-" if value is None else f"{value:+.4f}"
+
+
+def _split_note(data: dict[str, Any]) -> str:
+    """Why the comparison covers its split: given, the release's holdout, or all (no holdout)."""
+    if data.get("split_chosen") != "default":
+        return "as given"
+    if data["split"] == "holdout":
+        return "the release's holdout: the decision is made on cases kept unseen while tuning"
+    return "all cases: the release has no holdout cases"
