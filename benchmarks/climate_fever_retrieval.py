@@ -50,13 +50,13 @@ claims with relevant passages, by ir-measures (on pytrec-eval-terrier, trec_eval
 is installed, and by `annotator.retrieval.case_retrieval`; the script says whether they agree.
 
 Setup (a separate environment; none of it goes into the project's .venv):
-    python3.11 -m venv /work/venv-retrieval        # or any python 3.11 (e.g. the project's .venv's)
-    /work/venv-retrieval/bin/pip install -r benchmarks/requirements-retrieval.txt
-    /work/venv-retrieval/bin/pip install -e .       # annotator itself, for its reader
+    python3.11 -m venv .venv-retrieval        # or any python 3.11 (e.g. the project's .venv's)
+    .venv-retrieval/bin/pip install -r benchmarks/requirements-retrieval.txt
+    .venv-retrieval/bin/pip install -e .       # annotator itself, for its reader
 torch must be the CPU build of 2.13.0: this machine's pip finds it on its own disk; elsewhere take
 it from PyTorch's CPU wheel index (PyPI's Linux wheel brings the CUDA libraries, several GB).
 Run:
-    /work/venv-retrieval/bin/python benchmarks/climate_fever_retrieval.py [CLIMATE_FEVER_FILE]
+    .venv-retrieval/bin/python benchmarks/climate_fever_retrieval.py [CLIMATE_FEVER_FILE]
         --out FOLDER [--retrievers bm25,dense] [--top 100] [--k 5] [--batch-size 64]
 CLIMATE_FEVER_FILE defaults to $ANNOTATOR_SHARED/data/climate-fever.jsonl, else
 ../shared/data/climate-fever.jsonl beside this repository. Then, in the folder of the CLIMATE-FEVER
