@@ -21,6 +21,7 @@ from annotator.errors import AnnotatorError
 from annotator.formats.kinds import kind
 from annotator.services.access import OPERATOR
 from annotator.terminal import json_safe, terminal_safe as safe
+from annotator.vocabulary import REPORT_SPLITS, RETRIEVAL_RULES, RETRIEVAL_UNITS
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Blind double labeling, agreement, adjudication and gold releases for RAG claims.")
 labels_app = typer.Typer(no_args_is_help=True, help="Labels: import those made elsewhere, correct a stored one.")
@@ -843,6 +844,11 @@ def _release_arg(release: str) -> str | Path:
     return Path(release) if ("/" in release or os.sep in release or release in (".", "..")) else release
 
 
+def _choice(value: str, choices: tuple[str, ...], option: str) -> None:
+    if value not in choices:
+        raise typer.BadParameter(f"{safe(repr(value))}: choose one of {', '.join(choices)}", param_hint=option)
+
+
 ReleaseOpt = Annotated[str, typer.Option("--release", help="The gold: a stored release's name, or a release folder.")]
 KOpt = Annotated[int, typer.Option("--k", min=1, help="The rank cut of the retrieval figures (Recall@k, Precision@k, Hit@k, nDCG@k).")]
 UnitOpt = Annotated[str, typer.Option("--unit", help="Score retrieval by passage, or by document (doc: a document counts once, at its best rank).")]
@@ -870,6 +876,9 @@ def run_report(
     from annotator.run_text import format_run_report
     from annotator.services.run_reports import run_report as report_of
 
+    _choice(unit, RETRIEVAL_UNITS, "--unit")
+    _choice(split, REPORT_SPLITS, "--split")
+    _choice(rule, RETRIEVAL_RULES, "--retrieval-rule")
     with read_scope(_engine(db)) as session:
         data = report_of(session, OPERATOR, name, _release_arg(release), k=k, unit=unit, split=split, rule=rule,
                          n_bootstrap=bootstrap, seed=seed)
@@ -900,12 +909,23 @@ def run_compare(
     paired difference in pass rate with its interval, exact McNemar, per-slice regression tests
     (Holm), the metric deltas, the candidate's blockers, and the decision: ship, hold or blocked."""
     from annotator.db import read_scope
+    from annotator.run_compare import GATE_ERROR_EXIT
     from annotator.run_text import format_compare
     from annotator.services.run_reports import compare_report, gate_exit_code
 
-    with read_scope(_engine(db)) as session:
-        data = compare_report(session, OPERATOR, base, candidate, _release_arg(release), k=k, unit=unit, split=split,
-                              rule=rule, margin=margin, alpha=alpha, n_bootstrap=bootstrap, seed=seed)
+    _choice(unit, RETRIEVAL_UNITS, "--unit")
+    _choice(rule, RETRIEVAL_RULES, "--retrieval-rule")
+    if split is not None:
+        _choice(split, REPORT_SPLITS, "--split")
+    try:
+        with read_scope(_engine(db)) as session:
+            data = compare_report(session, OPERATOR, base, candidate, _release_arg(release), k=k, unit=unit, split=split,
+                                  rule=rule, margin=margin, alpha=alpha, n_bootstrap=bootstrap, seed=seed)
+    except AnnotatorError as error:
+        if not gate:
+            raise
+        typer.echo(f"Error: {safe(error, keep=chr(10))}\nThe gate could not decide: exit status {GATE_ERROR_EXIT}.", err=True)
+        raise typer.Exit(code=GATE_ERROR_EXIT) from None
     if as_json:
         _echo_json(data)
     else:

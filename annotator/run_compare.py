@@ -36,6 +36,10 @@ from annotator.vocabulary import GATE_DECISIONS
 
 EXIT_CODES: dict[str, int] = {"ship": 0, "blocked": 1, "hold": 3}
 """The exit code of `run compare --gate` for each decision (2 stays a usage error)."""
+GATE_ERROR_EXIT = 4
+"""The exit code of `run compare --gate` when the gate could not decide (an unknown run or release,
+a release that does not match its manifest, ...): not 1, so that a CI job never reads a failure to
+compare as a blocker found (and never as a ship). Usage errors stay 2."""
 
 SHOWN_BLOCKERS = 5
 """The blockers reason names one by one; the others are counted."""

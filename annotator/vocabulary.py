@@ -59,6 +59,15 @@ BLOCKING_SEVERITIES: tuple[str, ...] = ("leak", "legal", "amount_or_deadline")
 GATE_DECISIONS: tuple[str, ...] = ("ship", "hold", "blocked")
 """What `run compare` decides for a candidate run against its baseline."""
 
+RETRIEVAL_UNITS: tuple[str, ...] = ("passage", "doc")
+"""What a run's retrieval is scored on: passage ids, or the documents they belong to (`--unit doc`)."""
+
+REPORT_SPLITS: tuple[str, ...] = ("all", *SPLITS)
+"""The cases a run report covers (`--split`)."""
+
+RETRIEVAL_RULES: tuple[str, ...] = ("all", "any")
+"""When a case's retrieval is ok: every relevant passage in the top k, or at least one (`--retrieval-rule`)."""
+
 CLIMATE_FEVER_LABELS: dict[str, str] = {
     "SUPPORTS": "support",
     "REFUTES": "contradict",

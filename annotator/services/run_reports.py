@@ -31,13 +31,10 @@ from annotator.retrieval import relevant_evidence, to_documents
 from annotator.services.access import Caller, require
 from annotator.services.gold_source import VerifiedRelease, open_release, refuse_blind, superseded_by
 from annotator.services.runs import get_run, run_cases, run_json
-from annotator.vocabulary import EXPECTED_BEHAVIORS, SPLITS
+from annotator.vocabulary import EXPECTED_BEHAVIORS, REPORT_SPLITS, RETRIEVAL_RULES, RETRIEVAL_UNITS
 from annotator.workflow import Permission
 
-UNITS: tuple[str, ...] = ("passage", "doc")
-"""What retrieval is scored on: passage ids, or the documents they belong to (`--unit doc`)."""
-REPORT_SPLITS: tuple[str, ...] = ("all", *SPLITS)
-RETRIEVAL_RULES: tuple[str, ...] = ("all", "any")
+UNITS = RETRIEVAL_UNITS
 DEFAULT_K = 5
 GOLD_COLUMNS = ["dataset", "case_id", "claim_id", "gold_label", "slice", "split", "passage_ids", "labels", "case_metadata"]
 LOOKUP_BATCH = 500
