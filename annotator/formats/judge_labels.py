@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from annotator.errors import ImportFileError
-from annotator.formats.reading import Row, Skips, json_type, nfc, resolve_format, skipping
+from annotator.formats.reading import OnePerId, Row, Skips, json_type, nfc, not_empty, resolve_format, skipping
 from annotator.formats.records import JudgeLabelRecord, Source
 from annotator.formats.tables import TABLE_FORMATS, detect_table_format, open_table
 from annotator.messages import msg
@@ -60,9 +59,11 @@ def read_judge_labels(path: str | Path, fmt: str = "auto", *, skips: Skips | Non
     fmt = resolve_format(path, fmt, TABLE_FORMATS, detect_table_format)
     source = open_table(Path(path), fmt, JUDGE_LABEL_COLUMNS, JUDGE_LABEL_REQUIRED, skips)
     records = skipping(source.records, lambda row: _judge_label(row, fmt, allowed), skips)
-    records = skipping(records, _OnePerClaim(source.path).check, skips)
-    skipped = len(skips) if skips is not None else 0
-    return Source(source.path, fmt, source.encoding, _not_empty(source.path, records, skips, skipped), source.warnings)
+    one_per_claim = OnePerId(source.path, "claim_id", "msg.import.problem.repeat.judge_label",
+                             "msg.import.fix.repeat_judge_label")
+    records = skipping(records, one_per_claim.check, skips)
+    return Source(source.path, fmt, source.encoding, not_empty(source.path, records, skips, "msg.import.file.no_judge_labels"),
+                  source.warnings)
 
 
 def _judge_label(row: Row, fmt: str, categories: tuple[str, ...]) -> JudgeLabelRecord:
@@ -108,32 +109,3 @@ def _confidence(row: Row, fmt: str) -> float | None:
 def _number_text(value: Any) -> str:
     """A confidence as the file wrote it: a CSV cell stripped, a JSON number as Python writes it."""
     return value.strip() if isinstance(value, str) else repr(value)
-
-
-class _OnePerClaim:
-    """Refuses a claim given on an earlier line (a judge run labels each claim once), naming both
-    lines. Memory: one small int per claim id."""
-
-    def __init__(self, path: str):
-        self.path = path
-        self._lines: dict[str, int] = {}
-
-    def check(self, record: JudgeLabelRecord) -> JudgeLabelRecord:
-        first = self._lines.setdefault(record.claim_id, record.line)
-        if first != record.line:
-            raise Row(self.path, record.line, {}).error(
-                "claim_id", msg("msg.import.problem.repeat.judge_label", id=record.claim_id, line=first),
-                msg("msg.import.fix.repeat_judge_label"))
-        return record
-
-
-def _not_empty(path: str, records: Iterable[JudgeLabelRecord], skips: Skips | None,
-               skipped_before: int) -> Iterator[JudgeLabelRecord]:
-    """The records; ImportFileError once they end if there was none and no line was skipped
-    (`skips` held `skipped_before` notes when the file was opened)."""
-    count = 0
-    for record in records:
-        count += 1
-        yield record
-    if count == 0 and (skips is None or len(skips) == skipped_before):
-        raise ImportFileError.of("msg.import.file.no_judge_labels", path=str(path))

@@ -1,9 +1,10 @@
 """The layer every reader stands on: one record of input (`Row`, each value checked and refused
 with file, line and field), the lines a partial import skips (`Skips`, `skipping`), where a
 refusal is (`where_message`, `refusal_message`), the input file checked before anything is read
-(`check_input_file`), repeats found by id and content digest (`Seen`), unknown fields and
-columns warned about (`unknown_name_warning`, `UnknownKeys`), and NFC (`nfc`; never NFKC: ① and
-㈱ stay as written). Pure parsing: no database."""
+(`check_input_file`), repeats found by id and content digest (`Seen`), an id given on two lines
+refused whatever the content (`OnePerId`), a file without a record refused (`not_empty`),
+unknown fields and columns warned about (`unknown_name_warning`, `UnknownKeys`), and NFC (`nfc`;
+never NFKC: ① and ㈱ stay as written). Pure parsing: no database."""
 
 from __future__ import annotations
 
@@ -246,6 +247,47 @@ def _digest(value: Any) -> int:
         return hash(value) & _DIGEST_MASK
     except TypeError:
         return hash(canonical(value)) & _DIGEST_MASK
+
+
+class OnePerId:
+    """Refuses a record whose id an earlier line gave, even with the same content (a run file
+    gives each case once, a judge run labels each claim once), naming both lines.
+    Memory: one small int per id.
+
+    path: the file. field_name: the records' id attribute, also the field the refusal names
+        ("case_id", "claim_id"). problem, fix: the refusal's message keys (msg.import.problem.*,
+        msg.import.fix.*); the problem is given id= (the repeated id) and line= (its first line).
+    """
+
+    def __init__(self, path: str, field_name: str, problem: str, fix: str):
+        self.path, self.field_name, self.problem, self.fix = path, field_name, problem, fix
+        self._lines: dict[str, int] = {}
+
+    def check(self, record: T) -> T:
+        """`record` (any object with `line` and the id attribute) when its id is new to the file.
+        Raises ImportRowError on the record's line and id field otherwise."""
+        ident = getattr(record, self.field_name)
+        line = record.line
+        first = self._lines.setdefault(ident, line)
+        if first != line:
+            raise Row(self.path, line, {}).error(self.field_name, msg(self.problem, id=ident, line=first), msg(self.fix))
+        return record
+
+
+def not_empty(path: str, records: Iterable[T], skips: Skips | None, empty: str) -> Iterator[T]:
+    """The records, as they are read; once they end, ImportFileError `empty` (a
+    msg.import.file.* key, given path=) if there was none and no line was skipped since this call
+    (`skips` is counted now, when the file is opened: notes an earlier file left do not count)."""
+    return _counted(path, records, skips, len(skips) if skips is not None else 0, empty)
+
+
+def _counted(path: str, records: Iterable[T], skips: Skips | None, skipped_before: int, empty: str) -> Iterator[T]:
+    count = 0
+    for record in records:
+        count += 1
+        yield record
+    if count == 0 and (skips is None or len(skips) == skipped_before):
+        raise ImportFileError.of(empty, path=str(path))
 
 
 def canonical(value: Any) -> Any:

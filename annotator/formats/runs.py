@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from annotator.errors import ImportFileError
 from annotator.formats.jsonl import json_lines
-from annotator.formats.reading import Row, Skips, UnknownKeys, json_type, list_value, nfc, resolve_format, skipping
+from annotator.formats.reading import (
+    OnePerId, Row, Skips, UnknownKeys, json_type, list_value, nfc, not_empty, resolve_format, skipping,
+)
 from annotator.formats.records import Position, RunCaseRecord, RunClaimRecord, Source
 from annotator.formats.tables import label_severity, label_value
 from annotator.messages import msg
@@ -64,9 +64,10 @@ def read_run(path: str | Path, fmt: str = "auto", *, skips: Skips | None = None)
     warnings: list[str] = []
     unknown = UnknownKeys(warnings)
     records = skipping(rows, lambda row: _run_case(row, unknown), skips)
-    records = skipping(records, _OnePerCase(str(path)).check, skips)
-    skipped = len(skips) if skips is not None else 0
-    return Source(str(path), fmt, encoding, _not_empty(str(path), records, skips, skipped), warnings, position)
+    one_per_case = OnePerId(str(path), "case_id", "msg.import.problem.repeat.run_case", "msg.import.fix.repeat_run_case")
+    records = skipping(records, one_per_case.check, skips)
+    return Source(str(path), fmt, encoding, not_empty(str(path), records, skips, "msg.import.file.no_run_cases"),
+                  warnings, position)
 
 
 def _run_case(row: Row, unknown: UnknownKeys) -> RunCaseRecord:
@@ -169,32 +170,3 @@ def _claims(row: Row, unknown: UnknownKeys) -> tuple[RunClaimRecord, ...]:
                                   msg("msg.import.fix.run_claim_once"))
         claims.append(RunClaimRecord(text=text, label=label, claim_id=claim_id, severity=label_severity(claim, label)))
     return tuple(claims)
-
-
-class _OnePerCase:
-    """Refuses a case given on an earlier line (a run does each case once), naming both lines.
-    Memory: one small int per case id."""
-
-    def __init__(self, path: str):
-        self.path = path
-        self._lines: dict[str, int] = {}
-
-    def check(self, record: RunCaseRecord) -> RunCaseRecord:
-        first = self._lines.setdefault(record.case_id, record.line)
-        if first != record.line:
-            raise Row(self.path, record.line, {}).error(
-                "case_id", msg("msg.import.problem.repeat.run_case", id=record.case_id, line=first),
-                msg("msg.import.fix.repeat_run_case"))
-        return record
-
-
-def _not_empty(path: str, records: Iterable[RunCaseRecord], skips: Skips | None,
-               skipped_before: int) -> Iterator[RunCaseRecord]:
-    """The records; ImportFileError once they end if there was none and no line was skipped
-    (`skips` held `skipped_before` notes when the file was opened)."""
-    count = 0
-    for record in records:
-        count += 1
-        yield record
-    if count == 0 and (skips is None or len(skips) == skipped_before):
-        raise ImportFileError.of("msg.import.file.no_run_cases", path=str(path))

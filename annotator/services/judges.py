@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +23,7 @@ from sqlalchemy import func, insert
 from sqlmodel import Session, select
 
 from annotator import calibration, formats
-from annotator.errors import ImportFileError, ImportRowError, InvalidValueError, NotFoundError
+from annotator.errors import InvalidValueError, NotFoundError
 from annotator.formats import JudgeLabelRecord
 from annotator.messages import Message, english, msg, shortened
 from annotator.models import Case, Claim, Dataset, GoldRelease, JudgeLabel, JudgeRun, LabelEvent
@@ -32,6 +32,7 @@ from annotator.services.access import Caller, is_operator, require
 from annotator.services.audit import record_event
 from annotator.services.blind import claims_still_to_label
 from annotator.services.gold_source import VerifiedRelease, open_release, refuse_blind, superseded_by
+from annotator.services.imports.named import NamedIds, nothing_stored, refuse_taken_name
 from annotator.services.imports.shared import ImportReport, check_dataset_name, refused_when_concurrent, skipped_lines_of
 from annotator.services.lookup import get_dataset
 from annotator.text import MAX_ID_CHARS, MAX_TEXT_CHARS, RUN_NAME_CHARS, check_free_text, is_run_name
@@ -45,6 +46,10 @@ HOLDOUT_EVENT = "holdout_view"
 """The audit trail's entity for one viewing of a release's holdout figures for a run."""
 PPI_ASSUMPTION = english("msg.judge.ppi_assumption")
 LOOKUP_BATCH = 500
+_CLAIMS = NamedIds(Claim, "claim_id", unknown="msg.import.problem.no_claim", unknown_in="msg.import.problem.no_claim_in",
+                   unknown_fix="msg.import.fix.import_case_first", ambiguous="msg.import.problem.ambiguous_claim",
+                   two_datasets="msg.judge.two_datasets")
+"""A judge run's claim ids: claims of one dataset."""
 
 
 def check_run_name(name: str) -> str:
@@ -99,70 +104,19 @@ def import_judge_labels(session: Session, actor: Caller, path: str | Path, *, ru
     for field_name, value in (("model", model), ("prompt_version", prompt_version)):
         check_free_text(field_name, value, MAX_ID_CHARS)
     check_free_text("note", note, MAX_TEXT_CHARS)
-    _refuse_taken(session, run)
+    refuse_taken_name(session, JudgeRun.name, run, "msg.judge.name_taken")
     dataset_pk = get_dataset(session, dataset).id if dataset is not None else None
     skips = formats.Skips() if partial else None
     source = formats.read_judge_labels(path, fmt, skips=skips)
     records = list(source.records)
-    found = _claims_named(session, [record.claim_id for record in records], dataset_pk)
-    stored = _resolved(source.path, records, found, dataset, skips)
+    stored = _CLAIMS.resolved(session, source.path, records, dataset, dataset_pk, skips)
     if not stored:
-        skipped = skipped_lines_of(skips)
-        if skipped:  # --partial skipped every line: say where the first is and why, as a refusal would
-            first = skipped[0]
-            raise ImportFileError.of("msg.judge.all_skipped", path=str(source.path), n=len(skipped), line=first.line,
-                                     field=first.field or "-", reason=first.reason)
-        raise ImportFileError.of("msg.judge.none_stored", path=str(source.path))
+        raise nothing_stored(source.path, skips, "msg.judge.all_skipped", "msg.judge.none_stored")
     run_pk, run_dataset_pk = _store(session, actor, source.path, run, stored, model, prompt_version, note)
     counts = {"judge_labels": {"new": len(stored), "unchanged": 0, "updated": 0}}
     report = ImportReport(source.path, source.format, source.encoding, _dataset_name(session, run_dataset_pk), counts,
                           warnings=tuple(source.warnings), skipped_lines=skipped_lines_of(skips))
     return JudgeImport(run_json(session, session.get(JudgeRun, run_pk)), report)
-
-
-def _refuse_taken(session: Session, run: str) -> None:
-    taken = session.exec(select(JudgeRun.name).where(func.lower(JudgeRun.name) == run.lower())).first()
-    if taken is not None:
-        raise InvalidValueError.of("msg.judge.name_taken", name=run, taken=taken)
-
-
-def _claims_named(session: Session, claim_ids: Sequence[str], dataset_pk: int | None) -> dict[str, list[tuple[int, int]]]:
-    """claim id -> [(claim pk, dataset pk)] of the claims with that id (in the dataset, or in all)."""
-    found: dict[str, list[tuple[int, int]]] = defaultdict(list)
-    wanted = sorted(set(claim_ids))
-    for start in range(0, len(wanted), LOOKUP_BATCH):
-        query = select(Claim.claim_id, Claim.id, Claim.dataset_id).where(Claim.claim_id.in_(wanted[start:start + LOOKUP_BATCH]))
-        if dataset_pk is not None:
-            query = query.where(Claim.dataset_id == dataset_pk)
-        for claim_id, pk, claim_dataset in session.exec(query):
-            found[claim_id].append((pk, claim_dataset))
-    return found
-
-
-def _resolved(path: str, records: list[JudgeLabelRecord], found: dict[str, list[tuple[int, int]]], dataset: str | None,
-              skips: formats.Skips | None) -> list[tuple[JudgeLabelRecord, int, int]]:
-    """(record, claim pk, dataset pk) of each record, in file order. Raises ImportRowError for an
-    unknown or ambiguous claim id, and for a claim of another dataset than the run's first claim
-    (with `skips`: the line is skipped and listed instead)."""
-    first_dataset: list[int] = []
-
-    def one(record: JudgeLabelRecord) -> tuple[JudgeLabelRecord, int, int]:
-        claims = found.get(record.claim_id, [])
-        if not claims:
-            problem = (msg("msg.import.problem.no_claim_in", claim_id=record.claim_id, dataset=dataset) if dataset
-                       else msg("msg.import.problem.no_claim", claim_id=record.claim_id))
-            raise ImportRowError(path, record.line, "claim_id", problem, msg("msg.import.fix.import_case_first"))
-        if len(claims) > 1:
-            raise ImportRowError(path, record.line, "claim_id", msg("msg.import.problem.ambiguous_claim", claim_id=record.claim_id),
-                                 msg("msg.import.fix.name_dataset"))
-        pk, claim_dataset = claims[0]
-        if first_dataset and claim_dataset != first_dataset[0]:
-            raise ImportRowError(path, record.line, "claim_id", msg("msg.judge.two_datasets", claim_id=record.claim_id),
-                                 msg("msg.import.fix.name_dataset"))
-        first_dataset[:] = [claim_dataset]
-        return record, pk, claim_dataset
-
-    return list(formats.skipping(records, one, skips))
 
 
 def _store(session: Session, actor: Caller, path: str, name: str, stored: list[tuple[JudgeLabelRecord, int, int]],

@@ -11,23 +11,23 @@ relevant. Its case ids must be cases of one dataset.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, insert
+from sqlalchemy import insert
 from sqlmodel import Session, select
 
 from annotator import formats
-from annotator.errors import ImportFileError, ImportRowError, InvalidValueError, NotFoundError
+from annotator.errors import InvalidValueError, NotFoundError
 from annotator.formats import RunCaseRecord
 from annotator.messages import Message, msg, shortened
 from annotator.models import Case, Dataset, Passage, Run, RunCase
 from annotator.release import sha256_file
 from annotator.services.access import Caller, is_operator, require
 from annotator.services.audit import record_event
+from annotator.services.imports.named import NamedIds, nothing_stored, refuse_taken_name
 from annotator.services.imports.shared import ImportReport, check_dataset_name, refused_when_concurrent, skipped_lines_of
 from annotator.services.lookup import get_dataset
 from annotator.text import MAX_ID_CHARS, MAX_TEXT_CHARS, RUN_NAME_CHARS, check_free_text, is_run_name
@@ -43,6 +43,10 @@ LOOKUP_BATCH = 500
 """Ids per IN (...) list and rows per INSERT statement."""
 WHOLE_DATASET_ABOVE = 20 * LOOKUP_BATCH
 """More distinct passage ids than this: read all the dataset's passage ids once, not in batches."""
+_CASES = NamedIds(Case, "case_id", unknown="msg.import.problem.no_case", unknown_in="msg.import.problem.no_case_in",
+                  unknown_fix="msg.import.fix.import_run_case_first", ambiguous="msg.import.problem.ambiguous_case",
+                  two_datasets="msg.run.two_datasets")
+"""A run's case ids: cases of one dataset."""
 
 
 def check_run_name(name: str) -> str:
@@ -134,20 +138,14 @@ def import_run(session: Session, actor: Caller, path: str | Path, *, run: str, d
     check_dataset_name(dataset)
     stored_meta = check_meta(meta or {})
     check_free_text("note", note, MAX_TEXT_CHARS)
-    _refuse_taken(session, run)
+    refuse_taken_name(session, Run.name, run, "msg.run.name_taken")
     dataset_pk = get_dataset(session, dataset).id if dataset is not None else None
     skips = formats.Skips() if partial else None
     source = formats.read_run(path, fmt, skips=skips)
     records = list(source.records)
-    found = _cases_named(session, [record.case_id for record in records], dataset_pk)
-    resolved = _resolved(source.path, records, found, dataset, skips)
+    resolved = _CASES.resolved(session, source.path, records, dataset, dataset_pk, skips)
     if not resolved:
-        skipped = skipped_lines_of(skips)
-        if skipped:  # --partial skipped every line: say where the first is and why, as a refusal would
-            first = skipped[0]
-            raise ImportFileError.of("msg.run.all_skipped", path=str(source.path), n=len(skipped), line=first.line,
-                                     field=first.field or "-", reason=first.reason)
-        raise ImportFileError.of("msg.run.none_stored", path=str(source.path))
+        raise nothing_stored(source.path, skips, "msg.run.all_skipped", "msg.run.none_stored")
     run_dataset_pk = resolved[0][2]
     kept = [record for record, _, _ in resolved]
     known = _known_passages(session, run_dataset_pk, {pid for record in kept for pid in (*record.retrieved, *record.cited)})
@@ -158,51 +156,6 @@ def import_run(session: Session, actor: Caller, path: str | Path, *, run: str, d
     report = ImportReport(source.path, source.format, source.encoding, session.get(Dataset, run_dataset_pk).name, counts,
                           warnings=tuple(source.warnings), skipped_lines=skipped_lines_of(skips))
     return RunImport(run_json(session, session.get(Run, run_pk)), report, n_retrieved, n_cited, n_unknown_cited)
-
-
-def _refuse_taken(session: Session, run: str) -> None:
-    taken = session.exec(select(Run.name).where(func.lower(Run.name) == run.lower())).first()
-    if taken is not None:
-        raise InvalidValueError.of("msg.run.name_taken", name=run, taken=taken)
-
-
-def _cases_named(session: Session, case_ids: Sequence[str], dataset_pk: int | None) -> dict[str, list[tuple[int, int]]]:
-    """case id -> [(case pk, dataset pk)] of the cases with that id (in the dataset, or in all)."""
-    found: dict[str, list[tuple[int, int]]] = defaultdict(list)
-    wanted = sorted(set(case_ids))
-    for start in range(0, len(wanted), LOOKUP_BATCH):
-        query = select(Case.case_id, Case.id, Case.dataset_id).where(Case.case_id.in_(wanted[start:start + LOOKUP_BATCH]))
-        if dataset_pk is not None:
-            query = query.where(Case.dataset_id == dataset_pk)
-        for case_id, pk, case_dataset in session.exec(query):
-            found[case_id].append((pk, case_dataset))
-    return found
-
-
-def _resolved(path: str, records: list[RunCaseRecord], found: dict[str, list[tuple[int, int]]], dataset: str | None,
-              skips: formats.Skips | None) -> list[tuple[RunCaseRecord, int, int]]:
-    """(record, case pk, dataset pk) of each record, in file order. Raises ImportRowError for an
-    unknown or ambiguous case id, and for a case of another dataset than the run's first case
-    (with `skips`: the line is skipped and listed instead)."""
-    first_dataset: list[int] = []
-
-    def one(record: RunCaseRecord) -> tuple[RunCaseRecord, int, int]:
-        cases = found.get(record.case_id, [])
-        if not cases:
-            problem = (msg("msg.import.problem.no_case_in", case_id=record.case_id, dataset=dataset) if dataset
-                       else msg("msg.import.problem.no_case", case_id=record.case_id))
-            raise ImportRowError(path, record.line, "case_id", problem, msg("msg.import.fix.import_run_case_first"))
-        if len(cases) > 1:
-            raise ImportRowError(path, record.line, "case_id", msg("msg.import.problem.ambiguous_case", case_id=record.case_id),
-                                 msg("msg.import.fix.name_dataset"))
-        pk, case_dataset = cases[0]
-        if first_dataset and case_dataset != first_dataset[0]:
-            raise ImportRowError(path, record.line, "case_id", msg("msg.run.two_datasets", case_id=record.case_id),
-                                 msg("msg.import.fix.name_dataset"))
-        first_dataset[:] = [case_dataset]
-        return record, pk, case_dataset
-
-    return list(formats.skipping(records, one, skips))
 
 
 def _known_passages(session: Session, dataset_pk: int, passage_ids: set[str]) -> set[str]:
