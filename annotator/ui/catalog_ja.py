@@ -1001,6 +1001,8 @@ JAPANESE: dict[str, str] = {
     "msg.run.bad_margin": "許容幅 {margin}: ゲートが許す合格率の低下を 0 以上 1 未満の割合（0.02 など）で指定してください",
     "msg.run.bad_alpha": "有意水準 {alpha}: スライスごとの退行検定の水準を 0 と 1 の間の割合（0.05 など）で指定してください",
     "msg.run.same_twice": "実行 '{name}' がベースラインと候補の両方に指定されています。異なる 2 つの実行を比較してください",
+    "msg.run.case_not_in_release": "リリース {release} には、実行 {run} のデータセットのケース '{case_id}' がありません",
+    "msg.run.case_not_in_run": "実行 {run} にはケース '{case_id}' がありません（リリース {release} にはあります）",
     "msg.run.doc_needs_cases": "リリース {release} には cases.jsonl がありません（スキーマ 1 のリリース）。パッセージの文書が分からないので、パッセージ単位で採点するか、新しいリリースを作成してください",
     "msg.run.doing_report": "このリリースに対して実行を採点する",
     "msg.run.warn_no_overlap": "実行 {run}（データセット {dataset}）には、このリリース（データセット {datasets}）のケースがありません。リリースは正しいですか？",
