@@ -152,7 +152,7 @@ def by_slice(report: dict) -> None:
     st.dataframe(rf.slice_table(report), hide_index=True)
     st.altair_chart(
         charts.interval_chart(rf.slice_points(report), title=t("runs.slice_chart"), x_title=t("runs.slice_chart_x"),
-                              domain=(0.0, 1.0), notes=rf.marker_notes(), panel_width=200,
+                              domain=(0.0, 1.0), notes=rf.marker_notes(), panel_width=150,
                               subtitle=t("runs.slice_chart_how"), description=t("runs.slice_chart_alt")))
 
 
