@@ -722,9 +722,11 @@ def test_the_split_a_comparison_decided_on_is_said():
         assert rf.split_text({"split": "dev", "split_chosen": "given"}) == "Decided on **dev**, as chosen."
 
 
-def test_the_case_detail_scores_the_case_as_the_report_does(engine):
-    report = expected_report(engine)
-    with session_scope(engine) as session:
+def test_the_case_detail_scores_the_case_as_the_report_does_in_plain_values(both):
+    report = expected_report(both)
+    with session_scope(both) as session:
+        fingerprint = run_reports.report_fingerprint(session, OPERATOR, [BASE, CANDIDATE], DEMO_RELEASE)
+        assert [type(value) for _, count, highest in fingerprint.corpus for value in (count, highest)] == [int, int]
         for case in report["cases"]:
             detail = run_reports.case_detail(session, OPERATOR, CANDIDATE, DEMO_RELEASE, case["case_id"])
             assert detail["score"] == {key: value for key, value in case.items() if key != "dataset"}
