@@ -655,6 +655,8 @@ MESSAGES: dict[str, str] = {
     "msg.run.same_twice": "run '{name}' is given as both the baseline and the candidate: compare two different runs",
     "msg.run.doc_needs_cases": "release {release} has no cases.jsonl (a release of schema 1), so its passages' documents are unknown: score by passage, or make a new release",
     "msg.run.doing_report": "score a run against this release",
+    "msg.run.case_not_in_release": "release {release} holds no case '{case_id}' of run {run}'s dataset",
+    "msg.run.case_not_in_run": "run {run} has no case '{case_id}' (it is in release {release})",
     "msg.run.warn_no_overlap": "run {run} (dataset {dataset}) has no case of this release (datasets {datasets}): is it the right release?",
     "msg.run.warn_missing": "run {run} has {n} of the {of} cases of the release in this split missing: the figures cover the cases it has",
     "msg.run.warn_outside": "run {run} has {n} cases the release does not hold: they are not scored",

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from annotator.agreement import percentile_interval
-from annotator.messages import english, shortened
+from annotator.messages import Message, english, msg, shortened
 from annotator.run_scoring import (
     RUN_FIGURES,
     bootstrap_sums,
@@ -370,19 +370,26 @@ def _blockers_reason(blockers: list[dict[str, Any]]) -> str:
 
 
 def _blocker_text(blocker: Mapping[str, Any]) -> str:
-    """One blocker in words (msg.run.reason.blocker.*)."""
+    """One blocker in words (msg.run.reason.blocker.*), in English."""
+    return str(blocker_message(blocker))
+
+
+def blocker_message(blocker: Mapping[str, Any]) -> Message:
+    """One blocker (an entry of run_scoring.score_case's `blockers`) as a message naming its case
+    and reason (msg.run.reason.blocker.*): the text of the gate's reasons, which the Runs page
+    writes in the user's language. Ids are shortened (messages.shortened)."""
     case_id = shortened(str(blocker["case_id"]))
     reason = blocker["reason"]
     if reason == "forbidden_evidence":
         ids = [shortened(str(p)) for p in blocker["passage_ids"]]
         key = "msg.run.reason.blocker.forbidden_passage" if len(ids) == 1 else "msg.run.reason.blocker.forbidden_passages"
-        return english(key, case_id=case_id, passage_ids=", ".join(ids))
+        return msg(key, case_id=case_id, passage_ids=", ".join(ids))
     if reason == "answered_when_expected":
         claims = ", ".join(f"{_claim_name(c)} ({c['label']})" for c in blocker["claims"])
-        return english("msg.run.reason.blocker.answered_when_expected", case_id=case_id, expected=blocker["expected"],
-                       claims=claims)
-    return english("msg.run.reason.blocker.severe_contradiction", case_id=case_id, claim=_claim_name(blocker),
-                   severity=blocker["severity"])
+        return msg("msg.run.reason.blocker.answered_when_expected", case_id=case_id, expected=blocker["expected"],
+                   claims=claims)
+    return msg("msg.run.reason.blocker.severe_contradiction", case_id=case_id, claim=_claim_name(blocker),
+               severity=blocker["severity"])
 
 
 def _claim_name(claim: Mapping[str, Any]) -> str:

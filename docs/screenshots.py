@@ -4,9 +4,10 @@ Seeds the demo into a new SQLite database in a temporary folder, imports labels 
 five cases (aoi and ren, disagreeing on a few claims) so that every page has something to show,
 serves the app with `annotator serve`, and saves one PNG per page into docs/screenshots/:
 the login, each role's Home, the Label page (English and Japanese), Adjudicate, Agreement,
-Releases, Admin and Import; then releases the final claims (those five cases' and the demo's
-pilot round's) and shoots the Judges page (the demo's judge run against that release, English
-and Japanese).
+Releases, Admin and Import, and the Runs page against the demo's gold-v0 (its Compare tab: the
+candidate run rag-v4-rerank against the baseline rag-v3, blocked; its Report tab with the blocked
+case opened); then releases the final claims (those five cases' and the demo's pilot round's) and
+shoots the Judges page (the demo's judge run against that release, English and Japanese).
 Run: `python docs/screenshots.py` (needs Debian's chromium).
 """
 
@@ -24,6 +25,7 @@ import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "docs" / "screenshots"
@@ -52,6 +54,7 @@ def main() -> None:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
             _take(browser, base)
+            _take_runs(browser, base)
             subprocess.run([*run, "release", "create", "demo-v1", "--only-final", "--bootstrap", "0", *db], cwd=work,
                            env=env, check=True, capture_output=True)
             _take_judges(browser, base)
@@ -113,6 +116,41 @@ def _take_judges(browser, base: str) -> None:  # noqa: ANN001 - a Playwright Bro
         _go(page, title)
         _shot(page, name)
         page.context.close()
+
+
+def _take_runs(browser, base: str) -> None:  # noqa: ANN001 - a Playwright Browser
+    """The Runs page against the demo's gold-v0 (the release the README's commands name, the
+    only one yet): the Compare tab with its blocked decision, then the Report tab with the blocked
+    case opened."""
+    page = _new_page(browser, base)
+    _log_in(page, "admin", "admin-demo-pass")
+    _go(page, "Runs")
+    page.get_by_role("tab", name="Compare").click()
+    page.locator("[data-testid=stAlert]", has_text="Decision: BLOCKED").wait_for(timeout=60_000)
+    _settled(page)
+    _shot(page, "13-runs-compare")
+    page.get_by_role("tab", name="Report").click()
+    _choose(page, "Open a case", "demo-32")
+    page.get_by_role("heading", name="Case demo-32").wait_for(timeout=60_000)
+    _settled(page)
+    _shot(page, "14-runs-report")
+    page.context.close()
+
+
+def _choose(page: Page, label: str, option: str) -> None:
+    """Pick `option` in the page's select (a Streamlit selectbox) named `label`."""
+    box = page.locator("[data-testid=stMain]").get_by_role("combobox", name=label, exact=True).first
+    choice = page.get_by_role("option", name=option, exact=True)
+    for attempt in range(3):  # a click right after a tab switch may not open the list
+        box.click()
+        try:
+            choice.wait_for(timeout=5_000)
+            break
+        except PlaywrightTimeoutError:
+            if attempt == 2:
+                raise
+    choice.click()
+    _settled(page)
 
 
 def _new_page(browser, base: str, locale: str = "en-US") -> Page:  # noqa: ANN001

@@ -70,6 +70,7 @@ from annotator.services import (
     lookup,
     releases,
     reports,
+    run_reports,
     runs,
     status,
     users,
@@ -436,6 +437,12 @@ PROBES: dict[str, dict[str, Probe]] = {
     "runs.list_runs": {"": lambda s, c: runs.list_runs(s, c.me)},
     "runs.get_run": {"": lambda s, c: runs.get_run(s, c.me, "run-probe")},
     "runs.run_cases": {"": lambda s, c: runs.run_cases(s, c.me, "run-probe")},
+    "run_reports.report_fingerprint": {
+        "gold-v0": lambda s, c: run_reports.report_fingerprint(s, c.me, ["run-probe"], "gold-v0"),
+    },
+    "run_reports.case_detail": {
+        "X's case": lambda s, c: run_reports.case_detail(s, c.me, "run-probe", "gold-v0", "case-1"),
+    },
     "imports.check_upload": {
         "cases": lambda s, c: imports.check_upload(s, c.me, "cases.jsonl", NEW_CASE, imports.UploadOptions()),
         "update of X": lambda s, c: imports.check_upload(s, c.me, "cases.jsonl", UPDATE_OF_X, UPDATE),
@@ -729,7 +736,7 @@ def test_a_labeler_is_refused_every_service_beyond_labeling(swept):
         "labeling.assign_cases", "releases.check_stored_release",
         "releases.compare_releases", "releases.create_release", "releases.get_release", "releases.list_releases", "releases.release_files",
         "releases.verify_stored_release", "reports.agreement_report", "reports.label_table", "runs.get_run",
-        "runs.import_run", "runs.list_runs", "runs.run_cases", "status.project_status", "users.add_user", "users.list_users", "users.set_active", "users.set_password", "users.set_roles",
+        "runs.import_run", "runs.list_runs", "runs.run_cases", "run_reports.case_detail", "run_reports.report_fingerprint", "status.project_status", "users.add_user", "users.list_users", "users.set_active", "users.set_password", "users.set_roles",
     } <= refused
     assert swept.s1["ren", "labeling.claim_for_labeler", "W"]["outcome"] == "refused"  # not ren's claim
 
@@ -843,7 +850,7 @@ def test_a_question_about_no_caller_answers_no_role(function):
 
 # --- pages ---------------------------------------------------------------------------------------
 
-PAGE_KEYS = ("home", "label", "adjudicate", "agreement", "releases", "judges", "admin", "imports")
+PAGE_KEYS = ("home", "label", "adjudicate", "agreement", "releases", "judges", "runs", "admin", "imports")
 HISTORY_TAB = "Claim history"
 
 
@@ -1105,7 +1112,7 @@ NAME_CHECKED_HISTORY = ("admin history case-1-c1", "url /admin?history=X")
 def test_b_is_shown_every_step_of_the_sweep(pages_swept):
     for who in BLIND:
         assert set(pages_swept.s1[who]) == set(pages_swept.s0[who])
-    assert len(pages_swept.s1["ren"]) == 27 and len(pages_swept.s1["boss"]) == 32
+    assert len(pages_swept.s1["ren"]) == 29 and len(pages_swept.s1["boss"]) == 34
 
 
 @pytest.mark.parametrize("who", [*BLIND, "(logged out)"])
@@ -1155,17 +1162,18 @@ def test_the_pages_b_lacks_show_no_page_content_only_a_notice(pages_swept):
     """Navigation per role: an address B's roles do not open shows the notice (logged in) or the
     login form (logged out), never the page; a page script run directly refuses."""
     notice = "This page is not open to {name}'s roles. Ask an admin for the role if you need it."
-    lacks = {"ren": ("adjudicate", "agreement", "releases", "judges", "admin", "imports"), "boss": ("adjudicate",)}
+    lacks = {"ren": ("adjudicate", "agreement", "releases", "judges", "runs", "admin", "imports"), "boss": ("adjudicate",)}
     for who, keys in lacks.items():
         steps = pages_swept.s1[who]
         for key in keys:
             assert steps[f"url /{key}"]["titles"] == ["RAG claim annotator"]
             assert steps[f"url /{key}"]["warnings"] == [notice.format(name=who)]
             assert steps[f"page script {key}.py run directly"]["errors"] == ["You cannot open this page with your roles."]
-    for key in ("label", "agreement", "releases", "judges", "admin", "imports"):
+    for key in ("label", "agreement", "releases", "judges", "runs", "admin", "imports"):
         assert pages_swept.s1["boss"][f"url /{key}"]["titles"] == [{"label": "Label", "agreement": "Agreement",
                                                                    "releases": "Releases", "judges": "Judges",
-                                                                   "admin": "Admin", "imports": "Import"}[key]]
+                                                                   "runs": "Runs", "admin": "Admin",
+                                                                   "imports": "Import"}[key]]
     assert pages_swept.s1["ren"]["url /label"]["titles"] == ["Label"]
     for step, seen in pages_swept.s1["(logged out)"].items():
         assert seen["titles"] == ["RAG claim annotator"] and seen["keys"] == ["login.name", "login.password"], step

@@ -597,6 +597,38 @@ def test_keys_typed_in_the_rationale_box_stay_text_and_save_nothing(demo_server,
         context.close()
 
 
+# --- runs ------------------------------------------------------------------------------------------
+
+
+def test_an_admin_opens_runs_and_reads_the_blocked_decision_and_why(journey_server, browser):
+    """The demo's candidate run against its baseline on gold-v0: Compare says BLOCKED first, with
+    the blocker's case and passage, on the holdout split; the Report tab shows the blocker before
+    its figures."""
+    base, _ = journey_server
+    context, page = log_in(browser, base, "admin", "admin-demo-pass", to="Runs")
+    try:
+        main = "[data-testid=stMain]"
+        choose(page, "Gold release", "gold-v0", within=main)  # another journey may have made a newer release
+        settled(page)
+        page.get_by_role("tab", name="Compare").click()
+        decision = page.locator("[data-testid=stAlert]", has_text="Decision: BLOCKED")
+        decision.wait_for(timeout=30_000)
+        text = decision.inner_text()
+        assert "The candidate has a blocker: it may not ship" in text
+        assert "1 blocker: case demo-32 retrieved forbidden passage p-remote-5-v1" in text
+        shown = page.locator(main).inner_text()
+        assert "Decided on the holdout split" in shown
+        assert shown.index("Decision: BLOCKED") < shown.index("Fixed (1)") < shown.index("Regressed (1)")
+        shot(page, "12-runs-compare")
+        page.get_by_role("tab", name="Report").click()
+        page.get_by_text("Blockers: 1. Each stops the change whatever the averages say.").first.wait_for(timeout=20_000)
+        shown = page.locator(main).inner_text()
+        assert shown.index("Blockers: 1.") < shown.index("Figures")
+        assert "case demo-32 retrieved forbidden passage p-remote-5-v1" in shown
+    finally:
+        context.close()
+
+
 # --- languages -------------------------------------------------------------------------------------
 
 
@@ -623,7 +655,7 @@ def stored_locale(work: Path, name: str) -> str | None:
     return query(work, 'SELECT locale FROM "user" WHERE name = :name', name=name)[0][0]
 
 
-ADMIN_PAGES = ("home", "adjudicate", "agreement", "releases", "judges", "admin", "imports")
+ADMIN_PAGES = ("home", "adjudicate", "agreement", "releases", "judges", "runs", "admin", "imports")
 """The pages the demo's admin (roles admin and adjudicator) opens, in the navigation's order."""
 
 

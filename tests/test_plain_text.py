@@ -32,6 +32,7 @@ from annotator.services import guidelines, labeling, releases
 from annotator.services.access import OPERATOR
 from annotator.services.imports import import_cases
 from annotator.services.judges import import_judge_labels
+from annotator.services.runs import import_run
 from annotator.services.users import add_user
 from annotator.ui.plain import guideline_markdown, plain_markdown, plain_text, visible
 
@@ -48,6 +49,8 @@ LABELER_1, LABELER_2 = f"ann {LINK}", f"bob {IMAGE}"
 NAMES = {LABELER_1: ["labeler"], LABELER_2: ["labeler"], "judge": ["adjudicator"], "boss": ["admin", "adjudicator"]}
 JUDGE_RUN = "j:streamlit:www.evil.example"
 """A judge run name is letters, digits and . _ : + -: enough for a shortcode and an autolink."""
+RAG_RUN = "r:streamlit:www.evil.example"
+"""A RAG run's name follows the same rule."""
 
 
 def hostile(prefix: str) -> str:
@@ -68,9 +71,10 @@ def case(n: int) -> dict:
 def build_world(url: str, folder: Path) -> dict[str, int]:
     """The hostile dataset in the database at `url`, four users, both cases assigned to the two
     labelers; claim 1.1 labeled differently by both (a dispute), claim 2.1 alike (final), a
-    guideline with an image; release gold-v0 (claim 2.1) and a judge run (JUDGE_RUN, its model,
-    prompt version and note hostile) that disagrees with the gold on claim 2.1. Returns
-    {claim_id: claim pk}."""
+    guideline with an image; release gold-v0 (claim 2.1), a judge run (JUDGE_RUN, its model,
+    prompt version and note hostile) that disagrees with the gold on claim 2.1, and a RAG run
+    (RAG_RUN, its meta and note hostile) of both cases whose claims are not supported (so case 2,
+    the released one, fails). Returns {claim_id: claim pk}."""
     engine = init_db(url, create=True)
     source = folder / "hostile.jsonl"
     source.write_text("".join(json.dumps(case(n), ensure_ascii=False) + "\n" for n in (1, 2)), encoding="utf-8")
@@ -102,6 +106,14 @@ def build_world(url: str, folder: Path) -> dict[str, int]:
     with session_scope(engine) as session:
         import_judge_labels(session, OPERATOR, judge, run=JUDGE_RUN, model=hostile("model"),
                             prompt_version=hostile("prompt"), note=hostile("note"))
+    rag = folder / "run.jsonl"
+    rag.write_text("".join(json.dumps({"case_id": hostile(f"case{n}"), "retrieved": [hostile(f"p{n}.1"), hostile("unknown")],
+                                       "behavior": "answer", "answer": hostile("run answer"), "cited": [hostile(f"p{n}.1")],
+                                       "claims": [{"text": hostile("run claim"), "label": "contradict",
+                                                   "claim_id": hostile(f"run claim {n}"), "severity": "other"}]},
+                                      ensure_ascii=False) + "\n" for n in (1, 2)), encoding="utf-8")
+    with session_scope(engine) as session:
+        import_run(session, OPERATOR, rag, run=RAG_RUN, meta={"model": hostile("model")}, note=hostile("note"))
     engine.dispose()
     return claims
 
@@ -215,7 +227,7 @@ def visit(name: str, claims: dict[str, int]) -> dict[str, AppTest]:
     steps = {}
     at = log_in(name)
     steps["home"] = at
-    for key in ("label", "adjudicate", "agreement", "releases", "judges", "admin", "imports"):
+    for key in ("label", "adjudicate", "agreement", "releases", "judges", "runs", "admin", "imports"):
         steps[key] = open_page(log_in(name), key)
     steps["?claim=own"] = log_in(name, {"claim": hostile("claim1.2")})
     steps["?claim=too long"] = log_in(name, {"claim": hostile("x") * 20})

@@ -13,24 +13,27 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, NamedTuple
 
+from sqlalchemy import func
 from sqlmodel import Session, select
 
 from annotator import run_compare, run_scoring
-from annotator.errors import InvalidValueError
+from annotator.errors import InvalidValueError, NotFoundError
 from annotator.highlight import old_versions
-from annotator.messages import english, msg
-from annotator.models import Dataset, Passage
+from annotator.messages import english, msg, shortened
+from annotator.models import Case, Dataset, GoldRelease, Passage, RunCase
 from annotator.release import read_released_cases
-from annotator.retrieval import relevant_evidence, to_documents
+from annotator.retrieval import UNKNOWN_PREFIX, relevant_evidence, to_documents
 from annotator.services.access import Caller, require
+from annotator.services.blind import claims_still_to_label
 from annotator.services.gold_source import VerifiedRelease, open_release, refuse_blind, superseded_by
 from annotator.services.runs import get_run, run_cases, run_json
+from annotator.text import MAX_ID_CHARS
 from annotator.vocabulary import EXPECTED_BEHAVIORS, REPORT_SPLITS, RETRIEVAL_RULES, RETRIEVAL_UNITS
 from annotator.workflow import Permission
 
@@ -61,6 +64,7 @@ class _RunGold:
     cases: dict[tuple[str, str], _ReleaseCase]
     passages: dict[tuple[str, str], tuple[str, str]]
     has_passages: bool  # False for a release of schema 1 (no cases.jsonl)
+    kept: dict[str, Any] | None = None  # the cases.jsonl line of the case _read_gold was asked to keep
 
     def datasets(self) -> list[str]:
         return list(dict.fromkeys(dataset for dataset, _ in self.cases))
@@ -172,11 +176,196 @@ def gate_exit_code(decision: str) -> int:
     return run_compare.gate_exit_code(decision)
 
 
+class ReportFingerprint(NamedTuple):
+    """What a run report or comparison against a stored release depends on besides its options,
+    as a hashable tuple: equal fingerprints, equal reports (the Runs page caches on it)."""
+
+    runs: tuple[tuple[str, str, str], ...]  # (name, source SHA-256, created_at) of each run: a run never changes
+    release: str
+    manifest_sha256: str  # the release's manifest hash as the database recorded it
+    later_releases: tuple[str, ...]  # the releases stored after it (superseded_by is among them)
+    corpus: tuple[tuple[str, int, int], ...]  # (dataset, passages, their highest key): passages outside the release
+    viewer: tuple[int, int, int, int] | None  # (caller key, claims still to label, sum and max of their keys), else None
+
+
+def report_fingerprint(session: Session, actor: Caller, runs: Sequence[str], release: str) -> ReportFingerprint:
+    """The fingerprint of `run_report` (one run) or `compare_report` (two) of `runs` against the
+    stored release `release` (by name): a few indexed queries, no gold file is read (the page
+    verifies the folder apart, on every run). `corpus` follows the passages of the runs'
+    datasets, which tell a retrieved passage the release does not hold from an unknown id (a
+    passage changed in place by `import --update` keeps its key: its new document is not seen).
+    `viewer` names a caller who is still to label claims (the reports refuse them when the
+    release holds one): their report is theirs, recomputed whenever they label or are assigned.
+    Raises PermissionDeniedError unless `actor` may score runs; NotFoundError for an unknown run
+    or release."""
+    require(actor, Permission.SCORE_RUNS)
+    found = [get_run(session, actor, name) for name in runs]
+    stored = list(session.exec(select(GoldRelease).order_by(GoldRelease.created_at, GoldRelease.id)))
+    this = next((index for index, row in enumerate(stored) if row.name == release), None)
+    if this is None:
+        names = ", ".join(sorted(row.name for row in stored)) or msg("msg.release.none")
+        raise NotFoundError.of("msg.release.unknown", name=shortened(release, MAX_ID_CHARS), names=names)
+    corpus = []
+    for dataset_pk in sorted({run.dataset_pk for run in found}):
+        count, highest = session.exec(select(func.count(Passage.id), func.max(Passage.id))
+                                      .where(Passage.dataset_id == dataset_pk)).one()
+        corpus.append((session.get(Dataset, dataset_pk).name, int(count), int(highest or 0)))
+    return ReportFingerprint(tuple((run.name, run.source_sha256, run.created_at.isoformat()) for run in found), release,
+                             stored[this].manifest_sha256 or "", tuple(row.name for row in stored[this + 1:]),
+                             tuple(corpus), _viewer(session, actor))
+
+
+def _viewer(session: Session, actor: Caller) -> tuple[int, int, int, int] | None:
+    hidden = claims_still_to_label(session, actor)
+    if hidden is None:
+        return None
+    pks = list(session.exec(hidden))
+    return actor.id, len(pks), sum(pks), max(pks, default=0)
+
+
+CLAIM_COLUMNS = ["dataset", "case_id", "claim_id", "claim", "gold_label", "severity", "resolution", "passage_ids"]
+"""The columns of gold.parquet a case's detail shows of its claims (no labeler's name or label)."""
+
+
+def case_detail(session: Session, actor: Caller, name: str, release: str | Path, case_id: str, *,
+                k: int = DEFAULT_K, unit: str = "passage", rule: str = "all") -> dict[str, Any]:
+    """One case of run `name` beside its gold in `release`, for the Runs page's case view.
+
+    release, k, unit, rule: as `run_report` (the case is scored as the report scores it).
+    Returns a plain JSON-ready dict:
+        run, release, release_manifest_sha256, k, unit, retrieval_rule, dataset, case_id, slice,
+        split, question and released_answer (the case's question and the answer its labelers
+            saw, from the release's cases.jsonl; None for a release of schema 1);
+        score: the case scored (run_scoring.score_case: status, failure_labels, blockers, the
+            retrieval figures, behaviour and answer matches, ...);
+        relevant: the case's relevant ids in the unit scored (passage or document ids);
+        missed: those not in the top k;
+        retrieved: the run's list, best first: {rank (1-based, the run's passage rank),
+            passage_id, doc_id and version (None when unknown), unit_rank (the rank of its
+            document among the documents for unit doc, else its rank), in_top_k, relevant,
+            forbidden, stale, unknown (the dataset does not know it), cited (the run's answer
+            cites it), in_release (the release holds it), title, text (from the case's line in
+            the release, else from the dataset; None for an unknown id)};
+        passages: the case's passages in the release, in its order: {passage_id, doc_id, version,
+            title, text, relevant, forbidden, stale, rank (its rank in the run, None when not
+            retrieved), in_top_k};
+        claims: the case's released claims: {claim_id, text, gold_label, severity, resolution,
+            passage_ids} (no labeler's name or label);
+        behavior, expected_behavior, answer, expected_answer, cited, run_claims (the run's
+            claims: {text, label, claim_id, severity}).
+    Raises PermissionDeniedError unless `actor` may score runs, or when the release holds a claim
+    `actor` is still to label; NotFoundError for an unknown run or release, and when the run or
+    the release lacks the case; ReleaseVerifyError when the release does not match its
+    manifest; InvalidValueError for a bad k, unit or rule.
+    """
+    require(actor, Permission.SCORE_RUNS)
+    _checked(k, unit, "all", rule)
+    run = get_run(session, actor, name)
+    meta = run_json(session, run)
+    dataset = meta.get("dataset")
+    gold = _read_gold(session, actor, release, keep=(dataset, case_id))
+    if unit == "doc" and not gold.has_passages:
+        raise InvalidValueError.of("msg.run.doc_needs_cases", release=gold.verified.release)
+    case, ran = gold.cases.get((dataset, case_id)), _run_case(session, run.id, case_id)
+    if case is None or ran is None:
+        raise NotFoundError.of("msg.run.case_not_in_release" if case is None else "msg.run.case_not_in_run", run=name,
+                               case_id=shortened(case_id, MAX_ID_CHARS), release=gold.verified.release)
+    retrieved = ran["retrieved"]
+    line = gold.kept or {}
+    corpus = _corpus(session, dataset, gold, retrieved)
+    document_of = {passage_id: doc_id for passage_id, (doc_id, _) in corpus.items() if doc_id} if unit == "doc" else None
+    gold_case = _gold_case(case, _old_passages(gold, dataset), document_of)
+    ranked = to_documents(retrieved, document_of) if document_of is not None else list(retrieved)
+    score = run_scoring.score_case(
+        gold_case, retrieved=retrieved, ranked=ranked if document_of is not None else None, behavior=ran["behavior"],
+        answer=ran["answer"], cited=ran["cited"], claims=ran["claims"], k=k, rule=rule,
+        n_unknown=sum(1 for passage_id in retrieved if passage_id not in corpus))
+    unit_rank = {unit_id: rank for rank, unit_id in enumerate(ranked, start=1)}
+    relevant = set(gold_case.relevant)
+
+    def unit_of(passage_id: str, doc_id: str | None) -> str:
+        if document_of is None:
+            return passage_id
+        return doc_id or UNKNOWN_PREFIX + passage_id
+
+    released = {passage["passage_id"]: passage for passage in line.get("passages") or ()}
+    texts = _passage_texts(session, dataset, [p for p in retrieved if p in corpus and p not in released])
+    rows = []
+    for rank, passage_id in enumerate(retrieved, start=1):
+        doc_id, version = corpus.get(passage_id, (None, None))
+        shown = released.get(passage_id) or texts.get(passage_id) or {}
+        at = unit_rank[unit_of(passage_id, doc_id)]
+        rows.append({"rank": rank, "passage_id": passage_id, "doc_id": doc_id or None, "version": version or None,
+                     "unit_rank": at, "in_top_k": at <= k, "relevant": unit_of(passage_id, doc_id) in relevant,
+                     "forbidden": passage_id in gold_case.forbidden, "stale": passage_id in gold_case.stale,
+                     "unknown": passage_id not in corpus, "cited": passage_id in ran["cited"],
+                     "in_release": (dataset, passage_id) in gold.passages,
+                     "title": shown.get("title"), "text": shown.get("text")})
+    fetched = {row["passage_id"]: row for row in rows}
+    passages = []
+    for passage in line.get("passages") or ():
+        passage_id, doc_id = passage["passage_id"], passage.get("doc_id") or ""
+        row = fetched.get(passage_id) or {}
+        passages.append({"passage_id": passage_id, "doc_id": doc_id or None, "version": passage.get("version") or None,
+                         "title": passage.get("title") or "", "text": passage.get("text") or "",
+                         "relevant": unit_of(passage_id, doc_id) in relevant, "forbidden": passage_id in gold_case.forbidden,
+                         "stale": passage_id in gold_case.stale, "rank": row.get("rank"), "in_top_k": bool(row.get("in_top_k"))})
+    return {
+        "run": name, "release": gold.verified.release, "release_manifest_sha256": gold.verified.manifest_sha256,
+        "k": k, "unit": unit, "retrieval_rule": rule, "dataset": dataset, "case_id": case_id,
+        "slice": case.slice, "split": case.split, "question": line.get("question"), "released_answer": line.get("answer"),
+        "score": score, "relevant": list(gold_case.relevant),
+        "missed": [unit_id for unit_id in gold_case.relevant if unit_rank.get(unit_id, k + 1) > k],
+        "retrieved": rows, "passages": passages, "claims": _released_claims(gold, dataset, case_id),
+        "behavior": ran["behavior"], "expected_behavior": gold_case.expected_behavior, "answer": ran["answer"],
+        "expected_answer": gold_case.expected_answer, "cited": list(ran["cited"]), "run_claims": list(ran["claims"]),
+    }
+
+
+def _run_case(session: Session, run_pk: int, case_id: str) -> dict[str, Any] | None:
+    """What run `run_pk` did with the case `case_id` of its dataset (services.runs.run_cases'
+    shape, without dataset), or None when it has no such case."""
+    query = (select(RunCase.retrieved, RunCase.behavior, RunCase.answer, RunCase.cited, RunCase.claims)
+             .join(Case, Case.id == RunCase.case_pk).where(RunCase.run_pk == run_pk, Case.case_id == case_id))
+    row = session.exec(query).first()
+    if row is None:
+        return None
+    retrieved, behavior, answer, cited, claims = row
+    return {"case_id": case_id, "retrieved": retrieved or [], "behavior": behavior, "answer": answer,
+            "cited": cited or [], "claims": claims or []}
+
+
+def _passage_texts(session: Session, dataset: str | None, passage_ids: Sequence[str]) -> dict[str, dict[str, str]]:
+    """passage id -> {title, text} of the dataset's passages among `passage_ids` (the corpus)."""
+    if not passage_ids or dataset is None:
+        return {}
+    dataset_pk = session.exec(select(Dataset.id).where(Dataset.name == dataset)).first()
+    found: dict[str, dict[str, str]] = {}
+    wanted = sorted(set(passage_ids))
+    for start in range(0, len(wanted), LOOKUP_BATCH):
+        query = (select(Passage.passage_id, Passage.title, Passage.text)
+                 .where(Passage.dataset_id == dataset_pk, Passage.passage_id.in_(wanted[start:start + LOOKUP_BATCH])))
+        found.update((passage_id, {"title": title, "text": text}) for passage_id, title, text in session.exec(query))
+    return found
+
+
+def _released_claims(gold: _RunGold, dataset: str | None, case_id: str) -> list[dict[str, Any]]:
+    """The claims of one case in the (verified) release's gold.parquet, in release order."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(gold.verified.parquet, columns=CLAIM_COLUMNS,
+                          filters=[("dataset", "=", dataset or ""), ("case_id", "=", case_id)])
+    return [{"claim_id": row["claim_id"], "text": row["claim"], "gold_label": row["gold_label"],
+             "severity": row["severity"], "resolution": row["resolution"], "passage_ids": list(row["passage_ids"] or [])}
+            for row in table.to_pylist()]
+
+
 # ------------------------------------------------------------------------------ the gold
 
 
-def _read_gold(session: Session, actor: Caller, release: str | Path) -> _RunGold:
-    """The cases of a verified release, with the blind rule applied to its claims."""
+def _read_gold(session: Session, actor: Caller, release: str | Path, keep: tuple[str, str] | None = None) -> _RunGold:
+    """The cases of a verified release, with the blind rule applied to its claims; with `keep`
+    (dataset, case id), that case's cases.jsonl line too (question, passages with their texts)."""
     import pyarrow.parquet as pq
 
     verified = open_release(session, actor, release)
@@ -196,7 +385,8 @@ def _read_gold(session: Session, actor: Caller, release: str | Path) -> _RunGold
     lines = read_released_cases(verified.folder, columns["dataset"], columns["case_id"])
     passages = {(line["dataset"], passage["passage_id"]): (passage.get("doc_id") or "", passage.get("version") or "")
                 for line in lines for passage in line.get("passages") or ()}
-    return _RunGold(verified, cases, passages, bool(lines) or not cases)
+    kept = next((line for line in lines if (line["dataset"], line.get("case_id")) == keep), None) if keep else None
+    return _RunGold(verified, cases, passages, bool(lines) or not cases, kept)
 
 
 def _release_keys(session: Session, gold: _RunGold) -> dict[str, Any]:
@@ -325,4 +515,5 @@ def _compare_warnings(gold: _RunGold, metas: Mapping[str, Mapping[str, Any]], re
     return warnings
 
 
-__all__ = ["DEFAULT_K", "REPORT_SPLITS", "RETRIEVAL_RULES", "UNITS", "compare_report", "gate_exit_code", "run_report"]
+__all__ = ["DEFAULT_K", "REPORT_SPLITS", "RETRIEVAL_RULES", "UNITS", "ReportFingerprint", "case_detail", "compare_report",
+           "gate_exit_code", "report_fingerprint", "run_report"]

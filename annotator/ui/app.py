@@ -27,6 +27,7 @@ PAGES = (  # (key in components.PAGE_ROLES, file, icon)
     ("agreement", "views/agreement.py", ":material/handshake:"),
     ("releases", "views/releases.py", ":material/inventory_2:"),
     ("judges", "views/judges.py", ":material/smart_toy:"),
+    ("runs", "views/runs.py", ":material/rule:"),
     ("admin", "views/admin.py", ":material/admin_panel_settings:"),
     ("imports", "views/imports.py", ":material/upload_file:"),
 )

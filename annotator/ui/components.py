@@ -50,6 +50,7 @@ PAGE_ROLES: dict[str, frozenset[str]] = {
     "agreement": frozenset({"admin"}),
     "releases": frozenset({"admin"}),
     "judges": frozenset({"admin"}),  # judge labels would anchor labelers and adjudicators (Permission.CALIBRATE)
+    "runs": frozenset({"admin"}),  # a run report shows each case's gold evidence (Permission.SCORE_RUNS)
     "admin": frozenset({"admin"}),
     "imports": frozenset({"admin"}),
 }

@@ -72,9 +72,10 @@ def reason(report: Report, metric: str) -> str:
     return note((report.get("undefined") or {}).get(metric)) or t("agreement.no_data")
 
 
-NOTE_PREFIXES: tuple[str, ...] = ("msg.agreement.", "msg.calibration.", "msg.judge.")
-"""The messages a report's notes are written from: agreement.py's, calibration.py's and the judge
-report's (services/judges.py)."""
+NOTE_PREFIXES: tuple[str, ...] = ("msg.agreement.", "msg.calibration.", "msg.judge.", "msg.run.")
+"""The messages a report's notes are written from: agreement.py's, calibration.py's, the judge
+report's (services/judges.py) and the run reports' (run_scoring.py, run_compare.py,
+services/run_reports.py)."""
 
 
 def note(text: str | None) -> str | None:
