@@ -259,8 +259,11 @@ def _score_run(session: Session, actor: Caller, name: str, meta: Mapping[str, An
     in_split = [case for (name_, _), case in gold.cases.items()
                 if name_ == dataset and (split == "all" or case.split == split)]
     outside = sum(1 for case_id in mine if (dataset, case_id) not in gold.cases)
-    retrieved_ids = {passage_id for case in in_split if case.case_id in mine for passage_id in mine[case.case_id]["retrieved"]}
-    corpus = _corpus(session, dataset, gold, retrieved_ids)
+    wanted = {passage_id for case in in_split if case.case_id in mine for passage_id in mine[case.case_id]["retrieved"]}
+    if unit == "doc":  # a required passage need not be one the release holds: its document is the corpus's too
+        wanted.update(passage_id for case in in_split if case.case_id in mine
+                      for passage_id in _ids(case.metadata, "required_evidence_ids"))
+    corpus = _corpus(session, dataset, gold, wanted)
     old = _old_passages(gold, dataset)
     document_of = {passage_id: doc_id for passage_id, (doc_id, _) in corpus.items() if doc_id} if unit == "doc" else None
     scored = []
@@ -280,8 +283,9 @@ def _score_run(session: Session, actor: Caller, name: str, meta: Mapping[str, An
 
 
 def _corpus(session: Session, dataset: str | None, gold: _RunGold, wanted: Iterable[str]) -> dict[str, tuple[str, str]]:
-    """passage id -> (doc_id, version) of the retrieved passages the dataset knows: from the
-    release when it holds them, else from the database (the corpus; only their document is used)."""
+    """passage id -> (doc_id, version) of the release's passages and of the `wanted` ones (the
+    retrieved passages, and for `--unit doc` the required ones) the dataset knows: from the release
+    when it holds them, else from the database (the corpus; only their document is used)."""
     known = {passage_id: value for (name, passage_id), value in gold.passages.items() if name == dataset}
     missing = sorted(set(wanted) - known.keys())
     if not missing or dataset is None:
