@@ -294,3 +294,172 @@ def test_a_required_passage_outside_the_release_is_mapped_to_its_document_by_the
     assert (by_passage["n_relevant"], by_passage["recall_at_k"]) == (1, 0.0)  # p9, not p5: required evidence overrides
     by_doc = cases_of(report(world, "doc-a", "v2", unit="doc"))["q6"]
     assert (by_doc["recall_at_k"], by_doc["reciprocal_rank"], by_doc["status"]) == (1.0, 1.0, "passed")  # p2 and p9 are A
+
+
+def test_k_and_the_retrieval_rule_decide_when_retrieval_is_ok(world):
+    at_two = cases_of(report(world, k=2))
+    assert (at_two["q1"]["recall_at_k"], at_two["q1"]["precision_at_k"], at_two["q1"]["retrieval_ok"]) == (0.5, 0.5, False)
+    assert at_two["q1"]["status"] == "retrieval_failure" and "partial_evidence" in at_two["q1"]["failure_labels"]
+    assert at_two["q1"]["reciprocal_rank"] == 0.5  # the first relevant rank over the whole list, whatever k
+    any_rule = report(world, k=2, rule="any")
+    assert any_rule["retrieval_rule"] == "any"
+    q1 = cases_of(any_rule)["q1"]
+    assert (q1["retrieval_ok"], q1["status"]) == (True, "passed") and "partial_evidence" in q1["failure_labels"]
+
+
+def test_a_split_scores_its_cases_only(world):
+    holdout = report(world, split="holdout")
+    assert [case["case_id"] for case in holdout["cases"]] == ["q3"] and holdout["split"] == "holdout"
+    assert (holdout["n_cases"], holdout["n_release_cases"], holdout["n_missing"]) == (1, 1, 0)
+    assert set(holdout["by_split"]) == {"holdout"}
+    dev = report(world, split="dev")
+    assert [case["case_id"] for case in dev["cases"]] == ["q1", "q2", "q4"] and dev["n_release_cases"] == 3
+    assert dev["mean_recall_at_k"] == pytest.approx(0.75)
+
+
+def test_missing_cases_and_cases_outside_the_release_are_counted_and_warned_of(world, tmp_path):
+    base = report(world)
+    assert (base["n_release_cases"], base["n_missing"], base["n_outside_release"]) == (4, 0, 1)  # q5
+    assert base["warnings"] == ["run base has 1 cases the release does not hold: they are not scored"]
+    imported(world, tmp_path, "two", GOOD[:2])
+    two = report(world, "two")
+    assert (two["n_cases"], two["n_release_cases"], two["n_missing"], two["n_outside_release"]) == (2, 4, 2, 0)
+    assert two["warnings"] == ["run two has 2 of the 4 cases of the release in this split missing: the figures cover "
+                               "the cases it has"]
+    assert report(world, "two", split="holdout")["n_missing"] == 1
+
+
+def test_a_run_of_another_dataset_is_warned_of_and_its_figures_say_why_they_are_none(world, tmp_path):
+    with session_scope(world) as session:
+        Seeder(session, "other").claim("z1", "z1-a")
+    imported(world, tmp_path, "elsewhere", [line("z1", ["p1"])])
+    data = report(world, "elsewhere")
+    assert data["n_cases"] == 0 and data["n_outside_release"] == 1 and data["mean_recall_at_k"] is None
+    assert data["undefined"]["mean_recall_at_k"] == "there are no cases (0/0)"
+    assert any("run elsewhere (dataset other) has no case of this release (datasets pilot)" in w for w in data["warnings"])
+
+
+def test_a_release_folder_gives_the_stored_releases_report_and_a_copy_is_scored_with_a_warning(world, tmp_path):
+    by_name, by_folder = report(world), report(world, release=tmp_path / "releases" / "v1")
+    assert by_folder["release"] == str(tmp_path / "releases" / "v1") and by_folder["release_stored_as"] == "v1"
+    for key in ("cases", "blockers", "mean_recall_at_k", "ci95", "by_slice", "release_manifest_sha256"):
+        assert by_name[key] == by_folder[key]
+    as_text = report(world, release=str(tmp_path / "releases" / "v1"))  # a str naming no stored release: a folder
+    assert as_text["cases"] == by_name["cases"]
+    copy = tmp_path / "copy of v1"
+    shutil.copytree(tmp_path / "releases" / "v1", copy)
+    manifest = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
+    manifest["creator"] = "someone else"
+    (copy / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    copied = report(world, release=copy)
+    assert copied["release_stored_as"] is None and copied["cases"] == by_name["cases"]
+    assert any("is not a release this database holds" in w for w in copied["warnings"])
+
+
+def test_a_tampered_release_is_refused_by_name_and_as_a_folder(world, tmp_path):
+    parquet = release_layout(tmp_path / "releases" / "v1").parquet
+    parquet.write_bytes(parquet.read_bytes() + b"\0")
+    for release in ("v1", tmp_path / "releases" / "v1"):
+        with pytest.raises(ReleaseVerifyError, match="gold.parquet"):
+            report(world, release=release)
+        with pytest.raises(ReleaseVerifyError, match="gold.parquet"):
+            compare(world, "base", "good", release=release)
+
+
+def test_a_stale_passage_is_an_old_version_in_the_release_or_one_the_case_names(world):
+    cases = cases_of(report(world))
+    assert cases["q1"]["stale_retrieved"] == ["p3"]  # doc B 2025-01, beside p4 (2026-04) in the release
+    assert cases["q3"]["stale_retrieved"] == ["p1"]  # q3's outdated_passage_ids; p1 is no old version
+    assert cases["q2"]["stale_retrieved"] == []  # p9 is outside the release, p5 and p6 current
+    assert "stale_evidence" in cases["q1"]["failure_labels"] and cases["q1"]["status"] == "passed"  # a label only
+
+
+def test_a_superseded_release_says_so(world, tmp_path):
+    with session_scope(world) as session:
+        create_release(session, OPERATOR, "v2", only_final=True, out_dir=tmp_path / "releases", n_bootstrap=0)
+    assert report(world)["superseded_by"] == ["v2"] and report(world, release="v2")["superseded_by"] == []
+    assert compare(world, "base", "good")["superseded_by"] == ["v2"]
+
+
+# ------------------------------------------------------------------------------- refusals
+
+
+def test_an_unknown_run_or_release_is_named(world, tmp_path):
+    with pytest.raises(NotFoundError, match="no run named 'nope'.*base"):
+        report(world, "nope")
+    with pytest.raises(NotFoundError, match="no release named 'v9'"):
+        report(world, release="v9")
+    with pytest.raises(NotFoundError, match="holds no manifest.json"):
+        report(world, release=tmp_path)
+    with pytest.raises(NotFoundError, match="no run named 'nope'"):
+        compare(world, "base", "nope")
+    with pytest.raises(NotFoundError, match="no release named 'v9'"):
+        compare(world, "base", "good", release="v9")
+
+
+@pytest.mark.parametrize("options, words", [
+    ({"k": 0}, "k 0: give the rank cut"),
+    ({"k": -3}, "k -3"),
+    ({"k": True}, "k True"),
+    ({"k": 2.5}, "k 2.5"),
+    ({"unit": "page"}, "unit 'page': score retrieval by one of passage, doc"),
+    ({"split": "test"}, "split 'test': choose one of all, dev, holdout"),
+    ({"rule": "most"}, "retrieval rule 'most': choose one of all, any"),
+    ({"n_bootstrap": 5}, "use 0 bootstrap resamples (no intervals) or at least 100"),
+    ({"n_bootstrap": -1}, "use 0 bootstrap resamples"),
+])
+def test_a_bad_k_unit_split_rule_or_bootstrap_is_refused_in_words(world, options, words):
+    with pytest.raises(InvalidValueError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        report(world, **options)
+    with pytest.raises(InvalidValueError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        compare(world, "base", "good", **options)
+
+
+@pytest.mark.parametrize("options, words", [
+    ({"margin": -0.1}, "margin -0.1: give the pass-rate loss"),
+    ({"margin": 1.0}, "margin 1.0"),
+    ({"margin": float("nan")}, "margin nan"),
+    ({"margin": float("inf")}, "margin inf"),
+    ({"alpha": 0.0}, "alpha 0.0: give the level"),
+    ({"alpha": 1.0}, "alpha 1.0"),
+    ({"alpha": float("nan")}, "alpha nan"),
+])
+def test_a_bad_margin_or_alpha_is_refused_in_words(world, options, words):
+    with pytest.raises(InvalidValueError, match=words):
+        compare(world, "base", "good", **options)
+
+
+def test_the_same_run_twice_is_refused(world):
+    with pytest.raises(InvalidValueError, match="run 'base' is given as both the baseline and the candidate"):
+        compare(world, "base", "base")
+
+
+def test_only_an_admin_may_score_or_compare_runs(world):
+    with Session(world) as session:
+        people = [session.exec(select(User).where(User.name == name)).one() for name in ("alice", "carol")]
+    for person in people:
+        with session_scope(world) as session:
+            with pytest.raises(PermissionDeniedError, match="only an admin"):
+                run_report(session, person, "base", "v1", n_bootstrap=0)
+            with pytest.raises(PermissionDeniedError, match="only an admin"):
+                compare_report(session, person, "base", "good", "v1", n_bootstrap=0)
+            with pytest.raises(PermissionDeniedError, match="only an admin"):
+                run_report(session, None, "base", "v1", n_bootstrap=0)
+
+
+def test_an_admin_still_to_label_a_released_claim_is_refused_the_report_and_the_comparison(world, tmp_path):
+    with session_scope(world) as session:
+        session.add_all([User(name="root", roles="admin,labeler"), User(name="chief", roles="admin,labeler")])
+        session.flush()
+        cases = {case.case_id: case.id for case in session.exec(select(Case))}
+        assign_cases(session, OPERATOR, [cases["q1"]], ["root"])
+        assign_cases(session, OPERATOR, [cases["q5"]], ["chief"])  # q5 is outside the release
+    for release in ("v1", tmp_path / "releases" / "v1"):
+        with session_scope(world) as session:
+            root, chief = (session.exec(select(User).where(User.name == name)).one() for name in ("root", "chief"))
+            with pytest.raises(PermissionDeniedError, match="you cannot score a run against this release: it holds "
+                                                            "claims you are assigned to label"):
+                run_report(session, root, "base", release, n_bootstrap=0)
+            with pytest.raises(PermissionDeniedError, match="assigned to label"):
+                compare_report(session, root, "base", "good", release, n_bootstrap=0)
+            assert run_report(session, chief, "base", release, n_bootstrap=0)["n_cases"] == 4

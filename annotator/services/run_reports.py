@@ -22,6 +22,7 @@ from typing import Any
 from sqlmodel import Session, select
 
 from annotator import run_compare, run_scoring
+from annotator.agreement import MIN_BOOTSTRAP
 from annotator.errors import InvalidValueError
 from annotator.highlight import old_versions
 from annotator.messages import english, msg
@@ -69,9 +70,13 @@ class _RunGold:
         return any(case.split == "holdout" for case in self.cases.values())
 
 
-def _checked(k: int, unit: str, split: str, rule: str) -> None:
+def _checked(k: int, unit: str, split: str, rule: str, n_bootstrap: int) -> None:
+    """InvalidValueError for a k that is not a whole number >= 1, a unit, split or rule outside
+    its choices, and a number of resamples other than 0 or at least agreement.MIN_BOOTSTRAP."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InvalidValueError.of("msg.run.bad_k", k=repr(k))
+    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int) or n_bootstrap < 0 or 0 < n_bootstrap < MIN_BOOTSTRAP:
+        raise InvalidValueError.of("msg.calibration.bootstrap", minimum=MIN_BOOTSTRAP, n=repr(n_bootstrap))
     for value, choices, key in ((unit, UNITS, "msg.run.bad_unit"), (split, REPORT_SPLITS, "msg.run.bad_split"),
                                 (rule, RETRIEVAL_RULES, "msg.run.bad_rule")):
         if value not in choices:
@@ -100,10 +105,10 @@ def run_report(session: Session, actor: Caller, name: str, release: str | Path, 
     Raises PermissionDeniedError unless `actor` may score runs, or when the release holds a claim
     `actor` is still to label (the blind rule); NotFoundError for an unknown run or release;
     ReleaseVerifyError when the release does not match its manifest; InvalidValueError for a bad
-    k, unit, split or rule.
+    k, unit, split or rule, or an n_bootstrap other than 0 or at least agreement.MIN_BOOTSTRAP.
     """
     require(actor, Permission.SCORE_RUNS)
-    _checked(k, unit, split, rule)
+    _checked(k, unit, split, rule, n_bootstrap)
     meta = run_json(session, get_run(session, actor, name))
     gold = _read_gold(session, actor, release)
     if unit == "doc" and not gold.has_passages:
@@ -153,7 +158,7 @@ def compare_report(session: Session, actor: Caller, base: str, candidate: str, r
     chosen = "given" if split is not None else "default"
     if split is None:
         split = "holdout" if gold.has_holdout() else "all"
-    _checked(k, unit, split, rule)
+    _checked(k, unit, split, rule, n_bootstrap)
     if unit == "doc" and not gold.has_passages:
         raise InvalidValueError.of("msg.run.doc_needs_cases", release=gold.verified.release)
     scored = {role: _score_run(session, actor, run, metas[role], gold, k=k, unit=unit, split=split, rule=rule)[0]
