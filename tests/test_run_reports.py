@@ -463,3 +463,99 @@ def test_an_admin_still_to_label_a_released_claim_is_refused_the_report_and_the_
             with pytest.raises(PermissionDeniedError, match="assigned to label"):
                 compare_report(session, root, "base", "good", release, n_bootstrap=0)
             assert run_report(session, chief, "base", release, n_bootstrap=0)["n_cases"] == 4
+
+
+# ------------------------------------------------------------------------------- compare
+
+
+def test_the_comparison_holds_every_key_the_issue_names_in_plain_python_types(world):
+    data = compare(world, "base", "good", split="all")
+    assert set(COMPARE_KEYS) <= set(data)
+    assert (data["base"], data["candidate"], data["release"], data["k"], data["unit"]) == ("base", "good", "v1", 5, "passage")
+    assert set(data["metric_deltas"]) >= {"mean_recall_at_k", "mrr", "pass_rate", "claim_support_rate"}
+    for figures in data["by_slice"].values():
+        assert {"n", "fixed", "regressed", "fix_rate", "regression_rate", "regression_p", "regression_p_holm",
+                "regresses"} <= set(figures)
+    assert not_plain(data) == []
+    assert type(data["mcnemar_p"]) is float and type(data["n_common"]) is int
+
+
+def test_a_candidate_that_fixes_cases_and_regresses_none_ships(world):
+    data = compare(world, "misses", "good", split="all")
+    assert (data["decision"], data["fixed"], data["regressed"]) == ("ship", ["q1", "q2"], [])
+    assert (data["fix_rate"], data["regression_rate"]) == (1.0, 0.0)
+    assert (data["pass_rate_base"], data["pass_rate_candidate"], data["pass_rate_difference"]) == (0.5, 1.0, 0.5)
+    assert data["ci95"]["pass_rate_difference"][0] >= 0 and data["blockers"] == []
+    assert data["mcnemar_p"] == pytest.approx(0.5)  # 2 discordant cases, both one way: 2 * (1/2)^2
+    assert any("lower bound is not below 0" in reason for reason in data["reasons"])
+    assert gate_exit_code(data["decision"]) == 0
+
+
+def test_a_candidate_that_regresses_cases_without_a_blocker_holds(world):
+    data = compare(world, "good", "misses", split="all")
+    assert (data["decision"], data["fixed"], data["regressed"]) == ("hold", [], ["q1", "q2"])
+    assert data["ci95"]["pass_rate_difference"][0] < 0 and data["blockers"] == []
+    assert any("lower bound is below 0" in reason for reason in data["reasons"])
+    assert data["by_slice"]["normal"]["regressed"] == ["q1"] and data["by_slice"]["paraphrase"]["regressed"] == ["q2"]
+    assert gate_exit_code(data["decision"]) == 3
+    wide = compare(world, "good", "misses", split="all", margin=0.9)  # a resample of q1 and q2 alone loses them both
+    assert wide["decision"] == "hold" and wide["margin"] == 0.9
+    assert any("[-1.000, 0.000]: its lower bound is below -0.900" in reason for reason in wide["reasons"])
+
+
+def test_a_candidate_with_a_blocker_is_blocked_whatever_its_pass_rate(world):
+    data = compare(world, "good", "base", split="all")
+    assert data["decision"] == "blocked" and gate_exit_code("blocked") == 1
+    assert [blocker["reason"] for blocker in data["blockers"]] == [
+        "severe_contradiction", "forbidden_evidence", "answered_when_expected"]
+    assert data["reasons"][0].startswith("3 blockers: case q2: claim x2 is contradicted, severity legal; "
+                                         "case q3 retrieved forbidden passage p6")
+    assert data["regressed"] == ["q2", "q3"] and data["n_only_candidate"] == 0  # q5 is outside the release
+
+
+def test_the_decision_uses_the_holdout_by_default_and_all_cases_when_the_release_has_none(world, tmp_path):
+    chosen = compare(world, "misses", "good")
+    assert (chosen["split"], chosen["split_chosen"], chosen["n_common"]) == ("holdout", "default", 1)  # q3
+    given = compare(world, "misses", "good", split="dev")
+    assert (given["split"], given["split_chosen"], given["n_common"]) == ("dev", "given", 3)
+    with session_scope(world) as session:
+        seed = Seeder(session, "devonly")
+        for case_id in ("d1", "d2"):
+            seed.claim(case_id, f"{case_id}-a", passages=(f"{case_id}-p",), labels=AGREED)
+    with session_scope(world) as session:
+        create_release(session, OPERATOR, "dev-only", dataset="devonly", only_final=True, out_dir=tmp_path / "releases",
+                       n_bootstrap=0)
+    imported(world, tmp_path, "dev-base", [line("d1", ["x"]), line("d2", ["d2-p"])], dataset="devonly")
+    imported(world, tmp_path, "dev-candidate", [line("d1", ["d1-p"]), line("d2", ["d2-p"])], dataset="devonly")
+    data = compare(world, "dev-base", "dev-candidate", release="dev-only")
+    assert (data["split"], data["split_chosen"], data["n_common"], data["fixed"]) == ("all", "default", 2, ["d1"])
+
+
+def test_cases_only_one_run_has_are_counted_not_compared(world, tmp_path):
+    imported(world, tmp_path, "two", GOOD[:2])
+    data = compare(world, "misses", "two", split="all")
+    assert (data["n_common"], data["n_only_base"], data["n_only_candidate"]) == (2, 2, 0)
+    assert data["fixed"] == ["q1", "q2"]
+    assert any("2 cases of the baseline and 0 of the candidate are not in both runs" in w for w in data["warnings"])
+
+
+def test_the_demo_is_blocked_on_its_holdout_and_lists_its_fixed_and_regressed_cases_on_all(any_engine, tmp_path):
+    from annotator.services.demo import DEMO_RELEASE, DEMO_RUNS, seed_demo
+
+    with session_scope(any_engine) as session:
+        seed_demo(session, release_dir=tmp_path)
+    (base, _, _), (candidate, _, _) = DEMO_RUNS
+    held = compare(any_engine, base, candidate, release=DEMO_RELEASE)
+    assert (held["decision"], held["split"], held["split_chosen"]) == ("blocked", "holdout", "default")
+    assert gate_exit_code(held["decision"]) == 1
+    assert held["blockers"] and all(blocker["case_id"] and blocker["reason"] for blocker in held["blockers"])
+    assert any(blocker["reason"] == "forbidden_evidence" for blocker in held["blockers"])
+    assert held["reasons"][0].startswith(("1 blocker: case", f"{len(held['blockers'])} blockers: case"))
+    whole = compare(any_engine, base, candidate, release=DEMO_RELEASE, split="all")
+    assert whole["split_chosen"] == "given" and whole["decision"] == "blocked"
+    assert whole["fixed"] and whole["regressed"] and not set(whole["fixed"]) & set(whole["regressed"])
+    before = cases_of(report(any_engine, base, DEMO_RELEASE))
+    after = cases_of(report(any_engine, candidate, DEMO_RELEASE))
+    assert whole["fixed"] == [c for c in before if before[c]["status"] != "passed" and after[c]["status"] == "passed"]
+    assert whole["regressed"] == [c for c in before if before[c]["status"] == "passed" and after[c]["status"] != "passed"]
+    assert whole["n_common"] == len(before) and not_plain(whole) == []
