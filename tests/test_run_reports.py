@@ -324,8 +324,8 @@ def test_missing_cases_and_cases_outside_the_release_are_counted_and_warned_of(w
     imported(world, tmp_path, "two", GOOD[:2])
     two = report(world, "two")
     assert (two["n_cases"], two["n_release_cases"], two["n_missing"], two["n_outside_release"]) == (2, 4, 2, 0)
-    assert two["warnings"] == ["run two has 2 of the 4 cases of the release in this split missing: the figures cover "
-                               "the cases it has"]
+    assert two["warnings"] == [("run two has 2 of the 4 cases of the release in this split missing: the figures "
+                                "cover the cases it has")]
     assert report(world, "two", split="holdout")["n_missing"] == 1
 
 
