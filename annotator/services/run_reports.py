@@ -143,6 +143,8 @@ def compare_report(session: Session, actor: Caller, base: str, candidate: str, r
     release_path, release_manifest_sha256, release_stored_as, superseded_by, k, unit, split,
     split_chosen ("default" when the split was chosen by the release, "given" otherwise),
     retrieval_rule, warnings.
+    Two runs of different datasets have no case in common (a case is one dataset's, whatever its
+    id): all their cases are counted, none compared, and a warning says why.
     Raises as `run_report`, and InvalidValueError for a negative or non-finite margin, an alpha
     outside (0, 1), or the same run given twice.
     """
@@ -163,6 +165,9 @@ def compare_report(session: Session, actor: Caller, base: str, candidate: str, r
         raise InvalidValueError.of("msg.run.doc_needs_cases", release=gold.verified.release)
     scored = {role: _score_run(session, actor, run, metas[role], gold, k=k, unit=unit, split=split, rule=rule)[0]
               for role, run in (("base", base), ("candidate", candidate))}
+    if metas["base"].get("dataset") != metas["candidate"].get("dataset"):
+        # compare_runs matches cases by id; the same id in another dataset is another case: none is common
+        scored["candidate"] = [{**case, "case_id": (case["dataset"], case["case_id"])} for case in scored["candidate"]]
     compared = run_compare.compare_runs(scored["base"], scored["candidate"], margin=float(margin), alpha=float(alpha),
                                         n_bootstrap=n_bootstrap, seed=seed)
     report = {"base": base, "candidate": candidate, "base_meta": metas["base"], "candidate_meta": metas["candidate"],
