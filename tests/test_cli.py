@@ -488,6 +488,7 @@ def test_run_compare_gate_exits_0_for_ship_1_for_blocked_3_for_hold(runs_db, bas
     (("--k", "0"), "Invalid value for '--k'"),
     (("--bootstrap", "-1"), "Invalid value for '--bootstrap'"),
     (("--margin", "x"), "Invalid value for '--margin'"),
+    (("--unit", "page"), "Invalid value for --unit"),
 ])
 def test_run_compare_gate_exits_2_for_a_usage_error(runs_db, args, words):
     from tests.conftest import annotator
@@ -513,6 +514,8 @@ def test_run_compare_refuses_bad_values_in_words_and_takes_a_release_folder(runs
     assert report.code == 0 and report.out.startswith(f"run base against release {folder} (manifest sha256 ")
     unknown = annotator("run", "report", "base", "--release", "v9", "--db", runs_db)
     assert unknown.code == 1 and "no release named 'v9'" in unknown.err
+    undecided = annotator("run", "compare", "misses", "good", "--release", "v9", "--gate", "--db", runs_db)
+    assert undecided.code == 4 and "no release named 'v9'" in undecided.err  # neither ship (0) nor blocked (1)
 
 
 def test_run_report_and_compare_show_control_characters_in_ids_escaped(tmp_path):
