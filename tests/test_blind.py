@@ -622,6 +622,10 @@ INTERNAL: dict[str, str] = {
     "imports.bulk_insert": "no caller: writes the rows an import that checked its caller gives it, returns nothing",
     "imports.refused_when_concurrent": "no caller, no database: a decorator of the imports",
     "imports.skipped_lines_of": "no caller, no database: the skipped lines of a partial import, from its own notes",
+    "imports.nothing_stored": "no caller, no database: the refusal of a run file with nothing left to store, built "
+                              "from an import's own notes",
+    "imports.refuse_taken_name": "no caller: refuses a run name taken in any letter case, for import_run and "
+                                 "import_judge_labels, which checked their caller",
     "imports.differences": "no caller, no database: compares two contents it is given",
     "imports.stored_label_conflict": "no caller, no database: the refusal of a label that differs from the stored one, "
                                   "built from both",
