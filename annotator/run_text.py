@@ -3,13 +3,16 @@ report` and `annotator run compare`.
 
 Takes the dicts `services.run_reports.run_report` and `compare_report` return (so it formats a
 saved JSON report too) and returns text; no computing happens here. Blockers come first in both:
-they stop a change whatever the averages say.
+they stop a change whatever the averages say. Every value from a file or a user (run, release,
+case, passage and claim ids, claim texts, slices, warnings and reasons) goes through
+terminal.terminal_safe: the text holds no control character but the line breaks it puts itself.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from annotator.terminal import terminal_safe as _s
 from annotator.vocabulary import FAILURE_LABELS, INDICATIVE_BELOW, RUN_STATUSES
 
 FIGURES = ("pass_rate", "mean_recall_at_k", "mean_precision_at_k", "hit_rate_at_k", "mrr", "mean_ndcg_at_k",
@@ -30,24 +33,24 @@ def _value(value: float | None) -> str:
 
 
 def _ids(ids: list[str], limit: int) -> str:
-    shown = ", ".join(ids[:limit])
+    shown = ", ".join(_s(i) for i in ids[:limit])
     return shown + (f", ... ({len(ids) - limit} more)" if len(ids) > limit else "") if ids else "-"
 
 
 def format_blocker(blocker: dict[str, Any]) -> str:
-    """One blocker in words: its case, its reason and what it names."""
+    """One blocker in words: its case, its reason and what it names (each terminal-safe)."""
     reason = blocker.get("reason")
-    case = blocker.get("case_id")
+    case = _s(blocker.get("case_id"))
     if reason == "forbidden_evidence":
-        return f"case {case}: retrieved forbidden passage(s) {', '.join(blocker.get('passage_ids') or [])}"
+        return f"case {case}: retrieved forbidden passage(s) {', '.join(_s(p) for p in blocker.get('passage_ids') or [])}"
     if reason == "answered_when_expected":
-        claims = ", ".join(f"{claim.get('claim_id') or claim.get('text')} ({claim.get('label')})"
+        claims = ", ".join(f"{_s(claim.get('claim_id') or claim.get('text'))} ({_s(claim.get('label'))})"
                            for claim in blocker.get("claims") or [])
-        return f"case {case}: answered where the gold expects {blocker.get('expected')}, with claims not supported: {claims}"
+        return f"case {case}: answered where the gold expects {_s(blocker.get('expected'))}, with claims not supported: {claims}"
     if reason == "severe_contradiction":
-        return (f"case {case}: claim {blocker.get('claim_id') or blocker.get('text')} is contradicted by the evidence, "
-                f"severity {blocker.get('severity')}")
-    return f"case {case}: {reason}"
+        return (f"case {case}: claim {_s(blocker.get('claim_id') or blocker.get('text'))} is contradicted by the evidence, "
+                f"severity {_s(blocker.get('severity'))}")
+    return f"case {case}: {_s(reason)}"
 
 
 def _blockers(blockers: list[dict[str, Any]]) -> list[str]:
@@ -94,7 +97,7 @@ def _breakdown(groups: dict[str, Any], title: str) -> list[str]:
              + " ".join(f"{figure:>18}" for figure in BREAKDOWN_FIGURES[1:])]
     for group, figures in groups.items():
         n = figures.get("n_cases", 0)
-        name = f"{group or '-'}{'*' if n < INDICATIVE_BELOW else ''}"
+        name = f"{_s(group) or '-'}{'*' if n < INDICATIVE_BELOW else ''}"
         passed = (figures.get("status_counts") or {}).get("passed", 0)
         lines.append(f"  {name:<24} {n:>5} {passed:>6} {len(figures.get('blockers') or []):>6}  "
                      f"{_value(figures.get('pass_rate')):>9} {_interval((figures.get('ci95') or {}).get('pass_rate')):<16} "
@@ -106,14 +109,14 @@ def format_run_report(data: dict[str, Any]) -> str:
     """The whole report: what was scored against what, the blockers, the figures with case-level
     intervals, the status and failure-label counts, each breakdown, and the failed cases (at most
     FAILED_SHOWN)."""
-    lines = [f"run {data['run']} against release {data['release']} (manifest sha256 {data['release_manifest_sha256']})",
+    lines = [f"run {_s(data['run'])} against release {_s(data['release'])} (manifest sha256 {_s(data['release_manifest_sha256'])})",
              f"  k {data['k']}, unit {data['unit']}, split {data['split']}, retrieval rule {data['retrieval_rule']}; "
              f"cases scored {data['n_cases']} of the release's {data['n_release_cases']} (missing from the run "
              f"{data['n_missing']}, run cases outside the release {data['n_outside_release']}); retrieved ids the "
              f"dataset does not know: {data.get('n_unknown_retrieved', 0)}"]
     if data.get("superseded_by"):
-        lines.append(f"  note: this release is superseded by {', '.join(data['superseded_by'])}: score against the newest gold")
-    lines += [f"  WARNING: {warning}" for warning in data.get("warnings") or ()]
+        lines.append(f"  note: this release is superseded by {', '.join(map(_s, data['superseded_by']))}: score against the newest gold")
+    lines += [f"  WARNING: {_s(warning)}" for warning in data.get("warnings") or ()]
     lines += _blockers(data.get("blockers") or [])
     lines += _counts(data, "")
     lines += _figures(data, "")
@@ -124,7 +127,7 @@ def format_run_report(data: dict[str, Any]) -> str:
         lines.append(f"failed cases: {len(failed)}" + (f" (the first {FAILED_SHOWN}; --json lists all)"
                                                         if len(failed) > FAILED_SHOWN else ""))
         for case in failed[:FAILED_SHOWN]:
-            lines.append(f"  {case['case_id']}  {case['status']}  {', '.join(case.get('failure_labels') or []) or '-'}")
+            lines.append(f"  {_s(case['case_id'])}  {_s(case['status'])}  {_s(', '.join(case.get('failure_labels') or [])) or '-'}")
     return "\n".join(lines)
 
 
@@ -133,14 +136,14 @@ def format_compare(data: dict[str, Any]) -> str:
     regressed cases, the pass rates with the paired interval and McNemar's p, each slice, and the
     metric deltas."""
     lines = [f"DECISION: {data['decision'].upper()}",
-             *(f"  - {reason}" for reason in data.get("reasons") or ()),
-             f"candidate {data['candidate']} against baseline {data['base']}, release {data['release']} "
-             f"(manifest sha256 {data['release_manifest_sha256']})",
-             f"  split {data['split']} ({_split_note(data)}), "
+             *(f"  - {_s(reason)}" for reason in data.get("reasons") or ()),
+             f"candidate {_s(data['candidate'])} against baseline {_s(data['base'])}, release {_s(data['release'])} "
+             f"(manifest sha256 {_s(data['release_manifest_sha256'])})",
+             f"  split {_s(data['split'])} ({_split_note(data)}), "
              f"k {data['k']}, unit {data['unit']}, margin {data['margin']}, alpha {data['alpha']}",
              f"  cases in both runs {data['n_common']}; only in the baseline {data['n_only_base']}; "
              f"only in the candidate {data['n_only_candidate']}"]
-    lines += [f"  WARNING: {warning}" for warning in data.get("warnings") or ()]
+    lines += [f"  WARNING: {_s(warning)}" for warning in data.get("warnings") or ()]
     lines += _blockers(data.get("blockers") or [])
     lines += [f"fixed (failed -> passed): {len(data['fixed'])}: {_ids(data['fixed'], CASES_SHOWN)}",
               f"regressed (passed -> failed): {len(data['regressed'])}: {_ids(data['regressed'], CASES_SHOWN)}",
@@ -153,7 +156,7 @@ def format_compare(data: dict[str, Any]) -> str:
         lines.append(f"  {'slice':<24} {'n':>5} {'fixed':>6} {'regr.':>6} {'p (Holm)':>9}")
         for name, figures in slices.items():
             flag = "  REGRESSES" if figures.get("regresses") else ""
-            lines.append(f"  {name or '-':<24} {figures.get('n', 0):>5} {len(figures.get('fixed') or []):>6} "
+            lines.append(f"  {_s(name) or '-':<24} {figures.get('n', 0):>5} {len(figures.get('fixed') or []):>6} "
                          f"{len(figures.get('regressed') or []):>6} {_value(figures.get('regression_p_holm')):>9}{flag}")
     deltas = data.get("metric_deltas") or {}
     if deltas:

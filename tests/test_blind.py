@@ -54,13 +54,14 @@ import annotator.services as services_package
 import annotator.ui.components as ui_components
 from annotator.db import init_db, session_scope
 from annotator.errors import AnnotatorError, PermissionDeniedError
-from annotator.models import Case, Claim, ClaimPassage, Dataset, Draft, Label, LabelEvent, Passage, User
+from annotator.models import Case, Claim, ClaimPassage, Dataset, Draft, GoldRelease, Label, LabelEvent, Passage, User
 from annotator.services import (
     access,
     adjudication,
     blind,
     corrections,
     drafts,
+    gold_source,
     guidelines,
     history,
     home,
@@ -75,7 +76,8 @@ from annotator.services import (
     status,
     users,
 )
-from annotator.messages import english
+from annotator.messages import english, msg
+from annotator.release import read_manifest
 from annotator.services.access import OPERATOR
 from annotator.services.fingerprint import label_fingerprint
 from annotator.workflow import Permission
@@ -116,6 +118,20 @@ JUDGE_PRIVATE = (JUDGE_MARKER, str(JUDGE_CONFIDENCE))
 NOT_BLIND = ("mika",)
 """The adjudicator, swept for judge traces only (mika labels nothing)."""
 
+RAG_RUNS = {
+    "rag-base-world": [
+        {"case_id": "case-1", "retrieved": ["case-1-p2", "case-1-p1"], "behavior": "answer",
+         "claims": [{"text": "Claim text 1.2.", "label": "support"}]},
+        {"case_id": "case-2", "retrieved": ["case-2-p3"], "behavior": "abstain"}],
+    "rag-candidate-world": [
+        {"case_id": "case-1", "retrieved": ["case-1-p1"], "behavior": "answer",
+         "claims": [{"text": "Claim text 1.2.", "label": "support"}]},
+        {"case_id": "case-2", "retrieved": ["case-2-p1", "case-2-p3"], "behavior": "answer", "cited": ["case-2-p1"],
+         "claims": [{"text": "Claim text 2.1.", "label": "contradict", "severity": "legal"}]}],
+}
+"""The world's RAG runs over case-1 (Z's case: X is not in gold-v0) and case-2 (W, not released)."""
+RAG_BASE, RAG_CANDIDATE = RAG_RUNS
+
 
 # --- the world ---------------------------------------------------------------------------------
 
@@ -127,7 +143,7 @@ def build_world(session: Session, releases_dir: Path) -> None:
     assigned to aoi, ren and boss. Z is labeled support by all three (B has submitted on it).
     case-2 (paraphrase): claim case-2-c1 (W), assigned to aoi and cleo, disputed (aoi support,
     cleo contradict). Release gold-v0 (only final: Z) is written to `releases_dir`; the judge run
-    JUDGE_RUN (JUDGE_LABELS) is imported from a file beside it.
+    JUDGE_RUN (JUDGE_LABELS) and the RAG runs RAG_RUNS are imported from files beside it.
     """
     dataset = Dataset(name="pilot", source_format="test")
     session.add(dataset)
@@ -169,6 +185,10 @@ def build_world(session: Session, releases_dir: Path) -> None:
                                   for claim_id, label in JUDGE_LABELS.items()), encoding="utf-8")
     judges.import_judge_labels(session, OPERATOR, judge_file, run=JUDGE_RUN, model=JUDGE_MODEL,
                                prompt_version=JUDGE_PROMPT, note=JUDGE_NOTE)
+    for name, lines in RAG_RUNS.items():
+        run_file = releases_dir.parent / f"{name}.jsonl"
+        run_file.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        runs.import_run(session, OPERATOR, run_file, run=name, meta={"system": name})
 
 
 def a_labels_x(session: Session) -> None:
@@ -334,6 +354,17 @@ def _run_file_of_x(c: SimpleNamespace) -> Path:
     return path
 
 
+def _gold_v0_folder(s: Session) -> Path:
+    """Where gold-v0 was written (its folder, which a caller could name instead of the release)."""
+    return Path(s.exec(select(GoldRelease.path).where(GoldRelease.name == "gold-v0")).one())
+
+
+def _gold_v0_as_verified(s: Session) -> gold_source.VerifiedRelease:
+    """gold-v0 as gold_source.open_release gives it, built from its row and folder (no caller)."""
+    row = s.exec(select(GoldRelease).where(GoldRelease.name == "gold-v0")).one()
+    return gold_source.VerifiedRelease("gold-v0", Path(row.path), row.manifest_sha256, read_manifest(Path(row.path)), "gold-v0")
+
+
 NEW_CASE = (b'{"case_id": "case-9", "question": "Q?", "answer": "A.", "slice": "normal", "split": "dev", "metadata": {}, '
             b'"passages": [{"passage_id": "case-9-p1", "doc_id": "d", "version": "v1", "title": "T", "text": "E."}], '
             b'"claims": [{"claim_id": "case-9-c1", "text": "C."}]}\n')
@@ -435,13 +466,39 @@ PROBES: dict[str, dict[str, Probe]] = {
         "run of X's case": lambda s, c: runs.import_run(s, c.me, _run_file_of_x(c), run="run-probe"),
     },
     "runs.list_runs": {"": lambda s, c: runs.list_runs(s, c.me)},
-    "runs.get_run": {"": lambda s, c: runs.get_run(s, c.me, "run-probe")},
-    "runs.run_cases": {"": lambda s, c: runs.run_cases(s, c.me, "run-probe")},
+    "runs.get_run": {"": lambda s, c: runs.get_run(s, c.me, "run-probe"),
+                     "world's run": lambda s, c: runs.get_run(s, c.me, RAG_BASE)},
+    "runs.run_cases": {"": lambda s, c: runs.run_cases(s, c.me, "run-probe"),
+                       "world's run": lambda s, c: runs.run_cases(s, c.me, RAG_CANDIDATE)},
+    "run_reports.run_report": {
+        "gold-v0": lambda s, c: run_reports.run_report(s, c.me, RAG_BASE, "gold-v0", n_bootstrap=100),
+        "gold-v0 folder, by document": lambda s, c: run_reports.run_report(s, c.me, RAG_CANDIDATE, _gold_v0_folder(s),
+                                                                           unit="doc", n_bootstrap=100),
+    },
+    "run_reports.compare_report": {
+        "gold-v0": lambda s, c: run_reports.compare_report(s, c.me, RAG_BASE, RAG_CANDIDATE, "gold-v0", n_bootstrap=100),
+        "gold-v0 folder": lambda s, c: run_reports.compare_report(s, c.me, RAG_CANDIDATE, RAG_BASE, _gold_v0_folder(s),
+                                                                  n_bootstrap=100),
+    },
+    "gold_source.open_release": {
+        "gold-v0": lambda s, c: gold_source.open_release(s, c.me, "gold-v0"),
+        "gold-v0 folder": lambda s, c: gold_source.open_release(s, c.me, _gold_v0_folder(s)),
+        "gold-v0 folder as text": lambda s, c: gold_source.open_release(s, c.me, str(_gold_v0_folder(s))),
+    },
+    "gold_source.refuse_blind": {
+        "X": lambda s, c: gold_source.refuse_blind(s, c.me, [("pilot", "case-1-c1")], msg("msg.run.doing_report")),
+        "Z and W": lambda s, c: gold_source.refuse_blind(s, c.me, [("pilot", "case-1-c2"), ("pilot", "case-2-c1")],
+                                                         msg("msg.run.doing_report")),
+    },
+    "gold_source.superseded_by": {"gold-v0": lambda s, c: gold_source.superseded_by(s, _gold_v0_as_verified(s))},
     "run_reports.report_fingerprint": {
         "gold-v0": lambda s, c: run_reports.report_fingerprint(s, c.me, ["run-probe"], "gold-v0"),
+        "world's runs": lambda s, c: run_reports.report_fingerprint(s, c.me, [RAG_BASE, RAG_CANDIDATE], "gold-v0"),
     },
     "run_reports.case_detail": {
         "X's case": lambda s, c: run_reports.case_detail(s, c.me, "run-probe", "gold-v0", "case-1"),
+        "X's case, world's run": lambda s, c: run_reports.case_detail(s, c.me, RAG_BASE, "gold-v0", "case-1"),
+        "Z's case, world's run": lambda s, c: run_reports.case_detail(s, c.me, RAG_CANDIDATE, "gold-v0", "case-2"),
     },
     "imports.check_upload": {
         "cases": lambda s, c: imports.check_upload(s, c.me, "cases.jsonl", NEW_CASE, imports.UploadOptions()),
@@ -574,6 +631,10 @@ INTERNAL: dict[str, str] = {
     "imports.bulk_insert": "no caller: writes the rows an import that checked its caller gives it, returns nothing",
     "imports.refused_when_concurrent": "no caller, no database: a decorator of the imports",
     "imports.skipped_lines_of": "no caller, no database: the skipped lines of a partial import, from its own notes",
+    "imports.nothing_stored": "no caller, no database: the refusal of a run file with nothing left to store, built "
+                              "from an import's own notes",
+    "imports.refuse_taken_name": "no caller: refuses a run name taken in any letter case, for import_run and "
+                                 "import_judge_labels, which checked their caller",
     "imports.differences": "no caller, no database: compares two contents it is given",
     "imports.stored_label_conflict": "no caller, no database: the refusal of a label that differs from the stored one, "
                                   "built from both",
@@ -586,6 +647,8 @@ INTERNAL: dict[str, str] = {
     "judges.run_json": "no caller: a judge run as plain data, for list_judge_runs, import_judge_labels and judge_report, "
                        "which checked their caller",
     "runs.run_json": "no caller: a run as plain data, for list_runs, import_run and the run reports, which checked their caller",
+    "run_reports.gate_exit_code": "no caller, no database: the exit code of a decision it is given, for the command "
+                                  "line's run compare --gate",
 }
 """Public service functions that take no caller and that no page calls: reachable on nobody's
 behalf (`test_internal_service_functions_are_not_called_by_any_page` checks the second part)."""
@@ -736,7 +799,9 @@ def test_a_labeler_is_refused_every_service_beyond_labeling(swept):
         "labeling.assign_cases", "releases.check_stored_release",
         "releases.compare_releases", "releases.create_release", "releases.get_release", "releases.list_releases", "releases.release_files",
         "releases.verify_stored_release", "reports.agreement_report", "reports.label_table", "runs.get_run",
-        "runs.import_run", "runs.list_runs", "runs.run_cases", "run_reports.case_detail", "run_reports.report_fingerprint", "status.project_status", "users.add_user", "users.list_users", "users.set_active", "users.set_password", "users.set_roles",
+        "runs.import_run", "runs.list_runs", "runs.run_cases", "run_reports.run_report", "run_reports.compare_report",
+        "run_reports.case_detail", "run_reports.report_fingerprint",
+        "gold_source.open_release", "status.project_status", "users.add_user", "users.list_users", "users.set_active", "users.set_password", "users.set_roles",
     } <= refused
     assert swept.s1["ren", "labeling.claim_for_labeler", "W"]["outcome"] == "refused"  # not ren's claim
 
@@ -780,6 +845,31 @@ def test_no_service_gives_a_labeler_or_an_adjudicator_anything_of_a_judge_run(sw
     boss_runs = swept.s1["boss", "judges.list_judge_runs", ""]
     assert boss_runs["outcome"] == "ok" and [run["name"] for run in boss_runs["result"]] == [JUDGE_RUN]
     assert swept.s1["boss", "judges.judge_report", "gold-v0"]["outcome"] == "ok"  # gold-v0 holds Z, which boss labeled
+
+
+RUN_SERVICES = {"runs.get_run", "runs.import_run", "runs.list_runs", "runs.run_cases", "run_reports.run_report",
+                "run_reports.compare_report"}
+"""The services of RAG runs: admins only (Permission.SCORE_RUNS), as the judges' are."""
+
+
+def test_no_service_gives_a_labeler_or_an_adjudicator_a_run_or_its_report(swept):
+    """ren and mika are refused every run service and every way to open a release; boss (an admin
+    who has labeled Z, gold-v0's only claim) gets the world's runs, their reports and their comparison."""
+    for who in ("ren", "mika"):
+        for world in (swept.s0, swept.s1):
+            outcomes = {function: outcome["outcome"] for (caller, function, _), outcome in world.items()
+                        if caller == who and function in RUN_SERVICES | {"gold_source.open_release"}}
+            assert set(outcomes.values()) == {"refused"}, (who, outcomes)
+    boss_runs = swept.s1["boss", "runs.list_runs", ""]
+    assert boss_runs["outcome"] == "ok" and sorted(run["name"] for run in boss_runs["result"]) == sorted(RAG_RUNS)
+    for function, probe in (("run_reports.run_report", "gold-v0"), ("run_reports.run_report", "gold-v0 folder, by document"),
+                            ("run_reports.compare_report", "gold-v0"), ("run_reports.compare_report", "gold-v0 folder"),
+                            ("gold_source.open_release", "gold-v0 folder")):
+        assert swept.s1["boss", function, probe]["outcome"] == "ok", (function, probe, swept.s1["boss", function, probe])
+    report = swept.s1["boss", "run_reports.run_report", "gold-v0"]["result"]
+    assert [case["case_id"] for case in report["cases"]] == ["case-1"] and report["n_outside_release"] == 1
+    assert swept.s1["boss", "gold_source.refuse_blind", "X"]["outcome"] == "refused"  # boss is still to label X
+    assert swept.s1["boss", "gold_source.refuse_blind", "Z and W"]["outcome"] == "ok"
 
 
 CALLER_PARAMETERS = ("caller", "actor", "user")

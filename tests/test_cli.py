@@ -405,3 +405,151 @@ def test_an_unknown_id_or_name_of_100000_characters_is_echoed_shortened(tmp_path
         refused = run(*args, db=db, cwd=tmp_path, ok=False)
         assert refused.stderr.startswith(start) and len(refused.stderr) < 1_000, (args, refused.stderr[:300])
         assert "d" * limit + "…" in refused.stderr and "d" * (limit + 1) not in refused.stderr
+
+
+# ------------------------------------------------------------------ run report, run compare and the gate
+
+
+@pytest.fixture
+def runs_db(tmp_path):
+    """tests/test_run_reports.py's world in a SQLite file: release v1 in tmp_path/releases and the runs
+    base (three blockers), good (every case passed) and misses (q1 and q2 miss their evidence)."""
+    from annotator.db import init_db, session_scope
+    from annotator.services.access import OPERATOR
+    from annotator.services.releases import create_release
+    from tests.test_run_reports import BASE, GOOD, MISSES, imported, seed_world
+
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    engine = init_db(db)
+    with session_scope(engine) as session:
+        seed_world(session)
+    with session_scope(engine) as session:
+        create_release(session, OPERATOR, "v1", only_final=True, out_dir=tmp_path / "releases", n_bootstrap=0)
+    for name, lines in (("base", BASE), ("good", GOOD), ("misses", MISSES)):
+        imported(engine, tmp_path, name, lines)
+    engine.dispose()
+    return db
+
+
+def test_run_report_json_holds_the_keys_of_the_contract(runs_db):
+    from tests.conftest import annotator
+    from tests.test_run_reports import CASE_KEYS, GROUP_KEYS, REPORT_KEYS
+
+    ran = annotator("run", "report", "base", "--release", "v1", "--bootstrap", "200", "--json", "--db", runs_db)
+    assert ran.code == 0, ran.err
+    data = json.loads(ran.out)
+    assert set(REPORT_KEYS) <= set(data) and set(GROUP_KEYS) <= set(data)
+    assert all(set(CASE_KEYS) <= set(case) for case in data["cases"])
+    assert (data["run"], data["release"], data["k"], data["unit"], data["n_cases"], len(data["blockers"])) == (
+        "base", "v1", 5, "passage", 4, 3)
+    by_doc = json.loads(annotator("run", "report", "base", "--release", "v1", "--unit", "doc", "--k", "3", "--split",
+                                  "dev", "--retrieval-rule", "any", "--bootstrap", "0", "--json", "--db", runs_db).out)
+    assert (by_doc["unit"], by_doc["k"], by_doc["split"], by_doc["retrieval_rule"], by_doc["n_cases"]) == (
+        "doc", 3, "dev", "any", 3)
+
+
+def test_run_report_text_shows_the_blockers_before_any_figure(runs_db):
+    from tests.conftest import annotator
+
+    ran = annotator("run", "report", "base", "--release", "v1", "--bootstrap", "0", "--db", runs_db)
+    assert ran.code == 0, ran.err
+    lines = ran.out.splitlines()
+    assert lines[0].startswith("run base against release v1 (manifest sha256 ")
+    first_figure = next(i for i, text in enumerate(lines) if text.split()[:1] == ["pass_rate"])
+    blockers = lines.index("BLOCKERS: 3 (each stops the change whatever the averages say)")
+    assert blockers < first_figure
+    assert lines[blockers + 1:blockers + 4] == [
+        "  case q2: claim x2 is contradicted by the evidence, severity legal",
+        "  case q3: retrieved forbidden passage(s) p6",
+        "  case q3: answered where the gold expects abstain, with claims not supported: x3 (insufficient)"]
+    assert "failed cases: 2" in lines and "  q2  both  partial_evidence, unsupported_claim" in lines
+    good = annotator("run", "report", "good", "--release", "v1", "--bootstrap", "0", "--db", runs_db).out.splitlines()
+    assert good[2] == "blockers: none"
+
+
+@pytest.mark.parametrize("base, candidate, code, decision", [
+    ("misses", "good", 0, "SHIP"),
+    ("good", "base", 1, "BLOCKED"),
+    ("good", "misses", 3, "HOLD"),
+])
+def test_run_compare_gate_exits_0_for_ship_1_for_blocked_3_for_hold(runs_db, base, candidate, code, decision):
+    from tests.conftest import annotator
+
+    ran = annotator("run", "compare", base, candidate, "--release", "v1", "--split", "all", "--bootstrap", "200",
+                    "--gate", "--db", runs_db)
+    assert ran.code == code, ran.err
+    assert ran.out.splitlines()[0] == f"DECISION: {decision}"
+    without_gate = annotator("run", "compare", base, candidate, "--release", "v1", "--split", "all", "--bootstrap", "200",
+                             "--json", "--db", runs_db)
+    assert without_gate.code == 0 and json.loads(without_gate.out)["decision"] == decision.lower()
+
+
+@pytest.mark.parametrize("args, words", [
+    (("--k", "0"), "Invalid value for '--k'"),
+    (("--bootstrap", "-1"), "Invalid value for '--bootstrap'"),
+    (("--margin", "x"), "Invalid value for '--margin'"),
+    (("--unit", "page"), "Invalid value for --unit"),
+])
+def test_run_compare_gate_exits_2_for_a_usage_error(runs_db, args, words):
+    from tests.conftest import annotator
+
+    ran = annotator("run", "compare", "misses", "good", "--release", "v1", "--gate", *args, "--db", runs_db)
+    assert ran.code == 2 and words in ran.err.replace("│", " ")
+
+
+def test_run_compare_refuses_bad_values_in_words_and_takes_a_release_folder(runs_db, tmp_path):
+    from tests.conftest import annotator
+
+    refused = annotator("run", "compare", "misses", "good", "--release", "v1", "--margin", "-0.1", "--db", runs_db)
+    assert refused.code == 1 and refused.err.startswith("Error: margin -0.1: give the pass-rate loss")
+    few = annotator("run", "report", "base", "--release", "v1", "--bootstrap", "5", "--db", runs_db)
+    assert few.code == 1 and few.err == "Error: use 0 bootstrap resamples (no intervals) or at least 100 (1,000 recommended), not 5\n"
+    folder = str(tmp_path / "releases" / "v1")
+    ran = annotator("run", "compare", "misses", "good", "--release", folder, "--split", "all", "--bootstrap", "200",
+                    "--gate", "--json", "--db", runs_db)
+    assert ran.code == 0, ran.err
+    data = json.loads(ran.out)
+    assert (data["release"], data["release_stored_as"], data["decision"]) == (folder, "v1", "ship")
+    report = annotator("run", "report", "base", "--release", folder, "--bootstrap", "0", "--db", runs_db)
+    assert report.code == 0 and report.out.startswith(f"run base against release {folder} (manifest sha256 ")
+    unknown = annotator("run", "report", "base", "--release", "v9", "--db", runs_db)
+    assert unknown.code == 1 and "no release named 'v9'" in unknown.err
+    undecided = annotator("run", "compare", "misses", "good", "--release", "v9", "--gate", "--db", runs_db)
+    assert undecided.code == 4 and "no release named 'v9'" in undecided.err  # neither ship (0) nor blocked (1)
+
+
+def test_run_report_and_compare_show_control_characters_in_ids_escaped(tmp_path):
+    from annotator.db import init_db, session_scope
+    from annotator.services.access import OPERATOR
+    from annotator.services.releases import create_release
+    from tests.conftest import annotator
+    from tests.test_release_service import Seeder
+    from tests.test_run_reports import imported
+
+    hostile = "q\x1b[31m1\nBLOCKERS: none\u202e"
+    db = f"sqlite:///{tmp_path / 'hostile.db'}"
+    engine = init_db(db)
+    with session_scope(engine) as session:
+        seed = Seeder(session, "pi\x1b]0;lot\x07")
+        seed.claim(hostile, "c1", slice_="sl\x1b[2Jice", passages=("p\x1b[1m1",), labels={"alice": "support", "bob": "support"})
+        seed.claim("q2", "c2", passages=("p2",), labels={"alice": "support", "bob": "support"})
+        seed.cases[hostile].meta = {"forbidden_evidence_ids": ["p\x9b2"]}
+    with session_scope(engine) as session:
+        create_release(session, OPERATOR, "v1", only_final=True, out_dir=tmp_path / "releases", n_bootstrap=0)
+    claim = {"text": "bad\x1b[8m", "label": "contradict", "severity": "legal", "claim_id": "x\x1b[31m"}
+    imported(engine, tmp_path, "r1", [{"case_id": hostile, "retrieved": ["p\x9b2", "p\x1b[1m1"], "behavior": "answer",
+                                       "claims": [claim]}, {"case_id": "q2", "retrieved": ["p2"], "behavior": "answer"}])
+    imported(engine, tmp_path, "r2", [{"case_id": hostile, "retrieved": ["p\x1b[1m1"], "behavior": "answer"},
+                                      {"case_id": "q2", "retrieved": ["p2"], "behavior": "answer"}])
+    engine.dispose()
+    for args in (("run", "report", "r1"), ("run", "compare", "r1", "r2"), ("run", "compare", "r2", "r1"),
+                 ("run", "report", "r1", "--json"), ("run", "compare", "r2", "r1", "--json")):
+        ran = annotator(*args, "--release", "v1", "--bootstrap", "0", "--db", db)
+        assert ran.code == 0, ran.err
+        for control in ("\x1b", "\x07", "\x9b", "\u202e"):
+            assert control not in ran.out, (args, control)
+        assert not any(line.startswith("BLOCKERS: none") for line in ran.out.splitlines()), args
+    text = annotator("run", "report", "r1", "--release", "v1", "--bootstrap", "0", "--db", db).out
+    assert "case q\\x1b[31m1\\x0aBLOCKERS: none\\u202e: retrieved forbidden passage(s) p\\x9b2" in text
+    data = json.loads(annotator("run", "report", "r1", "--release", "v1", "--bootstrap", "0", "--json", "--db", db).out)
+    assert data["cases"][0]["case_id"] == hostile and data["blockers"][0]["passage_ids"] == ["p\x9b2"]

@@ -18,9 +18,10 @@ from annotator.errors import NotFoundError, PermissionDeniedError
 from annotator.messages import Message
 from annotator.models import Claim, Dataset, GoldRelease
 from annotator.release import check_release, read_manifest, release_layout
-from annotator.services.access import Caller
+from annotator.services.access import Caller, require
 from annotator.services.blind import claims_still_to_label
 from annotator.services.releases import check_stored_release
+from annotator.workflow import Permission
 
 LOOKUP_BATCH = 500
 
@@ -59,6 +60,7 @@ def open_release(session: Session, actor: Caller, release: str | Path) -> Verifi
     NotFoundError for an unknown release name or a folder without a manifest.json;
     ReleaseVerifyError when a file does not match the manifest.
     """
+    require(actor, Permission.RELEASE)  # a folder too: the database's check_stored_release is not asked for one
     if isinstance(release, str) and _is_unstored_folder(session, release):
         release = Path(release)
     if isinstance(release, Path):

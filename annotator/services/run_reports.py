@@ -23,6 +23,7 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 
 from annotator import run_compare, run_scoring
+from annotator.agreement import MIN_BOOTSTRAP
 from annotator.errors import InvalidValueError, NotFoundError
 from annotator.highlight import old_versions
 from annotator.messages import english, msg, shortened
@@ -73,9 +74,13 @@ class _RunGold:
         return any(case.split == "holdout" for case in self.cases.values())
 
 
-def _checked(k: int, unit: str, split: str, rule: str) -> None:
+def _checked(k: int, unit: str, split: str, rule: str, n_bootstrap: int) -> None:
+    """InvalidValueError for a k that is not a whole number >= 1, a unit, split or rule outside
+    its choices, and a number of resamples other than 0 or at least agreement.MIN_BOOTSTRAP."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InvalidValueError.of("msg.run.bad_k", k=repr(k))
+    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int) or n_bootstrap < 0 or 0 < n_bootstrap < MIN_BOOTSTRAP:
+        raise InvalidValueError.of("msg.calibration.bootstrap", minimum=MIN_BOOTSTRAP, n=repr(n_bootstrap))
     for value, choices, key in ((unit, UNITS, "msg.run.bad_unit"), (split, REPORT_SPLITS, "msg.run.bad_split"),
                                 (rule, RETRIEVAL_RULES, "msg.run.bad_rule")):
         if value not in choices:
@@ -104,10 +109,10 @@ def run_report(session: Session, actor: Caller, name: str, release: str | Path, 
     Raises PermissionDeniedError unless `actor` may score runs, or when the release holds a claim
     `actor` is still to label (the blind rule); NotFoundError for an unknown run or release;
     ReleaseVerifyError when the release does not match its manifest; InvalidValueError for a bad
-    k, unit, split or rule.
+    k, unit, split or rule, or an n_bootstrap other than 0 or at least agreement.MIN_BOOTSTRAP.
     """
     require(actor, Permission.SCORE_RUNS)
-    _checked(k, unit, split, rule)
+    _checked(k, unit, split, rule, n_bootstrap)
     meta = run_json(session, get_run(session, actor, name))
     gold = _read_gold(session, actor, release)
     if unit == "doc" and not gold.has_passages:
@@ -142,6 +147,8 @@ def compare_report(session: Session, actor: Caller, base: str, candidate: str, r
     release_path, release_manifest_sha256, release_stored_as, superseded_by, k, unit, split,
     split_chosen ("default" when the split was chosen by the release, "given" otherwise),
     retrieval_rule, warnings.
+    Two runs of different datasets have no case in common (a case is one dataset's, whatever its
+    id): all their cases are counted, none compared, and a warning says why.
     Raises as `run_report`, and InvalidValueError for a negative or non-finite margin, an alpha
     outside (0, 1), or the same run given twice.
     """
@@ -157,11 +164,14 @@ def compare_report(session: Session, actor: Caller, base: str, candidate: str, r
     chosen = "given" if split is not None else "default"
     if split is None:
         split = "holdout" if gold.has_holdout() else "all"
-    _checked(k, unit, split, rule)
+    _checked(k, unit, split, rule, n_bootstrap)
     if unit == "doc" and not gold.has_passages:
         raise InvalidValueError.of("msg.run.doc_needs_cases", release=gold.verified.release)
     scored = {role: _score_run(session, actor, run, metas[role], gold, k=k, unit=unit, split=split, rule=rule)[0]
               for role, run in (("base", base), ("candidate", candidate))}
+    if metas["base"].get("dataset") != metas["candidate"].get("dataset"):
+        # compare_runs matches cases by id; the same id in another dataset is another case: none is common
+        scored["candidate"] = [{**case, "case_id": (case["dataset"], case["case_id"])} for case in scored["candidate"]]
     compared = run_compare.compare_runs(scored["base"], scored["candidate"], margin=float(margin), alpha=float(alpha),
                                         n_bootstrap=n_bootstrap, seed=seed)
     report = {"base": base, "candidate": candidate, "base_meta": metas["base"], "candidate_meta": metas["candidate"],
@@ -449,8 +459,11 @@ def _score_run(session: Session, actor: Caller, name: str, meta: Mapping[str, An
     in_split = [case for (name_, _), case in gold.cases.items()
                 if name_ == dataset and (split == "all" or case.split == split)]
     outside = sum(1 for case_id in mine if (dataset, case_id) not in gold.cases)
-    retrieved_ids = {passage_id for case in in_split if case.case_id in mine for passage_id in mine[case.case_id]["retrieved"]}
-    corpus = _corpus(session, dataset, gold, retrieved_ids)
+    wanted = {passage_id for case in in_split if case.case_id in mine for passage_id in mine[case.case_id]["retrieved"]}
+    if unit == "doc":  # a required passage need not be one the release holds: its document is the corpus's too
+        wanted.update(passage_id for case in in_split if case.case_id in mine
+                      for passage_id in _ids(case.metadata, "required_evidence_ids"))
+    corpus = _corpus(session, dataset, gold, wanted)
     old = _old_passages(gold, dataset)
     document_of = {passage_id: doc_id for passage_id, (doc_id, _) in corpus.items() if doc_id} if unit == "doc" else None
     scored = []
@@ -470,8 +483,9 @@ def _score_run(session: Session, actor: Caller, name: str, meta: Mapping[str, An
 
 
 def _corpus(session: Session, dataset: str | None, gold: _RunGold, wanted: Iterable[str]) -> dict[str, tuple[str, str]]:
-    """passage id -> (doc_id, version) of the retrieved passages the dataset knows: from the
-    release when it holds them, else from the database (the corpus; only their document is used)."""
+    """passage id -> (doc_id, version) of the release's passages and of the `wanted` ones (the
+    retrieved passages, and for `--unit doc` the required ones) the dataset knows: from the release
+    when it holds them, else from the database (the corpus; only their document is used)."""
     known = {passage_id: value for (name, passage_id), value in gold.passages.items() if name == dataset}
     missing = sorted(set(wanted) - known.keys())
     if not missing or dataset is None:
