@@ -269,7 +269,7 @@ def case_detail(session: Session, actor: Caller, name: str, release: str | Path,
     manifest; InvalidValueError for a bad k, unit or rule.
     """
     require(actor, Permission.SCORE_RUNS)
-    _checked(k, unit, "all", rule)
+    _checked(k, unit, "all", rule, 0)
     run = get_run(session, actor, name)
     meta = run_json(session, run)
     dataset = meta.get("dataset")
