@@ -211,15 +211,22 @@ def _release_keys(session: Session, gold: _RunGold) -> dict[str, Any]:
 
 def _old_passages(gold: _RunGold, dataset: str) -> frozenset[str]:
     """The passages of `dataset` in the release that are an old version of their document
-    (highlight.old_versions over each document's passages)."""
-    by_doc: dict[str, list[SimpleNamespace]] = defaultdict(list)
+    (highlight.old_versions over each document's passages).
+
+    Whether a passage is old depends only on its version and the other versions of its document,
+    so the rule runs over one stand-in per distinct version (its passage id the version) and its
+    answer is mapped back to the passages: the same passages, without comparing every pair of a
+    document's passages (a document of n passages in one version costs n, not n^2)."""
+    by_doc: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for (name, passage_id), (doc_id, version) in gold.passages.items():
         if name == dataset and doc_id:
-            by_doc[doc_id].append(SimpleNamespace(passage_id=passage_id, doc_id=doc_id, version=version))
+            by_doc[doc_id][version].append(passage_id)
     old: set[str] = set()
-    for passages in by_doc.values():
-        if len(passages) > 1:
-            old.update(old_versions(passages))
+    for doc_id, versions in by_doc.items():
+        if len(versions) > 1:
+            stand_ins = [SimpleNamespace(passage_id=version, doc_id=doc_id, version=version) for version in versions]
+            for version in old_versions(stand_ins):
+                old.update(versions[version])
     return frozenset(old)
 
 
