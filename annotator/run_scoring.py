@@ -412,7 +412,7 @@ def bootstrap_sums(rows: np.ndarray, n_bootstrap: int, seed: int) -> np.ndarray 
     its rows with replacement; None with no resample or fewer than two rows.
 
     Method (Efron & Tibshirani 1993, ch. 6): identical rows are grouped into P patterns
-    (np.unique, sorted, so the result does not depend on the order of the rows) with
+    (unique_rows, sorted, so the result does not depend on the order of the rows) with
     frequencies f; the units are listed pattern by pattern, and each resample draws n of them
     uniformly with replacement (numpy default_rng(seed).integers). Counting the patterns drawn
     gives one row of the (n_bootstrap, P) count matrix, each row ~ Multinomial(n, f / n), the
@@ -424,7 +424,7 @@ def bootstrap_sums(rows: np.ndarray, n_bootstrap: int, seed: int) -> np.ndarray 
     """
     if n_bootstrap == 0 or rows.shape[0] < 2:
         return None
-    patterns, freq = np.unique(rows, axis=0, return_counts=True)
+    patterns, freq = unique_rows(rows)
     n, n_patterns = rows.shape[0], patterns.shape[0]
     index_type = np.int32 if n < 2**31 else np.int64  # a cell index stays under max(RESAMPLE_CHUNK, n)
     unit_pattern = np.repeat(np.arange(n_patterns, dtype=index_type), freq)
@@ -442,6 +442,23 @@ def bootstrap_sums(rows: np.ndarray, n_bootstrap: int, seed: int) -> np.ndarray 
             counts[start:start + size] = np.bincount(drawn.ravel(), minlength=size * n_patterns).reshape(size, n_patterns)
         out[block:block + counts.shape[0]] = counts @ patterns
     return out
+
+
+def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(patterns, freq): the distinct rows of `rows` (n, columns) of finite floats, in
+    lexicographic order (first column first), and how many times each occurs: what
+    np.unique(rows, axis=0, return_counts=True) gives, the same arrays. np.unique sorts the rows
+    as one structured value each, which is 10 to 20 times slower than np.lexsort over the
+    columns (stable, the last key primary) and a comparison of each sorted row with the one
+    before it (measured on 10,000 cases' terms: 33 ms against 2 ms)."""
+    if rows.shape[0] == 0:
+        return rows[:0].copy(), np.zeros(0, dtype=np.intp)
+    ordered = rows[np.lexsort(rows.T[::-1])]
+    new = np.empty(ordered.shape[0], dtype=bool)
+    new[0] = True
+    np.any(ordered[1:] != ordered[:-1], axis=1, out=new[1:])
+    starts = np.flatnonzero(new)
+    return ordered[starts], np.diff(np.append(starts, ordered.shape[0]))
 
 
 def bootstrap_figures(rows: np.ndarray, n_bootstrap: int, seed: int) -> dict[str, np.ndarray]:
