@@ -36,14 +36,17 @@ with the ratios ours / peer.
 Run: `python benchmarks/run_report_service.py [--cases N] [--retrieved N] [--bootstrap B] [--k K]
 [--repeat R] [--no-cli] [--work DIR]`
 
-Figures (2 CPUs shared with other jobs, load average 2-3; python 3.11, numpy 2.4 on OpenBLAS,
-SQLite; 10,000 cases, 100 ids each, 1,000 resamples, k 5; medians of 7 rounds of
-`python benchmarks/run_report_service.py --work /tmp/rr-bench --repeat 7`):
-  peer 0.64 s for one run, 1.26 s for both.
-  run_report 1.13 s: 1.77x the peer (CPU 1.94x); json.dumps of it 0.05 s.
-  compare_report 1.55 s: 1.23x the peer on both runs.
-  In their own processes: peer 2.07 s, report 3.23 s (1.56x), compare 3.02 s (1.46x); peak
-  resident memory 338 MB, 344 MB and 365 MB (goal < 500 MB).
+Figures (2 CPUs shared with other jobs, load average 1.5-3; python 3.11, numpy 2.4 on OpenBLAS,
+SQLite; 10,000 cases, 100 ids each, 1,000 resamples, k 5; two runs of
+`python benchmarks/run_report_service.py --work /tmp/rr-bench --repeat 7`, medians of 7 rounds each):
+  peer 0.60-0.64 s for one run, 1.19-1.26 s for both.
+  run_report 1.13-1.20 s: 1.77x-2.00x the peer (CPU 1.94x-2.01x), over the goal; json.dumps of
+      it 0.05 s more.
+  compare_report 1.54-1.55 s: 1.23x-1.29x the peer on both runs, within the goal.
+  In their own processes: peer 1.9-2.1 s, `run report` 3.1-3.2 s (1.56x-1.65x), `run compare`
+      3.0 s (1.46x-1.60x; the report's indented JSON alone takes 0.2 s, as json.dumps writes
+      with indent in Python, against 0.05 s without); peak resident memory 338 MB, 344 MB and
+      365 MB (goal < 500 MB).
   Before the changes this benchmark led to (json.dumps included): run_report 7.1 s (10.2x),
   compare_report 13.6 s (6.3x the peer on both runs), their commands 10.4 s and 13.5 s: a
   document's old passages were found by comparing every pair of its passages (900 comparisons for
