@@ -17,6 +17,7 @@ figures (None): it is never put into a recall denominator.
 from __future__ import annotations
 
 import math
+from itertools import compress, count
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -106,7 +107,7 @@ def case_retrieval(retrieved: Sequence[str], relevant: Collection[str], k: int) 
     wanted = set(relevant)
     if not wanted:
         return dict.fromkeys(RETRIEVAL_METRICS)
-    hits = [rank for rank, item in enumerate(retrieved, start=1) if item in wanted]
+    hits = list(compress(count(1), map(wanted.__contains__, retrieved)))  # the ranks of the relevant ids
     in_top = [rank for rank in hits if rank <= k]
     dcg = sum(1.0 / math.log2(rank + 1) for rank in in_top)
     ideal = sum(1.0 / math.log2(rank + 1) for rank in range(1, min(k, len(wanted)) + 1))

@@ -313,6 +313,40 @@ def test_the_chunk_size_of_the_resamples_does_not_change_the_intervals(monkeypat
     assert summarize(cases, n_bootstrap=301, seed=2) == whole
 
 
+def test_the_patterns_of_the_bootstrap_are_numpy_s_unique_rows_in_its_order():
+    rng = np.random.default_rng(6)
+    for trial in range(300):
+        rows = rng.integers(0, 4, size=(int(rng.integers(0, 120)), int(rng.integers(1, 9)))) / rng.integers(1, 5)
+        patterns, freq = run_scoring.unique_rows(rows)
+        if len(rows):
+            expected, counts = np.unique(rows, axis=0, return_counts=True)
+        else:
+            expected, counts = rows[:0], np.zeros(0, dtype=np.intp)
+        assert patterns.shape == expected.shape and patterns.tobytes() == expected.tobytes(), trial
+        assert np.array_equal(freq, counts) and freq.dtype == counts.dtype, trial
+    rng7 = random.Random(7)
+    cases = [random_case(rng7, i) for i in range(300)]
+    terms = run_scoring.case_terms(cases)
+    patterns, freq = run_scoring.unique_rows(terms)
+    expected, counts = np.unique(terms, axis=0, return_counts=True)
+    assert patterns.tobytes() == expected.tobytes() and np.array_equal(freq, counts)
+
+
+def test_the_case_terms_are_each_case_s_figures_as_numbers():
+    rng = random.Random(8)
+    cases = [random_case(rng, i) for i in range(200)]
+    terms = run_scoring.case_terms(cases)
+    for row, case in zip(terms, cases):
+        scored = case["recall_at_k"] is not None
+        metrics = [case[m] for m in ("recall_at_k", "precision_at_k", "hit_at_k", "reciprocal_rank", "ndcg_at_k")]
+        supported = round(case["claim_support_rate"] * case["n_claims"]) if case["n_claims"] else 0
+        expected = case["behavior_match"] is not None
+        assert list(row) == [float(scored), *(metrics if scored else [0.0] * 5), case["n_claims"], supported,
+                             float(expected), float(bool(case["behavior_match"])),
+                             float(case["status"] == "passed"), 1.0]
+    assert run_scoring.case_terms([]).shape == (0, terms.shape[1])
+
+
 def test_the_multinomial_bootstrap_matches_resampling_the_cases_by_index():
     rng = random.Random(5)
     cases = [random_case(rng, i) for i in range(300)]

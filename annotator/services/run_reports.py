@@ -15,6 +15,7 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import filterfalse
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, NamedTuple
@@ -24,6 +25,7 @@ from sqlmodel import Session, select
 
 from annotator import run_compare, run_scoring
 from annotator.agreement import MIN_BOOTSTRAP
+from annotator.bulk import collector_paused
 from annotator.errors import InvalidValueError, NotFoundError
 from annotator.highlight import old_versions
 from annotator.messages import english, msg, shortened
@@ -87,6 +89,7 @@ def _checked(k: int, unit: str, split: str, rule: str, n_bootstrap: int) -> None
             raise InvalidValueError.of(key, value=repr(value), choices=", ".join(choices))
 
 
+@collector_paused()  # a run's lists hold a million ids: every automatic full collection would walk them all
 def run_report(session: Session, actor: Caller, name: str, release: str | Path, *, k: int = DEFAULT_K,
                unit: str = "passage", split: str = "all", rule: str = "all", n_bootstrap: int = 1000,
                seed: int = 0) -> dict[str, Any]:
@@ -130,6 +133,7 @@ def run_report(session: Session, actor: Caller, name: str, release: str | Path, 
     return report
 
 
+@collector_paused()
 def compare_report(session: Session, actor: Caller, base: str, candidate: str, release: str | Path, *,
                    k: int = DEFAULT_K, unit: str = "passage", split: str | None = None, rule: str = "all",
                    margin: float = 0.0, alpha: float = 0.05, n_bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
@@ -408,15 +412,22 @@ def _release_keys(session: Session, gold: _RunGold) -> dict[str, Any]:
 
 def _old_passages(gold: _RunGold, dataset: str) -> frozenset[str]:
     """The passages of `dataset` in the release that are an old version of their document
-    (highlight.old_versions over each document's passages)."""
-    by_doc: dict[str, list[SimpleNamespace]] = defaultdict(list)
+    (highlight.old_versions over each document's passages).
+
+    Whether a passage is old depends only on its version and the other versions of its document,
+    so the rule runs over one stand-in per distinct version (its passage id the version) and its
+    answer is mapped back to the passages: the same passages, without comparing every pair of a
+    document's passages (a document of n passages in one version costs n, not n^2)."""
+    by_doc: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for (name, passage_id), (doc_id, version) in gold.passages.items():
         if name == dataset and doc_id:
-            by_doc[doc_id].append(SimpleNamespace(passage_id=passage_id, doc_id=doc_id, version=version))
+            by_doc[doc_id][version].append(passage_id)
     old: set[str] = set()
-    for passages in by_doc.values():
-        if len(passages) > 1:
-            old.update(old_versions(passages))
+    for doc_id, versions in by_doc.items():
+        if len(versions) > 1:
+            stand_ins = [SimpleNamespace(passage_id=version, doc_id=doc_id, version=version) for version in versions]
+            for version in old_versions(stand_ins):
+                old.update(versions[version])
     return frozenset(old)
 
 
@@ -459,43 +470,46 @@ def _score_run(session: Session, actor: Caller, name: str, meta: Mapping[str, An
     in_split = [case for (name_, _), case in gold.cases.items()
                 if name_ == dataset and (split == "all" or case.split == split)]
     outside = sum(1 for case_id in mine if (dataset, case_id) not in gold.cases)
-    wanted = {passage_id for case in in_split if case.case_id in mine for passage_id in mine[case.case_id]["retrieved"]}
+    ran_cases = [(case, mine[case.case_id]) for case in in_split if case.case_id in mine]
+    # one pass over the retrieved ids, in C (filterfalse): those the release does not hold, a few
+    release_passages = {passage_id: value for (name_, passage_id), value in gold.passages.items() if name_ == dataset}
+    released = frozenset(release_passages)  # a set is probed faster than a dict
+    not_released = [list(filterfalse(released.__contains__, ran["retrieved"])) for _, ran in ran_cases]
+    outside_release = set().union(*not_released)
     if unit == "doc":  # a required passage need not be one the release holds: its document is the corpus's too
-        wanted.update(passage_id for case in in_split if case.case_id in mine
-                      for passage_id in _ids(case.metadata, "required_evidence_ids"))
-    corpus = _corpus(session, dataset, gold, wanted)
+        outside_release.update(passage_id for case, _ in ran_cases for passage_id in _ids(case.metadata, "required_evidence_ids")
+                      if passage_id not in released)
+    corpus = _corpus(session, dataset, release_passages, outside_release)
     old = _old_passages(gold, dataset)
     document_of = {passage_id: doc_id for passage_id, (doc_id, _) in corpus.items() if doc_id} if unit == "doc" else None
     scored = []
-    for case in in_split:
-        ran = mine.get(case.case_id)
-        if ran is None:
-            continue
+    for (case, ran), others in zip(ran_cases, not_released):
         retrieved = ran["retrieved"]
         result = run_scoring.score_case(
             _gold_case(case, old, document_of), retrieved=retrieved,
             ranked=to_documents(retrieved, document_of) if document_of is not None else None,
             behavior=ran["behavior"], answer=ran["answer"], cited=ran["cited"], claims=ran["claims"], k=k, rule=rule,
-            n_unknown=sum(1 for passage_id in retrieved if passage_id not in corpus))
+            n_unknown=len(others) - sum(map(corpus.__contains__, others)))
         scored.append({"dataset": dataset, **result})
     counts = {"n_release_cases": len(in_split), "n_missing": len(in_split) - len(scored), "n_outside_release": outside}
     return scored, counts
 
 
-def _corpus(session: Session, dataset: str | None, gold: _RunGold, wanted: Iterable[str]) -> dict[str, tuple[str, str]]:
-    """passage id -> (doc_id, version) of the release's passages and of the `wanted` ones (the
-    retrieved passages, and for `--unit doc` the required ones) the dataset knows: from the release
-    when it holds them, else from the database (the corpus; only their document is used)."""
-    known = {passage_id: value for (name, passage_id), value in gold.passages.items() if name == dataset}
-    missing = sorted(set(wanted) - known.keys())
+def _corpus(session: Session, dataset: str | None, released: dict[str, tuple[str, str]],
+            others: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """passage id -> (doc_id, version) of the passages the dataset knows among the release's and
+    `others`: `released` (the release's passages of the dataset, completed here and returned), and
+    those of `others` (retrieved ids the release does not hold, and for `--unit doc` the required
+    ones) the database has (the corpus; only their document is used)."""
+    missing = sorted(set(others) - released.keys())
     if not missing or dataset is None:
-        return known
+        return released
     dataset_pk = session.exec(select(Dataset.id).where(Dataset.name == dataset)).first()
     for start in range(0, len(missing), LOOKUP_BATCH):
         query = (select(Passage.passage_id, Passage.doc_id, Passage.version)
                  .where(Passage.dataset_id == dataset_pk, Passage.passage_id.in_(missing[start:start + LOOKUP_BATCH])))
-        known.update((passage_id, (doc_id or "", version or "")) for passage_id, doc_id, version in session.exec(query).all())
-    return known
+        released.update((passage_id, (doc_id or "", version or "")) for passage_id, doc_id, version in session.exec(query).all())
+    return released
 
 
 # ------------------------------------------------------------------------------ warnings
