@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from annotator.agreement import MIN_BOOTSTRAP, percentile_interval
 from annotator.messages import english
@@ -440,7 +441,8 @@ def bootstrap_sums(rows: np.ndarray, n_bootstrap: int, seed: int) -> np.ndarray 
             drawn = np.take(unit_pattern, rng.integers(0, n, size=(size, n), dtype=index_type))
             drawn += (np.arange(size, dtype=index_type) * n_patterns)[:, None]  # row b counts into cells b*P .. b*P + P - 1
             counts[start:start + size] = np.bincount(drawn.ravel(), minlength=size * n_patterns).reshape(size, n_patterns)
-        out[block:block + counts.shape[0]] = counts @ patterns
+        with threadpool_limits(limits=1, user_api="blas"):  # BLAS splits a product by its threads, in another
+            out[block:block + counts.shape[0]] = counts @ patterns  # summing order per count: one thread, the same bits everywhere
     return out
 
 

@@ -286,7 +286,8 @@ def case_detail(session: Session, actor: Caller, name: str, release: str | Path,
                                case_id=shortened(case_id, MAX_ID_CHARS), release=gold.verified.release)
     retrieved = ran["retrieved"]
     line = gold.kept or {}
-    corpus = _corpus(session, dataset, gold, retrieved)
+    wanted = [*retrieved, *(_ids(case.metadata, "required_evidence_ids") if unit == "doc" else ())]
+    corpus = _corpus(session, dataset, _released_passages(gold, dataset), wanted)
     document_of = {passage_id: doc_id for passage_id, (doc_id, _) in corpus.items() if doc_id} if unit == "doc" else None
     gold_case = _gold_case(case, _old_passages(gold, dataset), document_of)
     ranked = to_documents(retrieved, document_of) if document_of is not None else list(retrieved)
@@ -472,7 +473,7 @@ def _score_run(session: Session, actor: Caller, name: str, meta: Mapping[str, An
     outside = sum(1 for case_id in mine if (dataset, case_id) not in gold.cases)
     ran_cases = [(case, mine[case.case_id]) for case in in_split if case.case_id in mine]
     # one pass over the retrieved ids, in C (filterfalse): those the release does not hold, a few
-    release_passages = {passage_id: value for (name_, passage_id), value in gold.passages.items() if name_ == dataset}
+    release_passages = _released_passages(gold, dataset)
     released = frozenset(release_passages)  # a set is probed faster than a dict
     not_released = [list(filterfalse(released.__contains__, ran["retrieved"])) for _, ran in ran_cases]
     outside_release = set().union(*not_released)
@@ -493,6 +494,11 @@ def _score_run(session: Session, actor: Caller, name: str, meta: Mapping[str, An
         scored.append({"dataset": dataset, **result})
     counts = {"n_release_cases": len(in_split), "n_missing": len(in_split) - len(scored), "n_outside_release": outside}
     return scored, counts
+
+
+def _released_passages(gold: _RunGold, dataset: str | None) -> dict[str, tuple[str, str]]:
+    """passage id -> (doc_id, version) of the release's passages of `dataset`."""
+    return {passage_id: value for (name, passage_id), value in gold.passages.items() if name == dataset}
 
 
 def _corpus(session: Session, dataset: str | None, released: dict[str, tuple[str, str]],
