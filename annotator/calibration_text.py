@@ -1,13 +1,16 @@
 """A judge report as plain text for the terminal: the `annotator judge report` output.
 
 Takes the dict `services.judges.judge_report` returns (so it formats a saved JSON report too) and
-returns text; no computing happens here.
+returns text; no computing happens here. Every id, name, slice and warning from a file or a user
+is written through terminal.terminal_safe, so a line break or an escape sequence in one is shown
+escaped and never starts a line of its own.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from annotator.terminal import terminal_safe as _s
 from annotator.vocabulary import INDICATIVE_BELOW
 
 RATES = ("percent_agreement", "cohen_kappa", "false_pass_rate", "false_fail_rate")
@@ -28,9 +31,9 @@ def _interval(interval: list[float] | None) -> str:
 
 
 def _header(data: dict[str, Any]) -> str:
-    lines = [f"judge run {data['run']} against release {data['release']} (manifest sha256 {data['release_manifest_sha256']})"]
+    lines = [f"judge run {_s(data['run'])} against release {_s(data['release'])} (manifest sha256 {data['release_manifest_sha256']})"]
     if data.get("superseded_by"):
-        lines.append(f"  note: this release is superseded by {', '.join(data['superseded_by'])}: score against the newest gold")
+        lines.append(f"  note: this release is superseded by {_s(', '.join(data['superseded_by']))}: score against the newest gold")
     views = data.get("holdout_views") or {}
     if data["split"] == "holdout":
         lines.append(f"  HOLDOUT figures. This release's holdout has now been viewed {views.get('this_run', 0)} time(s) "
@@ -39,7 +42,7 @@ def _header(data: dict[str, Any]) -> str:
         lines.append(f"  dev split only: {data['n_holdout_left_out']} holdout claims left out (--holdout shows them; "
                      f"viewed {views.get('this_run', 0)} time(s) for this run, {views.get('any_run', 0)} for any run)")
     lines.append(f"  gold claims: {data['n_gold']}; labeled by the judge: {data['n_items']}; missing: {data['n_missing']}")
-    lines += [f"  WARNING: {warning}" for warning in data.get("warnings") or ()]
+    lines += [f"  WARNING: {_s(warning)}" for warning in data.get("warnings") or ()]
     return "\n".join(lines)
 
 
@@ -126,10 +129,10 @@ def _breakdown(data: dict[str, Any], key: str) -> str:
         return ""
     what = key.removeprefix("by_")
     if len(groups) == 1 and next(iter(groups.values()))["n_gold"] == data["n_gold"]:
-        return f"by {what}: one {what}, {next(iter(groups))}, with the figures above"
+        return f"by {what}: one {what}, {_s(next(iter(groups)))}, with the figures above"
     lines = [f"by {what}"]
     for value, scores in groups.items():
-        lines.append(f"  {value}: gold {scores['n_gold']}, judged {scores['n_items']}")
+        lines.append(f"  {_s(value)}: gold {scores['n_gold']}, judged {scores['n_items']}")
         lines.append(_figures(scores, "  "))
     return "\n".join(lines)
 
@@ -142,6 +145,6 @@ def _disagreements(data: dict[str, Any]) -> str:
     if not rows:
         return "disagreements: none"
     lines = [f"disagreements: {len(rows)} (first {min(len(rows), DISAGREEMENTS_SHOWN)}; --json lists all)"]
-    lines += [f"  {row['claim_id']}\t{row['case_id']}\t{row['slice']}\t{row['split']}\tgold {row['gold_label']}\t"
-              f"judge {row['judge_label']}" for row in rows[:DISAGREEMENTS_SHOWN]]
+    lines += [f"  {_s(row['claim_id'])}\t{_s(row['case_id'])}\t{_s(row['slice'])}\t{_s(row['split'])}\tgold "
+              f"{_s(row['gold_label'])}\tjudge {_s(row['judge_label'])}" for row in rows[:DISAGREEMENTS_SHOWN]]
     return "\n".join(lines)
