@@ -7,6 +7,7 @@ The database is chosen by `--db URL`, else `DATABASE_URL`, else the SQLite file
 from __future__ import annotations
 
 import json
+import math
 import re
 import os
 import sys
@@ -844,6 +845,21 @@ def _release_arg(release: str) -> str | Path:
     return Path(release) if ("/" in release or os.sep in release or release in (".", "..")) else release
 
 
+def _fraction(value: float, option: str, *, low_open: bool) -> None:
+    """A usage error unless `value` is a finite fraction below 1, at least 0 (above 0 when `low_open`)."""
+    if not (math.isfinite(value) and (value > 0 if low_open else value >= 0) and value < 1):
+        bounds = "between 0 and 1 (such as 0.05)" if low_open else "from 0 up to, not including, 1 (such as 0.02)"
+        raise typer.BadParameter(f"{value!r}: give a fraction {bounds}", param_hint=option)
+
+
+def _resamples(n: int) -> None:
+    """A usage error for a number of bootstrap resamples other than 0 or at least MIN_BOOTSTRAP."""
+    from annotator.agreement import MIN_BOOTSTRAP
+
+    if 0 < n < MIN_BOOTSTRAP:
+        raise typer.BadParameter(f"{n}: use 0 (no intervals) or at least {MIN_BOOTSTRAP} resamples", param_hint="--bootstrap")
+
+
 def _choice(value: str, choices: tuple[str, ...], option: str) -> None:
     if value not in choices:
         raise typer.BadParameter(f"{safe(repr(value))}: choose one of {', '.join(choices)}", param_hint=option)
@@ -879,6 +895,7 @@ def run_report(
     _choice(unit, RETRIEVAL_UNITS, "--unit")
     _choice(split, REPORT_SPLITS, "--split")
     _choice(rule, RETRIEVAL_RULES, "--retrieval-rule")
+    _resamples(bootstrap)
     with read_scope(_engine(db)) as session:
         data = report_of(session, OPERATOR, name, _release_arg(release), k=k, unit=unit, split=split, rule=rule,
                          n_bootstrap=bootstrap, seed=seed)
@@ -917,6 +934,9 @@ def run_compare(
     _choice(rule, RETRIEVAL_RULES, "--retrieval-rule")
     if split is not None:
         _choice(split, REPORT_SPLITS, "--split")
+    _fraction(margin, "--margin", low_open=False)
+    _fraction(alpha, "--alpha", low_open=True)
+    _resamples(bootstrap)
     try:
         with read_scope(_engine(db)) as session:
             data = compare_report(session, OPERATOR, base, candidate, _release_arg(release), k=k, unit=unit, split=split,

@@ -32,7 +32,7 @@ from annotator.run_scoring import (
     plain_value,
     ratio_figures,
 )
-from annotator.vocabulary import GATE_DECISIONS
+from annotator.vocabulary import GATE_DECISIONS, INDICATIVE_BELOW
 
 EXIT_CODES: dict[str, int] = {"ship": 0, "blocked": 1, "hold": 3}
 """The exit code of `run compare --gate` for each decision (2 stays a usage error)."""
@@ -154,7 +154,8 @@ def gate_exit_code(decision: str) -> int:
 
 
 def compare_runs(base: Sequence[Mapping[str, Any]], candidate: Sequence[Mapping[str, Any]], *, margin: float = 0.0,
-                 alpha: float = 0.05, n_bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
+                 alpha: float = 0.05, n_bootstrap: int = 1000, seed: int = 0,
+                 other_candidate_cases: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
     """A candidate run against its baseline on the cases both have, and the gate's decision.
 
     base, candidate: per-case dicts of run_scoring.score_case, matched by case_id (each once per
@@ -163,6 +164,9 @@ def compare_runs(base: Sequence[Mapping[str, Any]], candidate: Sequence[Mapping[
         the gate holds; alpha: 0 < alpha < 1, the level of the per-slice regression tests.
     n_bootstrap: paired resamples, 0 (no intervals: the gate then holds) or >= agreement.MIN_BOOTSTRAP;
         seed: numpy's generator seed.
+    other_candidate_cases: the candidate's cases outside those compared (another split of the
+        release), scored the same way: not compared, but their blockers block too (a leak in a
+        dev case stops a change decided on the holdout).
     Returns a dict:
         n_common; n_only_base, n_only_candidate (counted, not compared);
         fixed, regressed: case ids (base order) that went failed -> passed and passed -> failed
@@ -177,11 +181,14 @@ def compare_runs(base: Sequence[Mapping[str, Any]], candidate: Sequence[Mapping[
             over all slices), regresses (regression_p_holm < alpha)}}, slices sorted;
         metric_deltas {figure: {base, candidate, delta, ci95}} for each of run_scoring.RUN_FIGURES
             on the common cases (delta None when either is);
-        blockers: the candidate's, on the common cases and on the cases only it has (all of them
-            block), in candidate order; n_blockers_only_candidate: how many are on the latter;
+        blockers: the candidate's, on the common cases, on the cases only it has and on
+            `other_candidate_cases` (all of them block), in that order; n_blockers_only_candidate:
+            how many are on the cases only it has; n_blockers_other_cases: on the others;
         decision (GATE_DECISIONS): blocked when there is any blocker; else hold when the
             pass_rate_difference interval's lower bound is below -margin, when it has no
-            interval (nothing rules out a drop), or when a slice regresses; else ship;
+            interval (nothing rules out a drop), when a slice regresses, or when the baseline
+            has cases the candidate lacks (a case left out might be one it fails); else ship;
+        indicative: True when fewer than INDICATIVE_BELOW cases are compared (a reason says so);
         reasons: English sentences (msg.run.reason.*) naming the figures behind the decision:
             the blockers, the not-compared cases, the interval against the margin, the slices;
         undefined {figure: English reason} for fix_rate, regression_rate, pass_rate_difference
@@ -206,6 +213,8 @@ def compare_runs(base: Sequence[Mapping[str, Any]], candidate: Sequence[Mapping[
     difference = deltas["pass_rate"]
     blockers = [dict(blocker) for case in candidate for blocker in case["blockers"]]
     n_only_candidate_blockers = sum(len(c["blockers"]) for c in candidate if c["case_id"] not in base_by_id)
+    other_blockers = [dict(blocker) for case in other_candidate_cases for blocker in case["blockers"]]
+    blockers += other_blockers
     by_slice = _by_slice(pairs, alpha)
     undefined = dict(delta_gaps)
     if "pass_rate" in delta_gaps:
@@ -215,7 +224,9 @@ def compare_runs(base: Sequence[Mapping[str, Any]], candidate: Sequence[Mapping[
     if len(pairs) - n_failed_base == 0:
         undefined["regression_rate"] = english("msg.run.score.none_passed" if pairs else "msg.run.score.no_common_cases")
     decision, reasons = _decide(blockers, n_only_candidate_blockers, difference, by_slice, undefined, margin, alpha,
-                                len(base_by_id) - len(common), len(cand_by_id) - len(common))
+                                len(base_by_id) - len(common), len(cand_by_id) - len(common), len(other_blockers))
+    if len(common) < INDICATIVE_BELOW:
+        reasons.append(english("msg.run.reason.indicative", n=len(common), below=INDICATIVE_BELOW))
     return {
         "n_common": len(common),
         "n_only_base": len(base_by_id) - len(common),
@@ -233,6 +244,8 @@ def compare_runs(base: Sequence[Mapping[str, Any]], candidate: Sequence[Mapping[
         "metric_deltas": deltas,
         "blockers": blockers,
         "n_blockers_only_candidate": n_only_candidate_blockers,
+        "n_blockers_other_cases": len(other_blockers),
+        "indicative": len(common) < INDICATIVE_BELOW,
         "decision": decision,
         "reasons": reasons,
         "undefined": undefined,
@@ -325,7 +338,7 @@ def _by_slice(pairs: list[tuple[Mapping[str, Any], Mapping[str, Any]]], alpha: f
 
 def _decide(blockers: list[dict[str, Any]], n_only_candidate_blockers: int, difference: Mapping[str, Any],
             by_slice: Mapping[str, Mapping[str, Any]], undefined: Mapping[str, str], margin: float, alpha: float,
-            n_only_base: int, n_only_candidate: int) -> tuple[str, list[str]]:
+            n_only_base: int, n_only_candidate: int, n_other_blockers: int = 0) -> tuple[str, list[str]]:
     """(decision, reasons) of compare_runs: blockers first, then the pass rate against the margin,
     then the slices."""
     reasons: list[str] = []
@@ -333,6 +346,10 @@ def _decide(blockers: list[dict[str, Any]], n_only_candidate_blockers: int, diff
         reasons.append(_blockers_reason(blockers))
         if n_only_candidate_blockers:
             reasons.append(english("msg.run.reason.blockers_only_candidate", n=n_only_candidate_blockers))
+        if n_other_blockers:
+            reasons.append(english("msg.run.reason.blockers_other_cases", n=n_other_blockers))
+    if n_only_base:
+        reasons.append(english("msg.run.reason.candidate_lacks", n=n_only_base))
     if n_only_base or n_only_candidate:
         reasons.append(english("msg.run.reason.not_compared", n_only_base=n_only_base, n_only_candidate=n_only_candidate))
     bound = f"{-margin:.3f}" if margin else "0 (no margin)"
@@ -355,7 +372,7 @@ def _decide(blockers: list[dict[str, Any]], n_only_candidate_blockers: int, diff
         reasons.append(english("msg.run.reason.no_slice_regresses", alpha=f"{alpha:g}"))
     if blockers:
         return "blocked", reasons
-    return ("hold" if drop or regressing else "ship"), reasons
+    return ("hold" if drop or regressing or n_only_base else "ship"), reasons
 
 
 def _blockers_reason(blockers: list[dict[str, Any]]) -> str:

@@ -88,18 +88,18 @@ BREAKDOWN_FIGURES = ("pass_rate", "mean_recall_at_k", "mrr", "claim_support_rate
 
 
 def _breakdown(groups: dict[str, Any], title: str) -> list[str]:
-    """One row per slice (or split): its cases, passed cases, blockers and BREAKDOWN_FIGURES, the
+    """One row per slice (or split): its cases, passed cases, blocked cases and BREAKDOWN_FIGURES, the
     pass rate with its interval; a group under INDICATIVE_BELOW cases is marked (*)."""
     if not groups:
         return []
     lines = [f"by {title}  (* indicative: under {INDICATIVE_BELOW} cases)",
-             f"  {title:<24} {'cases':>5} {'passed':>6} {'block.':>6}  {'pass_rate':>9} {'95% CI':<16} "
+             f"  {title:<24} {'cases':>5} {'passed':>6} {'blocked':>7}  {'pass_rate':>9} {'95% CI':<16} "
              + " ".join(f"{figure:>18}" for figure in BREAKDOWN_FIGURES[1:])]
     for group, figures in groups.items():
         n = figures.get("n_cases", 0)
         name = f"{_s(group) or '-'}{'*' if n < INDICATIVE_BELOW else ''}"
         passed = (figures.get("status_counts") or {}).get("passed", 0)
-        lines.append(f"  {name:<24} {n:>5} {passed:>6} {len(figures.get('blockers') or []):>6}  "
+        lines.append(f"  {name:<24} {n:>5} {passed:>6} {len({b.get('case_id') for b in figures.get('blockers') or []}):>7}  "
                      f"{_value(figures.get('pass_rate')):>9} {_interval((figures.get('ci95') or {}).get('pass_rate')):<16} "
                      + " ".join(f"{_value(figures.get(figure)):>18}" for figure in BREAKDOWN_FIGURES[1:]))
     return lines

@@ -501,9 +501,15 @@ def test_run_compare_refuses_bad_values_in_words_and_takes_a_release_folder(runs
     from tests.conftest import annotator
 
     refused = annotator("run", "compare", "misses", "good", "--release", "v1", "--margin", "-0.1", "--db", runs_db)
-    assert refused.code == 1 and refused.err.startswith("Error: margin -0.1: give the pass-rate loss")
+    def flat(text: str) -> str:  # Typer draws a usage error in a box, wrapped
+        return " ".join(text.replace("│", " ").split())
+
+    assert refused.code == 2 and "-0.1: give a fraction from 0 up to, not including, 1" in flat(refused.err)  # a usage error
+    for option, value in (("--margin", "nan"), ("--margin", "1"), ("--alpha", "0"), ("--alpha", "1.5")):
+        bad = annotator("run", "compare", "misses", "good", "--release", "v1", option, value, "--gate", "--db", runs_db)
+        assert bad.code == 2 and "give a fraction" in flat(bad.err), (option, value)  # never 4: the gate was asked wrongly
     few = annotator("run", "report", "base", "--release", "v1", "--bootstrap", "5", "--db", runs_db)
-    assert few.code == 1 and few.err == "Error: use 0 bootstrap resamples (no intervals) or at least 100 (1,000 recommended), not 5\n"
+    assert few.code == 2 and "5: use 0 (no intervals) or at least 100 resamples" in flat(few.err)
     folder = str(tmp_path / "releases" / "v1")
     ran = annotator("run", "compare", "misses", "good", "--release", folder, "--split", "all", "--bootstrap", "200",
                     "--gate", "--json", "--db", runs_db)

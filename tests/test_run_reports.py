@@ -561,7 +561,7 @@ def test_the_demo_is_blocked_on_its_holdout_and_lists_its_fixed_and_regressed_ca
     assert whole["n_common"] == len(before) and not_plain(whole) == []
 
 
-def test_runs_of_two_datasets_have_no_case_in_common_even_where_their_case_ids_are_the_same(any_engine, tmp_path):
+def test_runs_of_two_datasets_are_refused_even_where_their_case_ids_are_the_same(any_engine, tmp_path):
     with session_scope(any_engine) as session:
         for dataset in ("en", "ja"):
             seed = Seeder(session, dataset)
@@ -572,10 +572,7 @@ def test_runs_of_two_datasets_have_no_case_in_common_even_where_their_case_ids_a
     imported(any_engine, tmp_path, "en-run", [line("q1", ["en-q1-p"]), line("q2", ["x"])], dataset="en")
     imported(any_engine, tmp_path, "ja-run", [line("q1", ["x"]), line("q2", ["ja-q2-p"], claims=[
         {"text": "It leaks.", "label": "contradict", "severity": "leak"}])], dataset="ja")
-    data = compare(any_engine, "en-run", "ja-run", release="both")
-    assert (data["n_common"], data["n_only_base"], data["n_only_candidate"]) == (0, 2, 2)
-    assert (data["fixed"], data["regressed"], data["by_slice"]) == ([], [], {})
-    assert data["blockers"] == [{"case_id": "q2", "reason": "severe_contradiction", "claim_id": None, "text": "It leaks.",
-                                 "severity": "leak"}] and data["decision"] == "blocked"
-    assert data["warnings"][0] == ("the baseline is a run of dataset en and the candidate of dataset ja: only cases of "
-                                   "one dataset can be compared")
+    with pytest.raises(InvalidValueError) as caught:  # no case of one is a case of the other: nothing to compare
+        compare(any_engine, "en-run", "ja-run", release="both")
+    assert str(caught.value) == ("run 'en-run' is a run of dataset en and run 'ja-run' of dataset ja: no case is in both, "
+                                 "so there is nothing to compare; compare two runs of one dataset")

@@ -35,7 +35,7 @@ def detect_format(path: str | Path) -> str:
         return "csv" if path.suffix.lower() not in (".jsonl", ".ndjson", ".json") else "jsonl"
     try:
         record = json.loads(first.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return "jsonl"  # the native reader reports the broken line
     return "climate-fever" if isinstance(record, dict) and "evidences" in record else "jsonl"
 

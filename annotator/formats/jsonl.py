@@ -119,10 +119,35 @@ def _decode_line(path: Path, raw: bytes, number: int, offset: int) -> str:
         ) from None
 
 
+MAX_NESTING = 64
+"""The deepest nesting of arrays and objects a line may have: no record of ours needs more than a
+few levels, and the readers' recursive steps (NFC of metadata, the character checks) must never
+meet the interpreter's recursion limit."""
+
+
+def _nesting(value: Any) -> int:
+    """How deeply arrays and objects nest in `value` (a scalar 0, [] 1, [[1]] 2), without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            depth += 1
+            deepest = max(deepest, depth)
+            stack.extend((child, depth) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def _too_deep(path: Path, number: int) -> ImportRowError:
+    return ImportRowError(str(path), number, None, msg("msg.import.problem.too_deep", most=MAX_NESTING),
+                          msg("msg.import.fix.too_deep"))
+
+
 def _parse_json_object(path: Path, text: str, number: int) -> dict[str, Any]:
     text = text.rstrip("\r\n")  # an error at the end of the line is in this line, not at column 1 of the next
     try:
         value = loads_unique(text)
+    except RecursionError:  # nested past the interpreter's limit: json gives up before MAX_NESTING is checked
+        raise _too_deep(path, number) from None
     except DuplicateKeyError as error:
         raise ImportRowError(str(path), number, error.key, msg("msg.import.problem.duplicate_key", name=error.key),
                              msg("msg.import.fix.duplicate_key")) from None
@@ -136,6 +161,8 @@ def _parse_json_object(path: Path, text: str, number: int) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ImportRowError(str(path), number, None, msg("msg.import.problem.expected_object", type=json_type(value)),
                              msg("msg.import.fix.one_object_per_line", braces=BRACES))
+    if text.count("[") + text.count("{") > MAX_NESTING and _nesting(value) > MAX_NESTING:  # counting is cheap; walking is not
+        raise _too_deep(path, number)
     # a NUL or a lone surrogate can only come from a \\u escape (raw ones are refused above)
     bad = _unstorable_character(value) if _MAYBE_UNSTORABLE.search(text) else None
     if bad is not None:

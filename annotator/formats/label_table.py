@@ -24,7 +24,8 @@ import pandas as pd
 
 from annotator.errors import ImportFileError, ImportRowError
 from annotator.formats.csv_text import check_quotes_closed, decode_csv_bytes
-from annotator.formats.jsonl import DuplicateKeyError, loads_unique
+from annotator.formats.jsonl import MAX_NESTING, DuplicateKeyError, loads_unique
+from annotator.messages import msg
 from annotator.formats.reading import nfc
 from annotator.text import MAX_TEXT_CHARS
 from annotator.vocabulary import LABELS
@@ -209,7 +210,7 @@ def _csv_rows(path: Path, text: str, categories: tuple[str, ...], keep: tuple[st
         raise ImportRowError(str(path), 1, None, "the header holds control characters (NUL bytes?)",
                              "Save the file as UTF-8 (UTF-16 files are not read)")
     index = _header_index(path, header, keep)
-    rows, start = [], reader.line_num + 1
+    rows = []
     for line, fields in _records(path, text, reader, header):
         if not fields:
             continue
@@ -313,6 +314,9 @@ def _jsonl_row(path: Path, line: int, raw: str, keep: tuple[str, ...] = ()) -> t
     """One JSONL line as (item_id, rater, label, line, *keep); ImportRowError when malformed."""
     try:
         obj = loads_unique(raw)
+    except RecursionError:
+        raise ImportRowError(str(path), line, None, msg("msg.import.problem.too_deep", most=MAX_NESTING),
+                             msg("msg.import.fix.too_deep")) from None
     except DuplicateKeyError as exc:
         raise ImportRowError(str(path), line, exc.key, f"the key '{exc.key}' appears twice in one JSON object",
                              "Keep one of them: which value was meant is unknown") from None

@@ -153,8 +153,10 @@ def compare_report(session: Session, actor: Caller, base: str, candidate: str, r
     retrieval_rule, warnings.
     Two runs of different datasets have no case in common (a case is one dataset's, whatever its
     id): all their cases are counted, none compared, and a warning says why.
+    The candidate's blockers in the release's cases outside `split` are in `blockers` too (they
+    block: a leak in a dev case stops a change decided on the holdout; n_blockers_other_cases).
     Raises as `run_report`, and InvalidValueError for a negative or non-finite margin, an alpha
-    outside (0, 1), or the same run given twice.
+    outside (0, 1), the same run given twice, or runs of two datasets (no case is in both).
     """
     require(actor, Permission.SCORE_RUNS)
     if base == candidate:
@@ -164,6 +166,10 @@ def compare_report(session: Session, actor: Caller, base: str, candidate: str, r
     if not (isinstance(alpha, int | float) and 0.0 < float(alpha) < 1.0):
         raise InvalidValueError.of("msg.run.bad_alpha", alpha=repr(alpha))
     metas = {role: run_json(session, get_run(session, actor, run)) for role, run in (("base", base), ("candidate", candidate))}
+    if metas["base"].get("dataset") != metas["candidate"].get("dataset"):  # no case of one is a case of the other
+        raise InvalidValueError.of("msg.run.two_datasets_compared", base=base, candidate=candidate,
+                                   base_dataset=metas["base"].get("dataset") or "-",
+                                   candidate_dataset=metas["candidate"].get("dataset") or "-")
     gold = _read_gold(session, actor, release)
     chosen = "given" if split is not None else "default"
     if split is None:
@@ -173,15 +179,16 @@ def compare_report(session: Session, actor: Caller, base: str, candidate: str, r
         raise InvalidValueError.of("msg.run.doc_needs_cases", release=gold.verified.release)
     scored = {role: _score_run(session, actor, run, metas[role], gold, k=k, unit=unit, split=split, rule=rule)[0]
               for role, run in (("base", base), ("candidate", candidate))}
-    if metas["base"].get("dataset") != metas["candidate"].get("dataset"):
-        # compare_runs matches cases by id; the same id in another dataset is another case: none is common
-        scored["candidate"] = [{**case, "case_id": (case["dataset"], case["case_id"])} for case in scored["candidate"]]
+    others: list[dict[str, Any]] = []
+    if split != "all":  # the candidate's blockers in the release's other cases block too
+        whole = _score_run(session, actor, candidate, metas["candidate"], gold, k=k, unit=unit, split="all", rule=rule)[0]
+        others = [case for case in whole if case["split"] != split]
     compared = run_compare.compare_runs(scored["base"], scored["candidate"], margin=float(margin), alpha=float(alpha),
-                                        n_bootstrap=n_bootstrap, seed=seed)
+                                        n_bootstrap=n_bootstrap, seed=seed, other_candidate_cases=others)
     report = {"base": base, "candidate": candidate, "base_meta": metas["base"], "candidate_meta": metas["candidate"],
               **_release_keys(session, gold), "k": k, "unit": unit, "split": split, "split_chosen": chosen,
               "retrieval_rule": rule, **compared}
-    report["warnings"] = _compare_warnings(gold, metas, report)
+    report["warnings"] = _compare_warnings(gold, report)
     return report
 
 
@@ -537,13 +544,10 @@ def _warnings(gold: _RunGold, meta: Mapping[str, Any], report: Mapping[str, Any]
     return warnings
 
 
-def _compare_warnings(gold: _RunGold, metas: Mapping[str, Mapping[str, Any]], report: Mapping[str, Any]) -> list[str]:
+def _compare_warnings(gold: _RunGold, report: Mapping[str, Any]) -> list[str]:
     warnings = []
     if gold.verified.stored_as is None:
         warnings.append(english("msg.judge.warn_unstored", folder=str(gold.verified.folder)))
-    if metas["base"].get("dataset") != metas["candidate"].get("dataset"):
-        warnings.append(english("msg.run.warn_two_datasets", base=metas["base"].get("dataset") or "-",
-                                candidate=metas["candidate"].get("dataset") or "-"))
     if report["n_only_base"] or report["n_only_candidate"]:
         warnings.append(english("msg.run.warn_not_common", base=report["n_only_base"], candidate=report["n_only_candidate"]))
     return warnings
