@@ -13,6 +13,8 @@ import sys
 import numpy as np
 import pytest
 
+from tests.conftest import need_module
+
 from tests.conftest import REPO, TEST_DATA
 
 SCRIPT = REPO / "benchmarks" / "climate_fever_retrieval.py"
@@ -97,8 +99,8 @@ def test_run_files_hold_every_case_once_best_first_with_no_repeats(tmp_path, mon
 
 
 def test_bm25_lists_only_passages_sharing_a_term(tmp_path):
-    pytest.importorskip("bm25s")
-    pytest.importorskip("Stemmer")
+    need_module("bm25s", "bm25s")
+    need_module("Stemmer", "PyStemmer")
     assert retrieval.main([str(TINY_CLIMATE_FEVER), "--out", str(tmp_path), "--retrievers", "bm25"]) == 0
     lines = _lines(tmp_path / "bm25.jsonl")
     assert [line["retrieved"] for line in lines] == [["Sea level:1"], ["Glacier:7"]]
