@@ -559,6 +559,10 @@ def test_the_demo_is_blocked_on_its_holdout_and_lists_its_fixed_and_regressed_ca
     assert whole["fixed"] == [c for c in before if before[c]["status"] != "passed" and after[c]["status"] == "passed"]
     assert whole["regressed"] == [c for c in before if before[c]["status"] == "passed" and after[c]["status"] != "passed"]
     assert whole["n_common"] == len(before) and not_plain(whole) == []
+    dev = compare(any_engine, base, candidate, release=DEMO_RELEASE, split="dev")  # the leak is a holdout case
+    assert dev["regressed"] == [] and "demo-32" not in {c for c in dev["fixed"]}
+    assert (dev["decision"], dev["n_blockers_other_cases"]) == ("blocked", 1)  # a blocker anywhere blocks
+    assert [blocker["case_id"] for blocker in dev["blockers"]] == ["demo-32"]
 
 
 def test_runs_of_two_datasets_are_refused_even_where_their_case_ids_are_the_same(any_engine, tmp_path):

@@ -177,12 +177,11 @@ def compare_report(session: Session, actor: Caller, base: str, candidate: str, r
     _checked(k, unit, split, rule, n_bootstrap)
     if unit == "doc" and not gold.has_passages:
         raise InvalidValueError.of("msg.run.doc_needs_cases", release=gold.verified.release)
-    scored = {role: _score_run(session, actor, run, metas[role], gold, k=k, unit=unit, split=split, rule=rule)[0]
-              for role, run in (("base", base), ("candidate", candidate))}
-    others: list[dict[str, Any]] = []
-    if split != "all":  # the candidate's blockers in the release's other cases block too
-        whole = _score_run(session, actor, candidate, metas["candidate"], gold, k=k, unit=unit, split="all", rule=rule)[0]
-        others = [case for case in whole if case["split"] != split]
+    base_cases = _score_run(session, actor, base, metas["base"], gold, k=k, unit=unit, split=split, rule=rule)[0]
+    # the candidate scored on every case once: its blockers in the release's other cases block too
+    whole = _score_run(session, actor, candidate, metas["candidate"], gold, k=k, unit=unit, split="all", rule=rule)[0]
+    scored = {"base": base_cases, "candidate": [case for case in whole if split == "all" or case["split"] == split]}
+    others = [case for case in whole if split != "all" and case["split"] != split]
     compared = run_compare.compare_runs(scored["base"], scored["candidate"], margin=float(margin), alpha=float(alpha),
                                         n_bootstrap=n_bootstrap, seed=seed, other_candidate_cases=others)
     report = {"base": base, "candidate": candidate, "base_meta": metas["base"], "candidate_meta": metas["candidate"],

@@ -89,7 +89,7 @@ def run_table(run: Mapping[str, Any]) -> pd.DataFrame:
         ("judges.meta.prompt_version", run.get("prompt_version") or "-"),
         ("judges.meta.dataset", run.get("dataset") or "-"),
         ("judges.meta.labels", t("judges.meta.labels_value", n=run.get("n_labels", 0), counts=label_counts)),
-        ("judges.meta.created", _created(run.get("created_at"))),
+        ("judges.meta.created", created_text(run.get("created_at"))),
         ("judges.meta.creator", run.get("creator") or t("judges.meta.command_line")),
         ("judges.meta.source", t("judges.meta.source_value", name=plain_text(run.get("source_name") or "-"),
                                  sha256=run.get("source_sha256") or "-")),
@@ -99,7 +99,9 @@ def run_table(run: Mapping[str, Any]) -> pd.DataFrame:
                         columns=[t("judges.col.field"), t("judges.col.detail")])
 
 
-def _created(created: str | None) -> str:
+def created_text(created: str | None) -> str:
+    """A run's created_at (ISO 8601 text) as the user's language writes a time, to the second; the
+    text as it is when it is not a time, "-" when there is none."""
     try:
         return datetime_text(datetime.fromisoformat(str(created)), seconds=True)
     except ValueError:

@@ -14,7 +14,6 @@ Streamlit here: plain data in, strings, DataFrames and chart points out.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
 from typing import Any
 
 import pandas as pd
@@ -24,7 +23,8 @@ from annotator.run_compare import blocker_message
 from annotator.run_text import FIGURES
 from annotator.ui import format as fmt
 from annotator.ui.charts import IntervalPoint
-from annotator.ui.i18n import datetime_text, number_text, t
+from annotator.ui.i18n import number_text, t
+from annotator.ui.judge_format import created_text
 from annotator.ui.plain import md, message_markdown, plain_markdown, plain_text
 from annotator.vocabulary import FAILURE_LABELS, INDICATIVE_BELOW, RUN_STATUSES
 
@@ -97,20 +97,13 @@ def run_table(run: Mapping[str, Any]) -> pd.DataFrame:
             (t("runs.meta.cases"), number_text(int(run.get("n_cases") or 0))),
             (t("runs.meta.unknown"), number_text(int(run.get("n_unknown_retrieved") or 0)))]
     rows += [(t("runs.meta.key", name=plain_text(key)), value) for key, value in (run.get("meta") or {}).items()]
-    rows += [(t("runs.meta.created"), _created(run.get("created_at"))),
+    rows += [(t("runs.meta.created"), created_text(run.get("created_at"))),
              (t("runs.meta.creator"), run.get("creator") or t("judges.meta.command_line")),
              (t("runs.meta.source"), t("judges.meta.source_value", name=plain_text(run.get("source_name") or "-"),
                                        sha256=run.get("source_sha256") or "-")),
              (t("runs.meta.note"), run.get("note") or "-")]
     return pd.DataFrame([[name, plain_text(value)] for name, value in rows],
                         columns=[t("judges.col.field"), t("judges.col.detail")])
-
-
-def _created(created: str | None) -> str:
-    try:
-        return datetime_text(datetime.fromisoformat(str(created)), seconds=True)
-    except ValueError:
-        return str(created or "-")
 
 
 def options_text(report: Report) -> str:
