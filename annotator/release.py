@@ -27,12 +27,13 @@ import shutil
 import signal
 import tempfile
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -494,20 +495,67 @@ def read_released_cases(folder: str | os.PathLike[str], datasets: Sequence[str],
     Returns [] for a release of schema 1 (no cases.jsonl).
     Raises ReleaseVerifyError (msg.verify.cases_mismatch) when the lines do not follow the claims.
     """
+    return [{**line, "dataset": dataset} for dataset, line in _case_lines(folder, datasets, case_ids, json.loads)]
+
+
+class _ReleasedPassage(msgspec.Struct):
+    """What `read_released_passages` decodes of a passage of a cases.jsonl line (the rest, its
+    title and text, is skipped unread)."""
+
+    passage_id: str
+    doc_id: str | None = None
+    version: str | None = None
+
+
+class _PassagesLine(msgspec.Struct):
+    """What `read_released_passages` decodes of a cases.jsonl line."""
+
+    case_id: str | None = None
+    passages: list[_ReleasedPassage] | None = None
+
+
+_PASSAGES_LINE = msgspec.json.Decoder(_PassagesLine)
+
+
+def read_released_passages(folder: str | os.PathLike[str], datasets: Sequence[str],
+                           case_ids: Sequence[str]) -> dict[tuple[str, str], tuple[str, str]] | None:
+    """(dataset, passage_id) -> (doc_id, version) of every passage of a release's `cases.jsonl`
+    ("" for a missing one), read without the passages' texts: what scoring a run needs of it.
+
+    Arguments as `read_released_cases`, whose pairing of lines with datasets this shares.
+    Returns None for a release of schema 1 (no cases.jsonl).
+    Raises ReleaseVerifyError (msg.verify.cases_mismatch) when the lines do not follow the claims,
+    msg.verify.line_unreadable when a line is not the JSON object `write_cases` writes.
+    """
+    if not release_layout(folder).cases.is_file():
+        return None
+    return {(dataset, passage.passage_id): (passage.doc_id or "", passage.version or "")
+            for dataset, line in _case_lines(folder, datasets, case_ids, _PASSAGES_LINE.decode)
+            for passage in line.passages or ()}
+
+
+def _case_lines(folder: str | os.PathLike[str], datasets: Sequence[str], case_ids: Sequence[str],
+                decode: Callable[[str], Any]) -> Iterator[tuple[str, Any]]:
+    """(dataset, decoded line) for each line of the release's cases.jsonl, `decode` giving a
+    mapping or an object with a `case_id`, checked to follow the claims (see read_released_cases);
+    nothing when the release has no cases.jsonl."""
     path = release_layout(folder).cases
     if not path.is_file():
-        return []
+        return
     keys = [key for i, key in enumerate(zip(datasets, case_ids)) if i == 0 or key != (datasets[i - 1], case_ids[i - 1])]
-    lines = []
+    number = 0
     with open(path, encoding="utf-8") as source:
         for number, text in enumerate(source, start=1):
-            line = json.loads(text)
-            if number > len(keys) or line.get("case_id") != keys[number - 1][1]:
+            try:
+                line = decode(text)
+            except (ValueError, msgspec.DecodeError) as error:  # msgspec's ValidationError is a DecodeError
+                raise ReleaseVerifyError.of("msg.verify.line_unreadable", name=path.name, line=number, error=str(error)) from None
+            case_id = line.get("case_id") if isinstance(line, dict) else getattr(line, "case_id", None)
+            if number > len(keys) or case_id != keys[number - 1][1]:
                 raise ReleaseVerifyError.of("msg.verify.cases_mismatch", name=path.name, line=number)
-            lines.append({**line, "dataset": keys[number - 1][0]})
-    if len(lines) != len(keys):
-        raise ReleaseVerifyError.of("msg.verify.cases_mismatch", name=path.name, line=len(lines) + 1)
-    return lines
+            yield keys[number - 1][0], line
+    if number != len(keys):
+        raise ReleaseVerifyError.of("msg.verify.cases_mismatch", name=path.name, line=number + 1)
 
 
 # ---------------------------------------------------------------------------- the folder

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from annotator.agreement import MIN_BOOTSTRAP, percentile_interval
+from annotator.agreement import MIN_BOOTSTRAP, bootstrap_pattern_sums, percentile_interval
 from annotator.messages import english
 from annotator.retrieval import RETRIEVAL_METRICS, case_retrieval
 from annotator.vocabulary import (
@@ -157,8 +157,8 @@ def score_case(gold: GoldCase, *, retrieved: Sequence[str], ranked: Sequence[str
     n_relevant = len(relevant)
     figures = case_retrieval(retrieved if ranked is None else ranked, relevant, k)
     n_top = round(figures["recall_at_k"] * n_relevant) if n_relevant else 0
-    forbidden = list(filter(gold.forbidden.__contains__, retrieved)) if gold.forbidden else []
-    stale = list(filter(gold.stale.__contains__, retrieved)) if gold.stale else []
+    forbidden = _fetched(gold.forbidden, retrieved)
+    stale = _fetched(gold.stale, retrieved)
     expected = gold.expected_behavior
     behavior_match = _behavior_match(behavior, expected, cited)
     answer_match = None if gold.expected_answer is None else _same_text(answer or "", gold.expected_answer)
@@ -202,6 +202,14 @@ def score_case(gold: GoldCase, *, retrieved: Sequence[str], ranked: Sequence[str
         "failure_labels": labels,
         "blockers": _blockers(gold.case_id, forbidden, behavior, expected, claims),
     }
+
+
+def _fetched(wanted: frozenset[str], retrieved: Sequence[str]) -> list[str]:
+    """The ids of `retrieved` in `wanted`, in rank order (isdisjoint first: most lists hold none,
+    and it answers that in one C loop)."""
+    if not wanted or wanted.isdisjoint(retrieved):
+        return []
+    return list(filter(wanted.__contains__, retrieved))
 
 
 def _check_case_inputs(gold: GoldCase, behavior: str, claims: Sequence[Mapping[str, Any]], k: int, rule: str) -> None:
@@ -289,12 +297,14 @@ _DENOMINATOR_REASONS = {_COLUMN["scored"]: "msg.run.score.no_evidence", _COLUMN[
                         _COLUMN["expected"]: "msg.run.score.no_expected_behavior", _COLUMN["one"]: "msg.run.score.no_cases"}
 
 
-def summarize(cases: Sequence[Mapping[str, Any]], *, n_bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
+def summarize(cases: Sequence[Mapping[str, Any]], *, n_bootstrap: int = 1000, seed: int = 0,
+              rows: np.ndarray | None = None) -> dict[str, Any]:
     """The figures of a run over its scored cases, each with a case-level bootstrap interval.
 
     cases: dicts from score_case (any order; each case once).
     n_bootstrap: case resamples, 0 (no intervals) or >= agreement.MIN_BOOTSTRAP; seed: numpy's
         generator seed (the same cases and seed give the same intervals, whatever their order).
+    rows: case_terms(cases), when the caller has them already (summarize_by); None: computed here.
     Returns a dict:
         n_cases; n_scored (cases with relevant evidence), n_no_evidence (the others);
         mean_recall_at_k, mean_precision_at_k, hit_rate_at_k, mrr, mean_ndcg_at_k: means over
@@ -323,7 +333,8 @@ def summarize(cases: Sequence[Mapping[str, Any]], *, n_bootstrap: int = 1000, se
     gets no interval (agreement.percentile_interval). Fewer than two cases: no interval.
     """
     check_bootstrap(n_bootstrap)
-    rows = case_terms(cases)
+    if rows is None:
+        rows = case_terms(cases)
     totals = rows.sum(axis=0)
     values = ratio_figures(totals[None])
     samples = bootstrap_figures(rows, n_bootstrap, seed)
@@ -354,10 +365,11 @@ def summarize_by(cases: Sequence[Mapping[str, Any]], key: str, *, n_bootstrap: i
     Raises ValueError for another key (and as summarize)."""
     if key not in SUMMARY_GROUPS:
         raise ValueError(f"group cases by one of {', '.join(SUMMARY_GROUPS)}, not {key!r}")
-    groups: dict[Any, list[Mapping[str, Any]]] = {}
-    for case in cases:
-        groups.setdefault(case[key], []).append(case)
-    return {name: summarize(groups[name], n_bootstrap=n_bootstrap, seed=seed)
+    groups: dict[Any, list[int]] = {}
+    for i, case in enumerate(cases):
+        groups.setdefault(case[key], []).append(i)
+    rows = case_terms(cases)  # once for all the groups
+    return {name: summarize([cases[i] for i in groups[name]], n_bootstrap=n_bootstrap, seed=seed, rows=rows[groups[name]])
             for name in sorted(groups, key=lambda v: (v is None, "" if v is None else str(v)))}
 
 
@@ -408,25 +420,38 @@ pattern rows at once: few, large products (a multi-threaded BLAS that wakes for 
 competes with the draws for the cores)."""
 
 
+BINOMIAL_COST = 20
+"""A multinomial count matrix costs about this many index draws per (resample, pattern) cell
+(numpy's multinomial draws one binomial per pattern; measured 17x-25x on 2,000 to 50,000 rows
+with 100 to 1,000 patterns): bootstrap_sums draws the matrix directly when
+patterns * BINOMIAL_COST <= rows, else by index draws."""
+
+
 def bootstrap_sums(rows: np.ndarray, n_bootstrap: int, seed: int) -> np.ndarray | None:
     """(n_bootstrap, columns) column sums of `rows` (n, columns) over n_bootstrap resamples of
     its rows with replacement; None with no resample or fewer than two rows.
 
     Method (Efron & Tibshirani 1993, ch. 6): identical rows are grouped into P patterns
     (unique_rows, sorted, so the result does not depend on the order of the rows) with
-    frequencies f; the units are listed pattern by pattern, and each resample draws n of them
+    frequencies f. Each resample's pattern counts are Multinomial(n, f / n). With few patterns
+    (P * BINOMIAL_COST <= n: a run's cases take few distinct values at a small k) the count
+    matrix is drawn directly (agreement.bootstrap_pattern_sums, whose cost does not grow with n).
+    Otherwise the units are listed pattern by pattern, and each resample draws n of them
     uniformly with replacement (numpy default_rng(seed).integers). Counting the patterns drawn
     gives one row of the (n_bootstrap, P) count matrix, each row ~ Multinomial(n, f / n), the
     same distribution agreement.bootstrap_pattern_sums draws directly. The matrix is built in
     blocks of COUNT_BLOCK counts, each from chunks of RESAMPLE_CHUNK draws (np.bincount), and
     each block is multiplied by the pattern rows, so memory stays at a few tens of MB whatever
-    n_bootstrap (and O(n) beyond 2^18 cases) and the time grows with n_bootstrap * n (drawing the multinomial by its binomials costs
-    n_bootstrap * P draws, about five times slower when most rows differ).
+    n_bootstrap (and O(n) beyond 2^18 cases), and the time grows with n_bootstrap * n. Either way
+    the result depends only on the rows, n_bootstrap and seed.
     """
     if n_bootstrap == 0 or rows.shape[0] < 2:
         return None
     patterns, freq = unique_rows(rows)
     n, n_patterns = rows.shape[0], patterns.shape[0]
+    if n_patterns * BINOMIAL_COST <= n:
+        with threadpool_limits(limits=1, user_api="blas"):  # the product on one thread: the same bits everywhere
+            return bootstrap_pattern_sums(freq, patterns, n_bootstrap, seed)
     index_type = np.int32 if n < 2**31 else np.int64  # a cell index stays under max(RESAMPLE_CHUNK, n)
     unit_pattern = np.repeat(np.arange(n_patterns, dtype=index_type), freq)
     rng = np.random.default_rng(seed)

@@ -36,33 +36,36 @@ with the ratios ours / peer.
 Run: `python benchmarks/run_report_service.py [--cases N] [--retrieved N] [--bootstrap B] [--k K]
 [--repeat R] [--no-cli] [--work DIR]`
 
-Figures (2 CPUs shared with other jobs, load average 1.5-3; python 3.11, numpy 2.4 on OpenBLAS,
-SQLite; 10,000 cases, 100 ids each, 1,000 resamples, k 5; two runs of
-`python benchmarks/run_report_service.py --work /tmp/rr-bench --repeat 7`, medians of 7 rounds each):
-  peer 0.60-0.64 s for one run, 1.19-1.26 s for both.
-  run_report 1.13-1.20 s: 1.77x-2.00x the peer (CPU 1.94x-2.01x), over the goal; json.dumps of
-      it 0.05 s more.
-  compare_report 1.54-1.55 s: 1.23x-1.29x the peer on both runs, within the goal.
-  In their own processes: peer 1.9-2.1 s, `run report` 3.1-3.2 s (1.56x-1.65x), `run compare`
-      3.0 s (1.46x-1.60x; the report's indented JSON alone takes 0.2 s, as json.dumps writes
-      with indent in Python, against 0.05 s without); peak resident memory 338 MB, 344 MB and
-      365 MB (goal < 500 MB).
-  Before the changes this benchmark led to (json.dumps included): run_report 7.1 s (10.2x),
+Figures (2 CPUs, quiet, load average 0.3-1.0; python 3.11, numpy 2.4 on OpenBLAS, SQLite;
+10,000 cases, 100 ids each, 1,000 resamples, k 5; `python benchmarks/run_report_service.py
+--work /tmp/rr-bench --repeat 5`, medians of 5 rounds):
+  peer 0.56 s for one run, 1.11 s for both.
+  run_report 0.60 s: 1.09x the peer (CPU 1.09x); json.dumps of it 0.04 s more.
+  compare_report 0.90 s: 0.80x the peer on both runs.
+  In their own processes: peer 1.72 s, `run report` 1.98 s (1.15x), `run compare` 2.03 s
+      (1.18x); peak resident memory 339 MB, 346 MB and 369 MB (goal < 500 MB).
+  The same benchmark before the last changes: run_report 0.91-0.96 s (1.41x-1.61x), compare_report
+      1.29-1.48 s (1.20x-1.24x). What they changed (the report's figures are the same, its
+      intervals other draws of the same bootstrap):
+  - a release's cases.jsonl is read for its passages' documents and versions only
+    (release.read_released_passages, msgspec skipping the texts): 0.16 s -> 0.08 s;
+  - a run's JSON columns are read as text and decoded by msgspec: 0.15 s -> 0.10 s;
+  - the bootstrap draws its count matrix as a multinomial when a run's cases take few distinct
+    values (run_scoring.BINOMIAL_COST; 117 patterns among 10,000 cases here): six bootstraps
+    0.14 s -> 0.08 s;
+  - summarize_by computes the cases' terms once for all its groups.
+  Before the changes this benchmark led to first (json.dumps included): run_report 7.1 s (10.2x),
   compare_report 13.6 s (6.3x the peer on both runs), their commands 10.4 s and 13.5 s: a
   document's old passages were found by comparing every pair of its passages (900 comparisons for
   a document of 30, 4 s), four or five automatic full collections of the cyclic garbage collector
   each walked the run's million passage ids (0.8 s; now paused while a run is scored, as the
   imports do), np.unique(axis=0) sorted the bootstrap's rows as structured values (now np.lexsort,
   the same rows in the same order), and the passage ids were read by Python loops three times.
-Where run_report's time goes now (about 1.0 s of CPU): reading the run's cases from the database,
-JSON decoding included, 0.17 s; the release (verifying, gold.parquet, cases.jsonl) 0.18 s;
-looking up a million passage ids among the release's passages 0.2 s (the peer pays the like in
-building its run's dicts); scoring the 10,000 cases 0.15 s; the six bootstraps 0.25 s (30
-million draws: the peer draws no interval). The bootstraps end each in one matrix product on
-OpenBLAS's threads: with OPENBLAS_NUM_THREADS=1, run_report's CPU time falls by a quarter of a
-second (its idle threads no longer spin on the other CPU) and it takes 0.97 s, 1.56x the peer
-(CPU 1.54x); but the compare's paired interval then changes in its last digits (a product on
-one thread sums in another order), as it does between machines with other numbers of CPUs.
+Where run_report's time goes now (about 0.6 s): reading the run's cases from the database 0.10 s;
+the release (verifying, gold.parquet, the passages of cases.jsonl) 0.08 s; looking up a million
+passage ids among the release's passages about 0.05 s (the peer pays the like in building its
+run's dicts); scoring the 10,000 cases 0.15 s; the summaries with their six bootstraps 0.12 s
+(the peer draws no interval); freeing the run's million ids at the end about 0.05 s.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from sqlmodel import Session, select
 from annotator.db import session_scope
 from annotator.errors import InvalidValueError, NotFoundError, PermissionDeniedError, ReleaseVerifyError
 from annotator.models import Case, Claim, ClaimPassage, Label, Passage, User
-from annotator.release import release_layout
+from annotator.release import read_released_cases, read_released_passages, release_layout
 from annotator.services.access import OPERATOR
 from annotator.services.labeling import assign_cases
 from annotator.services.releases import create_release
@@ -364,6 +364,34 @@ def test_a_tampered_release_is_refused_by_name_and_as_a_folder(world, tmp_path):
             report(world, release=release)
         with pytest.raises(ReleaseVerifyError, match="gold.parquet"):
             compare(world, "base", "good", release=release)
+
+
+def _gold_keys(folder: Path) -> tuple[list[str], list[str]]:
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(release_layout(folder).parquet, columns=["dataset", "case_id"])
+    return table.column("dataset").to_pylist(), table.column("case_id").to_pylist()
+
+
+def test_the_passages_reader_gives_what_the_whole_lines_hold_and_refuses_a_broken_or_misplaced_line(world, tmp_path):
+    folder = tmp_path / "releases" / "v1"
+    datasets, case_ids = _gold_keys(folder)
+    lines = read_released_cases(folder, datasets, case_ids)
+    expected = {(line["dataset"], p["passage_id"]): (p.get("doc_id") or "", p.get("version") or "")
+                for line in lines for p in line["passages"]}
+    assert len(expected) >= 5 and read_released_passages(folder, datasets, case_ids) == expected
+    assert ("pilot", "p3") in expected and expected[("pilot", "p3")][1] == "2025-01"
+    cases = release_layout(folder).cases
+    text = cases.read_text(encoding="utf-8").splitlines(keepends=True)
+    for broken, error in ((['{"case_id": "q1", "passages": [{"doc_id": "A"}]}\n'] + text[1:], "line 1: unreadable"),
+                          (text[:1] + ["[1, 2]\n"] + text[2:], "line 2: unreadable"),
+                          (text[:1] + text[2:], "does not follow the claims"),
+                          (text[:1] + text[1:2] * 2 + text[2:], "does not follow the claims")):
+        cases.write_text("".join(broken), encoding="utf-8")
+        with pytest.raises(ReleaseVerifyError, match=error):
+            read_released_passages(folder, datasets, case_ids)
+    cases.unlink()
+    assert read_released_passages(folder, datasets, case_ids) is None and read_released_cases(folder, datasets, case_ids) == []
 
 
 def test_a_stale_passage_is_an_old_version_in_the_release_or_one_the_case_names(world):

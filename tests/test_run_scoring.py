@@ -313,6 +313,34 @@ def test_the_chunk_size_of_the_resamples_does_not_change_the_intervals(monkeypat
     assert summarize(cases, n_bootstrap=301, seed=2) == whole
 
 
+@pytest.mark.parametrize("cost", [0, 10**9])  # 0: always the multinomial matrix; 10**9: always the index draws
+def test_both_ways_of_drawing_the_resamples_give_the_bootstrap_s_mean_and_variance(monkeypatch, cost):
+    monkeypatch.setattr(run_scoring, "BINOMIAL_COST", cost)
+    rng = np.random.default_rng(11)
+    rows = rng.integers(0, 3, size=(3000, 4)).astype(float)  # 81 patterns at most
+    rows[:, 3] = rows[:, 0] * rows[:, 1]
+    sums = run_scoring.bootstrap_sums(rows, 4000, seed=5)
+    assert sums.shape == (4000, 4)
+    n = rows.shape[0]
+    # a sum over n rows drawn with replacement: mean n * mean(column), variance n * var(column)
+    se_mean = np.sqrt(n * rows.var(axis=0) / 4000)
+    assert np.all(np.abs(sums.mean(axis=0) - n * rows.mean(axis=0)) < 5 * se_mean)
+    assert np.allclose(sums.var(axis=0), n * rows.var(axis=0), rtol=0.1)
+    assert np.array_equal(run_scoring.bootstrap_sums(rows[::-1], 4000, seed=5), sums)  # the order of the rows: no matter
+
+
+def test_few_patterns_among_many_cases_are_drawn_as_a_multinomial_matrix(monkeypatch):
+    calls = []
+    monkeypatch.setattr(run_scoring, "bootstrap_pattern_sums", lambda *a: calls.append(a) or np.zeros((a[2], a[1].shape[1])))
+    rows = np.repeat(np.eye(5), 40, axis=0)  # 200 rows, 5 patterns: 5 * 20 <= 200
+    run_scoring.bootstrap_sums(rows, 100, seed=0)
+    assert len(calls) == 1 and list(calls[0][0]) == [40] * 5
+    run_scoring.bootstrap_sums(rows[:99], 100, seed=0)  # 99 rows of 3 patterns: 3 * 20 <= 99 too
+    assert len(calls) == 2
+    run_scoring.bootstrap_sums(np.arange(200.0)[:, None], 100, seed=0)  # every row its own pattern: index draws
+    assert len(calls) == 2
+
+
 def test_the_patterns_of_the_bootstrap_are_numpy_s_unique_rows_in_its_order():
     rng = np.random.default_rng(6)
     for trial in range(300):

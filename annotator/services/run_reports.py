@@ -30,7 +30,7 @@ from annotator.errors import InvalidValueError, NotFoundError
 from annotator.highlight import old_versions
 from annotator.messages import english, msg, shortened
 from annotator.models import Case, Dataset, GoldRelease, Passage, RunCase
-from annotator.release import read_released_cases
+from annotator.release import read_released_cases, read_released_passages
 from annotator.retrieval import UNKNOWN_PREFIX, relevant_evidence, to_documents
 from annotator.services.access import Caller, require
 from annotator.services.blind import claims_still_to_label
@@ -403,11 +403,12 @@ def _read_gold(session: Session, actor: Caller, release: str | Path, keep: tuple
             case = cases[key] = _ReleaseCase(key[0], key[1], record["slice"] or "", record["split"] or "",
                                              metadata if isinstance(metadata, dict) else {})
         case.claims.append(record)
-    lines = read_released_cases(verified.folder, columns["dataset"], columns["case_id"])
-    passages = {(line["dataset"], passage["passage_id"]): (passage.get("doc_id") or "", passage.get("version") or "")
-                for line in lines for passage in line.get("passages") or ()}
-    kept = next((line for line in lines if (line["dataset"], line.get("case_id")) == keep), None) if keep else None
-    return _RunGold(verified, cases, passages, bool(lines) or not cases, kept)
+    passages = read_released_passages(verified.folder, columns["dataset"], columns["case_id"])
+    kept = None
+    if keep and passages is not None:  # one case shown: its line whole, texts and all
+        lines = read_released_cases(verified.folder, columns["dataset"], columns["case_id"])
+        kept = next((line for line in lines if (line["dataset"], line.get("case_id")) == keep), None)
+    return _RunGold(verified, cases, passages or {}, passages is not None or not cases, kept)
 
 
 def _release_keys(session: Session, gold: _RunGold) -> dict[str, Any]:
@@ -478,10 +479,12 @@ def _score_run(session: Session, actor: Caller, name: str, meta: Mapping[str, An
                 if name_ == dataset and (split == "all" or case.split == split)]
     outside = sum(1 for case_id in mine if (dataset, case_id) not in gold.cases)
     ran_cases = [(case, mine[case.case_id]) for case in in_split if case.case_id in mine]
-    # one pass over the retrieved ids, in C (filterfalse): those the release does not hold, a few
+    # one pass over the retrieved ids, in C: those the release does not hold, a few (most lists
+    # hold none: issuperset answers that without a Python call per id; filterfalse finds them)
     release_passages = _released_passages(gold, dataset)
     released = frozenset(release_passages)  # a set is probed faster than a dict
-    not_released = [list(filterfalse(released.__contains__, ran["retrieved"])) for _, ran in ran_cases]
+    not_released = [[] if released.issuperset(ran["retrieved"]) else list(filterfalse(released.__contains__, ran["retrieved"]))
+                    for _, ran in ran_cases]
     outside_release = set().union(*not_released)
     if unit == "doc":  # a required passage need not be one the release holds: its document is the corpus's too
         outside_release.update(passage_id for case, _ in ran_cases for passage_id in _ids(case.metadata, "required_evidence_ids")

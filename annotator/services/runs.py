@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import insert
+import msgspec
+from sqlalchemy import Text, cast, insert
 from sqlmodel import Session, select
 
 from annotator import formats
@@ -246,9 +247,20 @@ def run_cases(session: Session, actor: Caller, name: str) -> list[dict[str, Any]
     Raises PermissionDeniedError unless `actor` may score runs; NotFoundError for an unknown run."""
     run = get_run(session, actor, name)
     dataset = session.get(Dataset, run.dataset_pk).name
-    query = (select(Case.case_id, RunCase.retrieved, RunCase.behavior, RunCase.answer, RunCase.cited, RunCase.claims)
+    # the JSON columns read as their text and decoded here by msgspec, which builds a run's
+    # million ids about a third faster than the json module behind the JSON type (the same values)
+    query = (select(Case.case_id, cast(RunCase.retrieved, Text), RunCase.behavior, RunCase.answer,
+                    cast(RunCase.cited, Text), cast(RunCase.claims, Text))
              .join(Case, Case.id == RunCase.case_pk).where(RunCase.run_pk == run.id).order_by(RunCase.position))
-    # the JSON columns come out as new lists and dicts on every read: given as they are, not copied
-    return [{"dataset": dataset, "case_id": case_id, "retrieved": retrieved or [], "behavior": behavior,
-             "answer": answer, "cited": cited or [], "claims": claims or []}
+    ids, claims_of = _IDS.decode, _CLAIMS.decode
+    return [{"dataset": dataset, "case_id": case_id, "retrieved": ids(retrieved) or [] if retrieved else [],
+             "behavior": behavior, "answer": answer, "cited": ids(cited) or [] if cited else [],
+             "claims": claims_of(claims) or [] if claims else []}
             for case_id, retrieved, behavior, answer, cited, claims in session.exec(query)]
+
+
+_IDS = msgspec.json.Decoder(list[str] | None)
+"""A RunCase's `retrieved` or `cited` column as stored (JSON text: a list of passage ids, or null)."""
+
+_CLAIMS = msgspec.json.Decoder(list[dict[str, Any]] | None)
+"""A RunCase's `claims` column as stored (JSON text: a list of objects, or null)."""
