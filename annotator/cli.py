@@ -835,8 +835,9 @@ def run_list(as_json: JsonOpt = False, db: Db = None) -> None:
     typer.echo(f"{len(runs)} run{'' if len(runs) == 1 else 's'}")
     for each in runs:  # each field terminal-safe on its own: a tab in a value is shown escaped, not a column
         meta = " ".join(f"{key}={value}" for key, value in each["meta"].items()) or "-"
-        fields = (each["name"], each["dataset"], f"{each['n_cases']} cases", f"{each['n_unknown_retrieved']} unknown retrieved",
-                  meta, each["created_at"][:16], each["source_name"])
+        fields = (each["name"], each["dataset"], f"{each['n_cases']} case{'' if each['n_cases'] == 1 else 's'}",
+                  f"{each['n_unknown_retrieved']} unknown retrieved", meta, each["created_at"][:16], each["source_name"],
+                  f"sha256 {each['source_sha256']}", *([each["note"]] if each["note"] else []))
         typer.echo("  " + "\t".join(safe(field) for field in fields))
 
 
@@ -916,7 +917,7 @@ def run_compare(
     margin: Annotated[float, typer.Option("--margin", help="The pass-rate loss the gate tolerates, a fraction (the paired interval's lower bound may not fall below -margin).")] = 0.0,
     alpha: Annotated[float, typer.Option("--alpha", help="The level of the per-slice regression tests (Holm-corrected).")] = 0.05,
     rule: RuleOpt = "all",
-    gate: Annotated[bool, typer.Option("--gate", help="Exit 0 for ship, 1 for blocked, 3 for hold (2 stays a usage error), for a CI job.")] = False,
+    gate: Annotated[bool, typer.Option("--gate", help="Exit 0 for ship, 1 for blocked, 3 for hold, 4 when the gate could not decide (2 stays a usage error), for a CI job.")] = False,
     bootstrap: BootstrapOpt = 1000,
     seed: SeedOpt = 0,
     as_json: JsonOpt = False,
@@ -946,10 +947,16 @@ def run_compare(
             raise
         typer.echo(f"Error: {safe(error, keep=chr(10))}\nThe gate could not decide: exit status {GATE_ERROR_EXIT}.", err=True)
         raise typer.Exit(code=GATE_ERROR_EXIT) from None
-    if as_json:
-        _echo_json(data)
-    else:
-        _echo_lines(format_compare(data).split("\n"))
+    try:
+        if as_json:
+            _echo_json(data)
+        else:
+            _echo_lines(format_compare(data).split("\n"))
+        sys.stdout.flush()
+    except BrokenPipeError:  # `--gate | head -1`: the reader left; the decision's exit status still holds
+        if not gate:
+            raise
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's flush at exit finds no pipe
     if gate:
         raise typer.Exit(code=gate_exit_code(data["decision"]))
 

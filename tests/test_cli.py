@@ -484,6 +484,19 @@ def test_run_compare_gate_exits_0_for_ship_1_for_blocked_3_for_hold(runs_db, bas
     assert without_gate.code == 0 and json.loads(without_gate.out)["decision"] == decision.lower()
 
 
+@pytest.mark.parametrize("candidate, code", [("good", 0), ("misses", 3)])
+def test_run_compare_gate_keeps_its_exit_status_when_the_reader_of_its_output_leaves(runs_db, candidate, code):
+    """`annotator run compare ... --gate | head -1`: the pipe closes before the report is written."""
+    base = "misses" if candidate == "good" else "good"
+    child = subprocess.Popen([sys.executable, "-m", "annotator", "run", "compare", base, candidate, "--release", "v1",
+                              "--split", "all", "--bootstrap", "200", "--gate", "--db", runs_db],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=Path(runs_db.removeprefix("sqlite:///")).parent)
+    child.stdout.close()  # the reader is gone before the command writes a line
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=120) == code, err  # never 1 (blocked) for a ship or a hold
+    assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
 @pytest.mark.parametrize("args, words", [
     (("--k", "0"), "Invalid value for '--k'"),
     (("--bootstrap", "-1"), "Invalid value for '--bootstrap'"),
