@@ -98,6 +98,7 @@ def serve(db: Db = None, port: Annotated[int, typer.Option(min=1, max=65535, hel
     from annotator.services.demo import demo_logins_in_use
 
     host = _checked_host(host)
+    _check_can_listen(host, port)
     url = resolve_url(db)
     engine = _engine(url)
     if not _is_loopback(host):
@@ -119,6 +120,8 @@ def demo(
     from annotator.services.demo import DEMO_USERS, demo_logins_in_use, seed_demo
 
     host = _checked_host(host)
+    if not no_serve:
+        _check_can_listen(host, port)  # before seeding: a taken port changes nothing
     url = resolve_url(db)
     engine = _engine(url, create=True)
     with session_scope(engine) as session:
@@ -158,6 +161,14 @@ def _checked_host(host: str) -> str:
         raise typer.BadParameter("give an address such as 127.0.0.1, a host name, or 0.0.0.0 for every interface",
                                  param_hint="--host")
     return host
+
+
+def _check_can_listen(host: str, port: int) -> None:
+    """Refuse (PortUnavailableError, exit 1) before anything is said or started when the app could
+    not listen on host:port: the port taken, the address not this machine's (annotator/listen.py)."""
+    from annotator import listen
+
+    listen.check_can_listen(host, port)
 
 
 def _is_loopback(host: str) -> bool:

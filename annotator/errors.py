@@ -138,6 +138,10 @@ class BackupFailedError(AnnotatorError):
     was written but could not be synced to disk; the message says which."""
 
 
+class PortUnavailableError(AnnotatorError):
+    """The app cannot listen where asked: the port is taken, or the address is not this machine's."""
+
+
 class AgreementInputError(AnnotatorError, ValueError):
     """Ratings that an agreement report cannot be computed from (a repeated rating, an item in
     two groups, too few bootstrap resamples, ...)."""
