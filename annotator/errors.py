@@ -138,6 +138,10 @@ class BackupFailedError(AnnotatorError):
     was written but could not be synced to disk; the message says which."""
 
 
+class FetchError(AnnotatorError):
+    """A public data set could not be downloaded, or its bytes did not match their SHA-256; nothing was written."""
+
+
 class PortUnavailableError(AnnotatorError):
     """The app cannot listen where asked: the port is taken, or the address is not this machine's."""
 
