@@ -1,9 +1,13 @@
-# The README's two commands: `make demo` and `make test`. Both create the virtualenv on first use.
+# The README's two commands: `make demo` and `make test`. Both create the virtualenv on first use;
+# `make install` only sets it up. PORT and HOST say where `make demo` and `make serve` listen:
+#   make demo PORT=8600 HOST=127.0.0.1
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+PORT ?= 8501
+HOST ?= 127.0.0.1
 
-.PHONY: demo test serve bench clean
+.PHONY: install demo test serve bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("annotator needs Python 3.11 or newer" if sys.version_info < (3, 11) else 0)'
@@ -18,11 +22,13 @@ $(BIN)/.reference: $(BIN)/.installed
 	$(BIN)/python -m pip install --quiet --no-deps 'irrCAC==0.4.4'
 	touch $@
 
-demo: $(BIN)/.installed  ## the app on the embedded SQLite default, with demo data and users
-	$(BIN)/annotator demo
+install: $(BIN)/.installed $(BIN)/.reference  ## set up .venv (the package, its test extra, irrCAC) and nothing else
 
-serve: $(BIN)/.installed
-	$(BIN)/annotator serve
+demo: $(BIN)/.installed  ## the app on the embedded SQLite default, with demo data and users
+	$(BIN)/annotator demo --port '$(PORT)' --host '$(HOST)'
+
+serve: $(BIN)/.installed  ## the app on DATABASE_URL, else data/annotator.db
+	$(BIN)/annotator serve --port '$(PORT)' --host '$(HOST)'
 
 test: $(BIN)/.installed $(BIN)/.reference  ## the whole test suite
 	$(BIN)/python -m pytest

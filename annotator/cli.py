@@ -34,6 +34,7 @@ guideline_app = typer.Typer(no_args_is_help=True, help="The labeling guideline: 
 hold_app = typer.Typer(no_args_is_help=True, help="Holds in force: list them, lift them.")
 judge_app = typer.Typer(no_args_is_help=True, help="Automatic judges: import a run's labels, calibrate it against a gold release.")
 run_app = typer.Typer(no_args_is_help=True, help="RAG runs: import a run of the system, score it against a gold release, compare two runs and gate a change.")
+data_app = typer.Typer(no_args_is_help=True, help="Public data sets (for the tests, benchmarks and examples), fetched from where their authors publish them.")
 app.add_typer(labels_app, name="labels")
 app.add_typer(adjudications_app, name="adjudications")
 app.add_typer(queue_app, name="queue")
@@ -43,6 +44,7 @@ app.add_typer(guideline_app, name="guideline")
 app.add_typer(hold_app, name="hold")
 app.add_typer(judge_app, name="judge")
 app.add_typer(run_app, name="run")
+app.add_typer(data_app, name="data")
 
 Db = Annotated[Optional[str], typer.Option("--db", help="Database URL (default: DATABASE_URL, else data/annotator.db).")]
 DatasetOpt = Annotated[Optional[str], typer.Option("--dataset", help="Dataset name (default: all datasets).")]
@@ -98,6 +100,7 @@ def serve(db: Db = None, port: Annotated[int, typer.Option(min=1, max=65535, hel
     from annotator.services.demo import demo_logins_in_use
 
     host = _checked_host(host)
+    _check_can_listen(host, port)
     url = resolve_url(db)
     engine = _engine(url)
     if not _is_loopback(host):
@@ -119,6 +122,8 @@ def demo(
     from annotator.services.demo import DEMO_USERS, demo_logins_in_use, seed_demo
 
     host = _checked_host(host)
+    if not no_serve:
+        _check_can_listen(host, port)  # before seeding: a taken port changes nothing
     url = resolve_url(db)
     engine = _engine(url, create=True)
     with session_scope(engine) as session:
@@ -158,6 +163,14 @@ def _checked_host(host: str) -> str:
         raise typer.BadParameter("give an address such as 127.0.0.1, a host name, or 0.0.0.0 for every interface",
                                  param_hint="--host")
     return host
+
+
+def _check_can_listen(host: str, port: int) -> None:
+    """Refuse (PortUnavailableError, exit 1) before anything is said or started when the app could
+    not listen on host:port: the port taken, the address not this machine's (annotator/listen.py)."""
+    from annotator import listen
+
+    listen.check_can_listen(host, port)
 
 
 def _is_loopback(host: str) -> bool:
@@ -959,6 +972,25 @@ def run_compare(
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's flush at exit finds no pipe
     if gate:
         raise typer.Exit(code=gate_exit_code(data["decision"]))
+
+
+@data_app.command("fetch")
+def data_fetch(
+    name: Annotated[str, typer.Argument(help="The data set: climate-fever (CLIMATE-FEVER, Diggelmann et al. 2020).")],
+    to: Annotated[Optional[Path], typer.Option("--to", help="Folder to put the file in (default: data/external under the current folder).")] = None,
+    url: Annotated[Optional[str], typer.Option("--url", help="Fetch from this address instead (a mirror); the size and SHA-256 are checked all the same.")] = None,
+) -> None:
+    """Download a public data set from its publisher and check its SHA-256 (a failed fetch leaves nothing behind)."""
+    from annotator.fetch import DEFAULT_FOLDER, dataset, fetch_dataset
+
+    chosen = dataset(name)
+    done = fetch_dataset(name, to if to is not None else DEFAULT_FOLDER, url=url)
+    if done.url is None:
+        typer.echo(f"{safe(done.path)} is already there ({done.size:,} bytes, SHA-256 {done.sha256} as expected); nothing downloaded.")
+    else:
+        typer.echo(f"Fetched {chosen.name} from {safe(done.url)}: {done.size:,} bytes, SHA-256 {done.sha256} as expected.")
+        typer.echo(f"  written to {safe(done.path)}" + (" (it replaced a file of other content)" if done.replaced else ""))
+    typer.echo(f"  {chosen.citation}.")
 
 
 @app.command()

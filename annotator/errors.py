@@ -138,6 +138,14 @@ class BackupFailedError(AnnotatorError):
     was written but could not be synced to disk; the message says which."""
 
 
+class FetchError(AnnotatorError):
+    """A public data set could not be downloaded, or its bytes did not match their SHA-256; nothing was written."""
+
+
+class PortUnavailableError(AnnotatorError):
+    """The app cannot listen where asked: the port is taken, or the address is not this machine's."""
+
+
 class AgreementInputError(AnnotatorError, ValueError):
     """Ratings that an agreement report cannot be computed from (a repeated rating, an item in
     two groups, too few bootstrap resamples, ...)."""

@@ -438,7 +438,7 @@ def _write_table(path: Path, header: list[str], rows: Iterable[list[str]]) -> No
 
 def write_csv(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
     """`gold.csv`: UTF-8 with a BOM, `\\r\\n` line ends, one spreadsheet-safe row per claim (see
-    `csv_row`). Its format is the command-line contract (DESIGN.md): it does not change."""
+    `csv_row`). Its format is part of the contract (docs/design.md, "File formats"): it does not change."""
     _write_table(path, *_csv_rows(records, excel=False))
 
 
@@ -463,7 +463,7 @@ CASE_KEYS: tuple[str, ...] = ("case_id", "question", "answer", "slice", "split",
 PASSAGE_KEYS: tuple[str, ...] = ("passage_id", "doc_id", "version", "title", "text")
 CLAIM_KEYS: tuple[str, ...] = ("claim_id", "text", "passage_ids")
 """The keys of one line of `cases.jsonl`, its passages and its claims: the native import format
-(DESIGN.md "File formats"), in that order."""
+(docs/design.md, "File formats"), in that order."""
 
 
 def write_cases(path: Path, cases: Iterable[Mapping[str, Any]]) -> None:

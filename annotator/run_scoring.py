@@ -140,7 +140,7 @@ def score_case(gold: GoldCase, *, retrieved: Sequence[str], ranked: Sequence[str
             evidence was there).
         behavior_mismatch: behavior_match is False.
         answer_mismatch: answer_match is False.
-    Blockers (docs: "blocker"), each {case_id, reason, ...}, reason one of BLOCKER_REASONS:
+    Blockers (docs/domain.md, "blocker"), each {case_id, reason, ...}, reason one of BLOCKER_REASONS:
         forbidden_evidence, with passage_ids (forbidden_retrieved): a forbidden passage was retrieved;
         answered_when_expected, with expected (abstain | refuse) and claims (the claims not
             support: claim_id, text, label): behaviour answer where the case expects abstain or

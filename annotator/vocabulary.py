@@ -2,7 +2,7 @@
 slices and splits. Each set is defined here and only here; everything else imports it.
 
 Source: FEVER / SciFact / CLIMATE-FEVER categories (SUPPORTS / REFUTES / NOT ENOUGH INFO)
-under their RAG names; see DOMAIN.md.
+under their RAG names; see docs/domain.md, "Words".
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ EXPECTED_BEHAVIORS: tuple[str, ...] = ("answer", "answer_with_citation", "abstai
 `answer_with_citation` is met by the behaviour `answer` with at least one cited passage."""
 
 RUN_STATUSES: tuple[str, ...] = ("passed", "retrieval_failure", "generation_failure", "both")
-"""The failure class of one case of a run (docs: "failure class"), in display order."""
+"""The failure class of one case of a run (docs/domain.md, "failure class"), in display order."""
 
 RETRIEVAL_FAILURE_LABELS: tuple[str, ...] = ("retrieval_miss", "partial_evidence", "stale_evidence", "unauthorized_evidence")
 """Failure labels that point at the retriever."""

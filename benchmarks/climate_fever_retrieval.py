@@ -58,8 +58,9 @@ it from PyTorch's CPU wheel index (PyPI's Linux wheel brings the CUDA libraries,
 Run:
     .venv-retrieval/bin/python benchmarks/climate_fever_retrieval.py [CLIMATE_FEVER_FILE]
         --out FOLDER [--retrievers bm25,dense] [--top 100] [--k 5] [--batch-size 64]
-CLIMATE_FEVER_FILE defaults to $ANNOTATOR_SHARED/data/climate-fever.jsonl, else
-../shared/data/climate-fever.jsonl beside this repository. Then, in the folder of the CLIMATE-FEVER
+CLIMATE_FEVER_FILE defaults to data/external/climate-fever.jsonl in this repository (where
+`annotator data fetch climate-fever` puts it when run here), else $ANNOTATOR_SHARED/data/, else
+shared/data/ beside the repository, as the tests look for it. Then, in the folder of the CLIMATE-FEVER
 gold (README, "Run it on real data"):
     annotator run import FOLDER/bm25.jsonl --run cf-bm25 --dataset climate-fever --meta system=bm25s
     annotator run import FOLDER/dense.jsonl --run cf-minilm --dataset climate-fever --meta system=all-MiniLM-L6-v2
@@ -107,6 +108,7 @@ from pathlib import Path
 import numpy as np
 
 from annotator.errors import AnnotatorError
+from annotator.fetch import DEFAULT_FOLDER
 from annotator.formats import read_cases
 from annotator.formats.climate_fever import first_votes, nth_vote
 from annotator.retrieval import EVIDENCE_LABELS, case_retrieval, relevant_evidence
@@ -127,9 +129,14 @@ AGREE = 1e-9
 
 
 def default_data() -> Path:
-    """$ANNOTATOR_SHARED/data/climate-fever.jsonl, else ../shared/data/climate-fever.jsonl beside
-    the repository (as tests/conftest.py finds shared/)."""
-    return Path(os.environ.get("ANNOTATOR_SHARED", REPO.parent / "shared")) / DATA_NAME
+    """The first of data/external/climate-fever.jsonl in the repository (`annotator data fetch
+    climate-fever`), $ANNOTATOR_SHARED/data/climate-fever.jsonl and shared/data/climate-fever.jsonl
+    beside the repository that exists, else the first (tests/conftest.py looks in the same order)."""
+    places = [REPO / DEFAULT_FOLDER / DATA_NAME.name]
+    if os.environ.get("ANNOTATOR_SHARED"):
+        places.append(Path(os.environ["ANNOTATOR_SHARED"]) / DATA_NAME)
+    places.append(REPO.parent / "shared" / DATA_NAME)
+    return next((place for place in places if place.is_file()), places[0])
 
 
 @dataclass(frozen=True)
@@ -360,7 +367,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--top, --k and --batch-size must be 1 or more")
     data = args.data or default_data()
     if not data.is_file():
-        parser.error(f"{data} is not here: give the file, or set ANNOTATOR_SHARED")
+        parser.error(f"{data} is not here: run `annotator data fetch climate-fever` in the repository, or give the file")
 
     try:
         task = read_task(data)

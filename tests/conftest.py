@@ -1,5 +1,6 @@
 """Shared fixtures: fresh databases on SQLite and (where reachable) PostgreSQL, paths to the
-shared real data, and small helpers to seed users and data."""
+test data and to the public data the project does not carry (fetched by `annotator data fetch`),
+and small helpers to seed users and data."""
 
 from __future__ import annotations
 
@@ -23,13 +24,37 @@ from typer.testing import CliRunner
 from annotator.db import init_db, make_engine
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("ANNOTATOR_SHARED", REPO.parent / "shared"))
-"""The shared data (CLIMATE-FEVER, published agreement cases): `../shared/` beside the project, or
-ANNOTATOR_SHARED."""
-CLIMATE_FEVER = SHARED / "data" / "climate-fever.jsonl"
-AGREEMENT_CASES = SHARED / "reference" / "agreement_cases.json"
-DEMO = REPO / "data" / "demo.jsonl"
 TEST_DATA = Path(__file__).parent / "data"
+DEMO = REPO / "data" / "demo.jsonl"
+AGREEMENT_CASES = TEST_DATA / "agreement_cases.json"
+"""Published worked examples of the agreement coefficients, each with its source
+(tests/data/agreement_cases.md)."""
+
+
+def data_places(name: str) -> tuple[Path, ...]:
+    """Where the tests look for the public data file `name` that the project does not carry, in
+    order: where `annotator data fetch` puts it when run in the project folder (data/external/),
+    then $ANNOTATOR_SHARED/data/, then the folder `shared/data/` beside the project."""
+    from annotator.fetch import DEFAULT_FOLDER
+
+    places = [REPO / DEFAULT_FOLDER / name]
+    if os.environ.get("ANNOTATOR_SHARED"):
+        places.append(Path(os.environ["ANNOTATOR_SHARED"]) / "data" / name)
+    places.append(REPO.parent / "shared" / "data" / name)
+    return tuple(places)
+
+
+def _first_present(places: tuple[Path, ...]) -> Path:
+    return next((place for place in places if place.exists()), places[0])
+
+
+CLIMATE_FEVER_PLACES = data_places("climate-fever.jsonl")
+CLIMATE_FEVER = _first_present(CLIMATE_FEVER_PLACES)
+"""CLIMATE-FEVER (Diggelmann et al. 2020, arXiv:2012.00614): the first of CLIMATE_FEVER_PLACES
+that exists, else the first (where `annotator data fetch climate-fever` puts it)."""
+
+FETCH_COMMANDS = {CLIMATE_FEVER: "annotator data fetch climate-fever"}
+"""The command that puts each public data file where the tests look first."""
 
 POSTGRES_ADMIN_URL = os.environ.get("ANNOTATOR_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 
@@ -204,22 +229,31 @@ def no_seed(session) -> None:  # noqa: ANN001 - a Session
 
 
 def need(path: Path) -> Path:
-    """Skip the test with a clear message when a shared data file is missing (fail in CI)."""
+    """`path`, a public data file the project does not carry (CLIMATE_FEVER); when it is missing
+    the test is skipped with the command that fetches it, and failed instead in CI."""
     if not path.exists():
-        message = f"{path} is not here: put shared/ beside the project or set ANNOTATOR_SHARED"
+        places = CLIMATE_FEVER_PLACES if path == CLIMATE_FEVER else (path,)
+        fetch = FETCH_COMMANDS.get(path)
+        message = (f"{path.name} is not here (looked in {', '.join(str(place.parent) for place in places)}): "
+                   + (f"run `{fetch}` in the project folder, or " if fetch else "")
+                   + "set ANNOTATOR_SHARED to a folder whose data/ holds it")
         if os.environ.get("CI"):
-            pytest.fail("CI must run the tests on the shared data: " + message)
+            pytest.fail("CI must run the tests on the real data: " + message)
         pytest.skip(message)
     return path
 
 
-def need_module(name: str, package: str):  # noqa: ANN201 - the module
+def need_module(name: str, package: str, install: str | None = None):  # noqa: ANN201 - the module
     """The module `name` of the test extra, imported; the test is skipped with the install
-    command when it is missing, and failed instead in CI (where the test extra installs it)."""
+    command when it is missing, and failed instead in CI (where the test extra installs it).
+
+    install: how to install it, when not `pip install PACKAGE` (e.g. a package installed without
+    its pins)."""
     try:
         return importlib.import_module(name)
     except ImportError as error:
-        message = f"{name} is not importable ({error}); install the test extra (pip install {package})"
+        how = install or f"install the test extra (pip install {package})"
+        message = f"{name} is not importable ({error}); {how}"
         if os.environ.get("CI"):
             pytest.fail(f"CI must run the {name} cross-check: " + message)
         pytest.skip(message)

@@ -42,11 +42,15 @@ import pandas as pd
 import pytest
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
-from irrCAC.raw import CAC
 from krippendorff import alpha as krippendorff_package_alpha
 from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
 
 from annotator.agreement import METRICS, compute_agreement
+from tests.conftest import need_module
+
+IRRCAC_INSTALL = ("install it without its pins, as `make test` does: pip install --no-deps 'irrCAC==0.4.4' (it pins "
+                  "scipy==1.12 and so numpy<2, which pyarrow refuses; its code runs on the current scipy)")
+"""irrCAC is not in the test extra (its pins cannot be met beside pyarrow): the Makefile installs it."""
 
 NAMES = ("support", "contradict", "insufficient", "disputed", "off_topic")
 """Category names, not in alphabetical order (irrCAC sorts the categories it finds itself)."""
@@ -133,9 +137,17 @@ def defined(value, pe=None) -> float | None:
 # Reference calls, their warnings silenced here only
 
 
+@pytest.fixture(scope="module")
+def irrcac():
+    """irrCAC's `raw` module; the tests that use it are skipped with how to install it when it is
+    missing (failed in CI)."""
+    return need_module("irrCAC.raw", "irrCAC", install=IRRCAC_INSTALL)
+
+
 def irrcac_estimate(frame: pd.DataFrame, categories, method: str) -> dict | None:
     """irrCAC's `est` dict (coefficient_value, pa, pe, ...) with 20 digits; None when it
     raises ZeroDivisionError (0/0 in the coefficient, or n(n-1) = 0 in its variance)."""
+    CAC = need_module("irrCAC.raw", "irrCAC", install=IRRCAC_INSTALL).CAC  # noqa: N806 - irrCAC's class
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -208,7 +220,7 @@ IRRCAC_METHODS = (
 
 @settings(max_examples=200, deadline=None)
 @given(rating_tables())
-def test_irrcac_gives_our_percent_agreement_fleiss_ac1_bp_and_alpha_with_missing_ratings(table):
+def test_irrcac_gives_our_percent_agreement_fleiss_ac1_bp_and_alpha_with_missing_ratings(irrcac, table):
     report = ours(table)
     frame = table.frame()
     estimates = {}
@@ -232,7 +244,7 @@ def test_irrcac_gives_our_percent_agreement_fleiss_ac1_bp_and_alpha_with_missing
 
 @settings(max_examples=100, deadline=None)
 @given(rating_tables(min_raters=2, max_raters=2))
-def test_cohen_kappa_equals_irrcac_conger_on_the_items_both_raters_rated(table):
+def test_cohen_kappa_equals_irrcac_conger_on_the_items_both_raters_rated(irrcac, table):
     report = ours(table)
     both = Table(table.categories, tuple(row for row in table.cells if None not in row))
     if not both.cells:
@@ -249,7 +261,7 @@ def test_cohen_kappa_equals_irrcac_conger_on_the_items_both_raters_rated(table):
     assert_same(report.cohen_kappa.value, defined(est["coefficient_value"], est["pe"]), what="conger")
 
 
-def test_cohen_kappa_uses_the_margins_of_items_both_rated_where_irrcac_conger_uses_all_ratings():
+def test_cohen_kappa_uses_the_margins_of_items_both_rated_where_irrcac_conger_uses_all_ratings(irrcac):
     """Convention, not a bug: items (a, b) = (x, x), (x, y), (y, y), (x, -).
 
     Ours, on the 3 items both rated: p_o = 2/3, p_e = (2/3)(1/3) + (1/3)(2/3) = 4/9, kappa = 2/5.

@@ -287,6 +287,8 @@ def started(monkeypatch, *args: str) -> tuple[list[str], str, str]:
     monkeypatch.chdir(tempfile.mkdtemp(prefix="annotator-started-"))
     commands: list[list[str]] = []
     monkeypatch.setattr(annotator_cli.os, "execve", lambda _exe, command, _env: commands.append(command))
+    # The port check is tested in test_listen.py; here the default port may be in use, and 192.0.2.7 is no address of ours.
+    monkeypatch.setattr("annotator.listen.check_can_listen", lambda _host, _port: None)
     monkeypatch.setattr(sys, "argv", ["annotator", *args])
     with CliRunner().isolation() as (out, err, *_):
         with pytest.raises(SystemExit) as stop:

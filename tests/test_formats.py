@@ -1,6 +1,7 @@
 """The file readers: each format reads right, each broken input names file, line and field.
 
-CLIMATE-FEVER: Diggelmann et al. (2020), arXiv:2012.00614, read from ../shared/data/.
+CLIMATE-FEVER: Diggelmann et al. (2020), arXiv:2012.00614, where `annotator data fetch climate-fever`
+puts it (tests/conftest.py, CLIMATE_FEVER).
 """
 
 from __future__ import annotations

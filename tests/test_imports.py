@@ -1,7 +1,8 @@
 """Imports into the database: cases, labels, adjudications; one transaction each, nothing lands
 on an error; re-import is a no-op; --update marks adjudicated claims stale.
 
-CLIMATE-FEVER: Diggelmann et al. (2020), arXiv:2012.00614, read from ../shared/data/.
+CLIMATE-FEVER: Diggelmann et al. (2020), arXiv:2012.00614, where `annotator data fetch climate-fever`
+puts it (tests/conftest.py, CLIMATE_FEVER).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The layers of DESIGN.md: imports point down only."""
+"""The layers of docs/design.md ("Layers"): imports point down only."""
 
 import ast
 from pathlib import Path

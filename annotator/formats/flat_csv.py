@@ -1,4 +1,4 @@
-"""Flat CSV case files: one row per claim and passage (DESIGN.md "File formats"), UTF-8 with or
+"""Flat CSV case files: one row per claim and passage (docs/design.md, "File formats"), UTF-8 with or
 without BOM, or CP932, grouped into cases however the rows are ordered; unknown columns are kept
 as case metadata, with a warning."""
 

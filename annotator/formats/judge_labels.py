@@ -1,6 +1,6 @@
 """Judge label files (CSV or JSONL): an automatic judge's label of each claim, one row a claim,
 with the columns claim_id and label and the optional confidence (a number from 0 to 1) and
-rationale (DESIGN.md "File formats"). CSV is read as the other CSVs (UTF-8, with or without BOM,
+rationale (docs/design.md, "File formats"). CSV is read as the other CSVs (UTF-8, with or without BOM,
 or CP932, detected); a column or field the format does not know is warned about and ignored.
 
 A judge run gives exactly one label per claim: the same claim twice is refused naming both

@@ -1,4 +1,4 @@
-"""Native case files: JSON lines, one case a line with its passages and claims (DESIGN.md
+"""Native case files: JSON lines, one case a line with its passages and claims (docs/design.md,
 "File formats"). Every key of the format must be there: a case its question, answer, slice and
 split, a passage its doc_id, version and title ("" is allowed for answer, doc_id, version and
 title); a field the format does not know is kept as case metadata, with a warning."""

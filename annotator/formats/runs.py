@@ -1,5 +1,5 @@
-"""Run files: what a RAG system did with each case, one JSON object a line (DESIGN.md "File
-formats"): `case_id`, `retrieved` (the passage ids it retrieved, ranked best first, each once;
+"""Run files: what a RAG system did with each case, one JSON object a line (docs/design.md,
+"File formats"): `case_id`, `retrieved` (the passage ids it retrieved, ranked best first, each once;
 [] when it retrieved none), `behavior` (one of vocabulary.BEHAVIORS) and the optional `answer`
 (text or null), `cited` (the passage ids the answer cites) and `claims` (the answer's claims,
 each with `text`, `label` (vocabulary.LABELS, from a judge or a person) and the optional

@@ -1,6 +1,6 @@
 """The labeling guideline: a Markdown text that admins publish as named versions ("v1", "2026-11").
 
-Low agreement on a pilot means the guideline is unclear (DOMAIN.md): the team rewrites it and
+Low agreement on a pilot means the guideline is unclear (docs/domain.md, "The procedure"): the team rewrites it and
 publishes a new version, and every label records the version it was made under
 (labeling.save_label reads the current one in the statement that locks the claim), so agreement
 can be reported per version. Rules, checked here whatever page or command calls:
