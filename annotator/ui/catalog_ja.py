@@ -594,6 +594,11 @@ JAPANESE: dict[str, str] = {
     "msg.last_admin": "「{name}」は、ログインできる最後の有効な管理者です。先に別の人を管理者にしてください。",
     "msg.disable_self": "自分のアカウントは無効にできません。別の管理者に依頼してください。",
     "msg.password_short": "パスワードは {n} 文字以上必要です。",
+    # login sessions
+    "msg.session_idle_range": "無操作で切れるまでの時間は {low} 〜 {high} 時間にしてください（{value} は範囲外です）。",
+    "msg.session_absolute_range": "ログインの最長期限は {low} 〜 {high} 日にしてください（{value} は範囲外です）。",
+    "msg.session_idle_longer": "無操作で切れるまでの時間（{idle} 時間）は、ログインの最長期限（{absolute} 日）より長くできません。"
+                               "前者を短くするか、後者を長くしてください。",
     # the labeling guideline
     "msg.guideline.no_admin": "ガイドラインは名前のある管理者が公開します。管理者のユーザー名を指定してください（--by NAME）。",
     "msg.guideline.admin_only": "ラベル付けガイドラインを公開できるのは管理者だけです。",
