@@ -207,8 +207,8 @@ MESSAGES: dict[str, str] = {
     # --- login sessions (services/login_sessions.py)
     "msg.session_idle_range": "the idle expiry must be from {low} to {high} hours, not {value}",
     "msg.session_absolute_range": "the absolute expiry must be from {low} to {high} days, not {value}",
-    "msg.session_idle_longer": "the idle expiry ({idle} hours) cannot be longer than the absolute expiry "
-                               "({absolute} days); shorten the idle expiry or lengthen the absolute one",
+    "msg.session_idle_longer": "the idle expiry ({idle} hour(s)) cannot be longer than the absolute expiry "
+                               "({absolute} day(s)); shorten the idle expiry or lengthen the absolute one",
     # --- the labeling guideline (services/guidelines.py)
     "msg.guideline.no_admin": "a guideline is published by a named admin: give the admin's user name (--by NAME)",
     "msg.guideline.admin_only": "only an admin may publish a labeling guideline",

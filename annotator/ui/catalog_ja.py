@@ -309,6 +309,15 @@ JAPANESE: dict[str, str] = {
     "admin.enable_button": "有効にする",
     "admin.disabled": "ユーザー {name} を無効にしました。ログインできなくなります。",
     "admin.enabled": "ユーザー {name} を有効にしました。",
+    "admin.sessions": "ログインの継続",
+    "admin.sessions_help": "ログインはそのブラウザーで（再読み込みしても、新しいタブでも）続きます。無操作のまま"
+                           "「無操作で切れるまでの時間」が過ぎるか、ログインから「最長期限」が過ぎると、早いほうで終わります。"
+                           "ログアウト、ユーザーの無効化、パスワードやロールの変更では、そのユーザーのログインがすぐに終わります。"
+                           "変更はいま続いているログインにも効きます。",
+    "admin.sessions_idle": "無操作で切れるまでの時間（時間）",
+    "admin.sessions_absolute": "ログインの最長期限（日）",
+    "admin.sessions_button": "期限を保存",
+    "admin.sessions_saved": "ログインは、{idle} 時間操作がないか、ログインから {absolute} 日で終わるようになりました。",
     "admin.tab_history": "主張の履歴",
     "admin.history_help": "1 つの主張とそのケースについて記録されたすべての変更を、古い順に示します: ラベル、裁定、保留、割り当て、"
                           "import --update による変更、リリース。アノテーターの名前が出るため、管理者だけが見られます。時刻は UTC です。",
