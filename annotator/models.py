@@ -140,7 +140,7 @@ class LoginThrottle(SQLModel, table=True):
 
 
 class LoginSession(SQLModel, table=True):
-    """One login of a user in one browser (docs/design.md, "Login sessions"): the browser holds a
+    """One login of a user in one browser (the README's "Login sessions"): the browser holds a
     random token in an HttpOnly cookie and only the token's SHA-256 is stored. A login first gets
     a one-time ticket (its SHA-256 here too, for TICKET_SECONDS) that the browser trades for the
     token; `token_sha256` is None until then. Ends at `expires_at`, after the idle expiry since

@@ -1,5 +1,5 @@
 """Login sessions: a reload, or a new tab of the same browser, keeps a person logged in
-(docs/design.md, "Login sessions").
+(the README's "Login sessions").
 
 A password login starts a session (`start_session`): a LoginSession row and a one-time ticket,
 valid TICKET_SECONDS, that the browser trades once (`redeem_ticket`) for the session's token, a
@@ -103,8 +103,22 @@ def session_settings(session: Session) -> SessionSettings:
     """The expiries in force: the admin's settings, else DEFAULT_IDLE and DEFAULT_ABSOLUTE."""
     stored = dict(session.exec(select(Setting.name, Setting.value)
                                .where(Setting.name.in_((IDLE_SETTING, ABSOLUTE_SETTING)))).all())
-    return SessionSettings(int(stored.get(IDLE_SETTING, DEFAULT_IDLE.total_seconds())),
-                           int(stored.get(ABSOLUTE_SETTING, DEFAULT_ABSOLUTE.total_seconds())))
+    return _settings_of(stored.get(IDLE_SETTING), stored.get(ABSOLUTE_SETTING))
+
+
+def _settings_of(idle: object, absolute: object) -> SessionSettings:
+    """SessionSettings from the stored values (None: not set, the default)."""
+    return SessionSettings(int(DEFAULT_IDLE.total_seconds() if idle is None else idle),
+                           int(DEFAULT_ABSOLUTE.total_seconds() if absolute is None else absolute))
+
+
+def _with_settings(*columns):  # noqa: ANN002, ANN202 - SQL columns in, a Select out
+    """SELECT `columns` and the two stored expiries (NULL when not set): a page run's check in one
+    statement, one round trip to PostgreSQL."""
+    def stored(name: str):  # noqa: ANN202
+        return select(Setting.value).where(Setting.name == name).scalar_subquery()
+
+    return select(*columns, stored(IDLE_SETTING), stored(ABSOLUTE_SETTING))
 
 
 def _in_range(value: float, bounds: tuple[float, float], key: str) -> float:
@@ -253,12 +267,12 @@ def resume(session: Session, token: str | None, now: datetime | None = None) -> 
     if not token or len(token) > MAX_SECRET_CHARS:
         return None
     now = now or utcnow()
-    found = session.exec(select(LoginSession, User).join(User, User.id == LoginSession.user_pk)
+    found = session.exec(_with_settings(LoginSession, User).join(User, User.id == LoginSession.user_pk)
                          .where(LoginSession.token_sha256 == token_hash(token))).first()
     if found is None:
         return None
-    row, user = found
-    if not user.active or not _valid(row, session_settings(session), now):
+    row, user, idle, absolute = found
+    if not user.active or not _valid(row, _settings_of(idle, absolute), now):
         return None
     return ResumedSession(row.id, user.id, user.name)
 
@@ -268,8 +282,11 @@ def in_force(session: Session, session_pk: int, user_pk: int, now: datetime | No
     account is checked apart: users.still_logged_in); None when there is none of that user or it
     is revoked or expired. Reads only."""
     now = now or utcnow()
-    row = session.get(LoginSession, session_pk)
-    if row is None or row.user_pk != user_pk or not _valid(row, session_settings(session), now):
+    found = session.exec(_with_settings(LoginSession).where(LoginSession.id == session_pk)).first()
+    if found is None:
+        return None
+    row, idle, absolute = found
+    if row.user_pk != user_pk or not _valid(row, _settings_of(idle, absolute), now):
         return None
     return SessionInForce(row.last_seen_at, row.ticket_sha256 is not None and row.ticket_expires_at > now)
 

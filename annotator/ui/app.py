@@ -129,7 +129,6 @@ if me is None:
         position="hidden")
 else:
     ui.remember_run_user(me)  # the page's require_page takes it: one account read per run
-    sessions.keep_alive()  # the login session's use recorded; the cookie set after a login
     opened = [(key, path, icon) for key, path, icon in PAGES if ui.may_open(me, key)]
     pending_history = "auth.pending_history" in st.session_state
     pages = [st.Page(path, title=t(f"page.{key}"), icon=icon, url_path=key, default=key == "admin" and pending_history)
@@ -143,6 +142,7 @@ else:
         st.caption(ui.md("app.logged_in_as", name=me.name, roles=", ".join(t(f"role.{r}") for r in sorted(roles_of(me)))))
         st.button(t("app.logout"), key="app.logout", on_click=auth.log_out, icon=":material/logout:")
         language.sidebar_switch(me)
+        sessions.keep_alive()  # the login session's use recorded; the cookie set after a login
     navigation = st.navigation((pages or [st.Page(no_pages, title=t("app.title"), url_path="home", default=True)]) + closed)
 try:
     navigation.run()

@@ -39,7 +39,8 @@ the browser's cookie; absent after a single sign-on (Streamlit's own cookie keep
 LOGIN_CHECKED = "auth.login_checked"
 """The login session as this run's account read found it (a login_sessions.SessionInForce)."""
 PENDING_CLAIM = "auth.pending_claim"
-"""The claim ids of a `?claim=` deep link that arrived before login (each new tab starts logged out)."""
+"""The claim ids of a `?claim=` deep link that arrived before login (a new tab of a browser with no
+login cookie starts logged out)."""
 CLAIM_PARAM = "claim"
 _FLASH = "ui.flash"
 _MOVED_AT = "ui.moved_at"

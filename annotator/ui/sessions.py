@@ -86,20 +86,20 @@ def resume() -> bool:
 
 
 def keep_alive() -> None:
-    """At every run of a logged-in user, after the account read: record the use of the login
-    session when it is due (login_sessions.TOUCH_SECONDS; in the background), and, while the
-    browser has no cookie yet, put the script that trades the ticket on the page."""
+    """At every run of a logged-in user, after the account read (in the sidebar: where it is
+    drawn): record the use of the login session when it is due (login_sessions.TOUCH_SECONDS; in
+    the background), and, while the browser has no cookie yet, put the script that trades the
+    ticket on the page."""
     checked = st.session_state.pop(ui.LOGIN_CHECKED, None)
     session_pk = st.session_state.get(ui.LOGIN_SESSION)
-    if checked is None or session_pk is None:
-        return
-    if checked.touch_due(utcnow()):
-        _touch_later(ui.engine(), session_pk)
-    if not checked.ticket_pending:
-        st.session_state.pop(PENDING_TICKET, None)
-    ticket = st.session_state.get(PENDING_TICKET)
-    if ticket:
-        _script(TRADE_SCRIPT.replace("TICKET", json.dumps(ticket)))
+    ticket = None
+    if checked is not None and session_pk is not None:
+        if checked.touch_due(utcnow()):
+            _touch_later(ui.engine(), session_pk)
+        if not checked.ticket_pending:
+            st.session_state.pop(PENDING_TICKET, None)
+        ticket = st.session_state.get(PENDING_TICKET)
+    _script(TRADE_SCRIPT.replace("TICKET", json.dumps(ticket)) if ticket else None)
 
 
 def log_out() -> int | None:
@@ -126,8 +126,7 @@ def clear_cookie_next(session_pk: int | None) -> None:
 def clear_cookie() -> None:
     """On the login page after a log out: the script that DELETEs the cookie (once per log out)."""
     ended = st.session_state.get(CLEAR_COOKIE)
-    if ended is not None:
-        _script(CLEAR_SCRIPT.replace("ENDED", json.dumps(str(ended))))
+    _script(None if ended is None else CLEAR_SCRIPT.replace("ENDED", json.dumps(str(ended))))
 
 
 # The ticket is sent once per tab (a rerun draws the same script again); a network failure lets a
@@ -154,10 +153,12 @@ CLEAR_SCRIPT = """<script>
 </script>""".replace("ROUTE", json.dumps(ROUTE))
 
 
-def _script(script: str) -> None:
-    """`script` on the page, in a hidden container (no gap)."""
+def _script(script: str | None) -> None:
+    """`script` on the page, in a hidden container (no gap); the container is drawn without one
+    too, so that what follows it keeps its place from run to run."""
     with st.container(key=CONTAINER):
-        st.html(script, unsafe_allow_javascript=True)
+        if script is not None:
+            st.html(script, unsafe_allow_javascript=True)
     st.html(f"<style>.st-key-{CONTAINER} {{ display: none; }}</style>")  # style only: takes no space
 
 
