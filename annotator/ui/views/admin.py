@@ -1,6 +1,7 @@
-"""Admin: assign cases to two labelers, manage users, see the project's counts and a claim's
-history (`?history=<claim_id>` opens it on that claim), correct a labeler's label there, and
-publish a new version of the labeling guideline (uploaded or pasted Markdown, previewed first)."""
+"""Admin: assign cases to two labelers, manage users and how long their logins last, see the
+project's counts and a claim's history (`?history=<claim_id>` opens it on that claim), correct a
+labeler's label there, and publish a new version of the labeling guideline (uploaded or pasted
+Markdown, previewed first)."""
 
 from __future__ import annotations
 
@@ -150,9 +151,9 @@ def _session_settings_form(settings: login_sessions.SessionSettings) -> None:
         st.markdown(f"**{t('admin.sessions')}**")
         st.caption(t("admin.sessions_help"))
         low, high = login_sessions.IDLE_HOURS_RANGE
-        st.number_input(t("admin.sessions_idle"), min_value=low, max_value=high, step=0.25, key=SESSIONS_IDLE)
+        st.number_input(t("admin.sessions_idle"), min_value=low, max_value=high, step=0.25, key=SESSIONS_IDLE, width=320)
         low, high = login_sessions.ABSOLUTE_DAYS_RANGE
-        st.number_input(t("admin.sessions_absolute"), min_value=low, max_value=high, step=1.0, key=SESSIONS_ABSOLUTE)
+        st.number_input(t("admin.sessions_absolute"), min_value=low, max_value=high, step=1.0, key=SESSIONS_ABSOLUTE, width=320)
         st.form_submit_button(t("admin.sessions_button"), key="admin.sessions_button", on_click=_save_session_settings)
 
 
