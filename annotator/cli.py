@@ -35,6 +35,7 @@ hold_app = typer.Typer(no_args_is_help=True, help="Holds in force: list them, li
 judge_app = typer.Typer(no_args_is_help=True, help="Automatic judges: import a run's labels, calibrate it against a gold release.")
 run_app = typer.Typer(no_args_is_help=True, help="RAG runs: import a run of the system, score it against a gold release, compare two runs and gate a change.")
 data_app = typer.Typer(no_args_is_help=True, help="Public data sets (for the tests, benchmarks and examples), fetched from where their authors publish them.")
+sessions_app = typer.Typer(no_args_is_help=True, help="Login sessions: how long a login lasts, and ending a user's logins.")
 app.add_typer(labels_app, name="labels")
 app.add_typer(adjudications_app, name="adjudications")
 app.add_typer(queue_app, name="queue")
@@ -45,6 +46,7 @@ app.add_typer(hold_app, name="hold")
 app.add_typer(judge_app, name="judge")
 app.add_typer(run_app, name="run")
 app.add_typer(data_app, name="data")
+app.add_typer(sessions_app, name="sessions")
 
 Db = Annotated[Optional[str], typer.Option("--db", help="Database URL (default: DATABASE_URL, else data/annotator.db).")]
 DatasetOpt = Annotated[Optional[str], typer.Option("--dataset", help="Dataset name (default: all datasets).")]
@@ -617,6 +619,40 @@ def users_enable(name: Annotated[str, typer.Argument(help="Login name.")], db: D
     with session_scope(_engine(db)) as session:
         set_active(session, OPERATOR, get_user(session, name), True)
     typer.echo(f"Enabled {safe(name)}")
+
+
+@sessions_app.command("settings")
+def sessions_settings(
+    idle_hours: Annotated[Optional[float], typer.Option("--idle-hours", help="Log out after this many hours without use (0.25-720; default 8).")] = None,
+    absolute_days: Annotated[Optional[float], typer.Option("--absolute-days", help="Log out this many days after the login, used or not (1-365; default 7).")] = None,
+    as_json: JsonOpt = False,
+    db: Db = None,
+) -> None:
+    """Show the login session expiries, or set them (they apply at once, also to open sessions)."""
+    from annotator.db import session_scope
+    from annotator.services.login_sessions import session_settings, set_session_settings
+
+    with session_scope(_engine(db)) as session:
+        if idle_hours is None and absolute_days is None:
+            settings = session_settings(session)
+        else:
+            settings = set_session_settings(session, OPERATOR, idle_hours=idle_hours, absolute_days=absolute_days)
+    if as_json:
+        _echo_json(settings.as_dict())
+        return
+    typer.echo(f"idle expiry {settings.idle_hours:g} h, absolute expiry {settings.absolute_days:g} d")
+
+
+@sessions_app.command("revoke")
+def sessions_revoke(name: Annotated[str, typer.Argument(help="Login name.")], db: Db = None) -> None:
+    """Log a user out of every browser (their next action shows the login page)."""
+    from annotator.db import session_scope
+    from annotator.services.login_sessions import revoke_user_sessions
+    from annotator.services.users import get_user
+
+    with session_scope(_engine(db)) as session:
+        revoked = revoke_user_sessions(session, get_user(session, name).id, "admin")
+    typer.echo(f"Revoked {revoked} login session{'' if revoked == 1 else 's'} of {safe(name)}")
 
 
 @guideline_app.command("publish")

@@ -204,6 +204,11 @@ MESSAGES: dict[str, str] = {
     "msg.last_admin": "'{name}' is the last active admin who can log in; make someone else an admin first",
     "msg.disable_self": "you cannot disable your own account; ask another admin",
     "msg.password_short": "a password needs at least {n} characters",
+    # --- login sessions (services/login_sessions.py)
+    "msg.session_idle_range": "the idle expiry must be from {low} to {high} hours, not {value}",
+    "msg.session_absolute_range": "the absolute expiry must be from {low} to {high} days, not {value}",
+    "msg.session_idle_longer": "the idle expiry ({idle} hour(s)) cannot be longer than the absolute expiry "
+                               "({absolute} day(s)); shorten the idle expiry or lengthen the absolute one",
     # --- the labeling guideline (services/guidelines.py)
     "msg.guideline.no_admin": "a guideline is published by a named admin: give the admin's user name (--by NAME)",
     "msg.guideline.admin_only": "only an admin may publish a labeling guideline",

@@ -139,6 +139,37 @@ class LoginThrottle(SQLModel, table=True):
     last_failed_at: datetime = _time(index=True)
 
 
+class LoginSession(SQLModel, table=True):
+    """One login of a user in one browser (the README's "Login sessions"): the browser holds a
+    random token in an HttpOnly cookie and only the token's SHA-256 is stored. A login first gets
+    a one-time ticket (its SHA-256 here too, for TICKET_SECONDS) that the browser trades for the
+    token; `token_sha256` is None until then. Ends at `expires_at`, after the idle expiry since
+    `last_seen_at`, or when revoked (`revoked_at`, `revoked_reason`). services/login_sessions.py
+    is the one place that reads and writes it."""
+
+    __tablename__ = "login_session"
+    id: int | None = Field(default=None, primary_key=True)
+    user_pk: int = Field(foreign_key="user.id", index=True)
+    token_sha256: str | None = Field(default=None, unique=True)  # hex; None until the ticket is traded
+    ticket_sha256: str | None = Field(default=None, unique=True)  # hex; None once traded
+    ticket_expires_at: datetime | None = _time(nullable=True)
+    created_at: datetime = _time()
+    last_seen_at: datetime = _time()
+    expires_at: datetime = _time(index=True)  # the absolute expiry, set at login
+    revoked_at: datetime | None = _time(nullable=True)
+    revoked_reason: str | None = None  # one of login_sessions.REVOKE_REASONS
+
+
+class Setting(SQLModel, table=True):
+    """A setting an admin changes in the app or at the command line, by name (e.g.
+    "login.idle_seconds"); a name without a row has its default. The value is JSON."""
+
+    name: str = Field(primary_key=True)
+    value: Any = Field(sa_column=Column(JSON, nullable=False))
+    updated_at: datetime = _time()
+    updated_by_pk: int | None = Field(default=None, foreign_key="user.id")
+
+
 class Assignment(SQLModel, table=True):
     """A case given to a labeler to label (two labelers per case for double labeling).
 

@@ -574,3 +574,36 @@ def test_run_report_and_compare_show_control_characters_in_ids_escaped(tmp_path)
     assert "case q\\x1b[31m1\\x0aBLOCKERS: none\\u202e: retrieved forbidden passage(s) p\\x9b2" in text
     data = json.loads(annotator("run", "report", "r1", "--release", "v1", "--bootstrap", "0", "--json", "--db", db).out)
     assert data["cases"][0]["case_id"] == hostile and data["blockers"][0]["passage_ids"] == ["p\x9b2"]
+
+
+# --- login sessions ----------------------------------------------------------------------------
+
+
+def test_sessions_settings_shows_sets_and_refuses_the_expiries_and_revoke_logs_a_user_out(any_engine):
+    from annotator.db import session_scope
+    from annotator.services import login_sessions
+    from annotator.services.access import OPERATOR
+    from annotator.services.users import add_user, get_user
+    from tests.conftest import annotator
+
+    db = any_engine.url.render_as_string(hide_password=False)
+    with session_scope(any_engine) as session:
+        add_user(session, OPERATOR, "alice", ["labeler"], "s3cret-pass")
+        tickets = [login_sessions.start_session(session, get_user(session, "alice")).ticket for _ in range(2)]
+    with session_scope(any_engine) as session:
+        token = login_sessions.redeem_ticket(session, tickets[0]).token
+    assert annotator("sessions", "settings", "--db", db).out == "idle expiry 8 h, absolute expiry 7 d\n"
+    ran = annotator("sessions", "settings", "--idle-hours", "2.5", "--absolute-days", "3", "--json", "--db", db)
+    assert ran.code == 0 and json.loads(ran.out) == {"idle_hours": 2.5, "absolute_days": 3.0}
+    refused = annotator("sessions", "settings", "--idle-hours", "100", "--db", db)
+    assert refused.code == 1 and refused.err == (
+        "Error: the idle expiry (100 hour(s)) cannot be longer than the absolute expiry (3 day(s)); shorten the idle "
+        "expiry or lengthen the absolute one\n")
+    assert annotator("sessions", "settings", "--absolute-days", "0", "--db", db).err == (
+        "Error: the absolute expiry must be from 1 to 365 days, not 0.0\n")
+    assert annotator("sessions", "settings", "--db", db).out == "idle expiry 2.5 h, absolute expiry 3 d\n"  # unchanged
+    assert annotator("sessions", "revoke", "alice", "--db", db).out == "Revoked 2 login sessions of alice\n"
+    assert annotator("sessions", "revoke", "alice", "--db", db).out == "Revoked 0 login sessions of alice\n"
+    with session_scope(any_engine) as session:
+        assert login_sessions.resume(session, token) is None
+    assert annotator("sessions", "revoke", "nobody", "--db", db).code == 1

@@ -108,6 +108,39 @@ def test_assignments_made_before_the_queue_order_columns_get_their_case_s_datase
         assert [claim_ids[pk] for pk in queue] == ["early-c1", "middle-c1", "late-c1"]
 
 
+def test_the_login_session_migration_adds_its_tables_to_a_database_in_use_and_downgrades_without_them(any_db_url):
+    from alembic import command
+    from sqlalchemy import inspect
+
+    from annotator.db import alembic_config, session_scope
+    from annotator.services import login_sessions
+    from annotator.services.access import OPERATOR
+    from annotator.services.users import get_user
+
+    command.upgrade(alembic_config(any_db_url), "0009")
+    engine = make_engine(any_db_url)
+    with engine.begin() as connection:
+        connection.exec_driver_sql(
+            "INSERT INTO \"user\" (name, roles, active, created_at) VALUES ('alice', 'labeler', true, '2026-01-01')")
+    engine.dispose()
+    engine = init_db(any_db_url)
+    with session_scope(engine) as session:  # the new tables work on the upgraded database
+        started = login_sessions.start_session(session, get_user(session, "alice"))
+        token = login_sessions.redeem_ticket(session, started.ticket).token
+        login_sessions.set_session_settings(session, OPERATOR, idle_hours=2)
+    with session_scope(engine) as session:
+        assert login_sessions.resume(session, token).user_name == "alice"
+    engine.dispose()
+    command.downgrade(alembic_config(any_db_url), "0009")
+    engine = make_engine(any_db_url)
+    with engine.connect() as connection:
+        tables = set(inspect(connection).get_table_names())
+        assert "login_session" not in tables and "setting" not in tables
+        assert connection.exec_driver_sql("SELECT name FROM \"user\"").scalar() == "alice"
+    engine.dispose()
+    init_db(any_db_url).dispose()  # and up again
+
+
 @pytest.mark.parametrize("url, words", [
     ("garbage://url", "cannot use the database URL garbage://url"),
     ("mysql://x@localhost/db", "cannot use the database URL"),

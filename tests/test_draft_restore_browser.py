@@ -1,6 +1,6 @@
 """A restored rationale in a real browser (`annotator demo`, Debian's Chromium, Playwright; the
-server and helpers of tests/test_e2e_browser.py): after a reload and a new login the Label page
-restores the draft into the box, and no click that follows may empty it.
+server and helpers of tests/test_e2e_browser.py): after a new login (a reload without the login
+cookie) the Label page restores the draft into the box, and no click that follows may empty it.
 
 A browser still drawing the page when the next run's elements arrive (a slow machine, a slow
 network) draws the box from the latest run only. Streamlit tells the browser a value set through
@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from tests.test_e2e_browser import (  # noqa: F401 - browser, demo_server: fixtures
-    browser, demo_server, discard_draft, log_in, log_in_here, reload_seeing_dialogs, settled, type_rationale,
-    wait_for_draft,
+    browser, demo_server, discard_draft, forget_login, log_in, log_in_here, reload_seeing_dialogs, settled,
+    type_rationale, wait_for_draft,
 )
 
 RESTORED = re.compile(r"Restored your unsaved draft from")
@@ -96,7 +96,8 @@ def test_a_restored_rationale_stays_when_the_label_link_is_clicked_while_the_pag
         type_rationale(page, "MARKER-restored-then-clicked")
         wait_for_draft(work, "MARKER-restored-then-clicked")
         socket = HeldSocket(page)  # the reload opens a new websocket, through the relay
-        assert reload_seeing_dialogs(page) == []
+        forget_login(page)  # the login run is the one held
+        assert reload_seeing_dialogs(page, logged_in=False) == []
         page.get_by_label("User name", exact=True).fill("aoi")
         page.get_by_label("Password", exact=True).fill("aoi-demo-pass")
         socket.holding = True
@@ -134,7 +135,8 @@ def test_a_restored_rationale_stays_through_clicks_on_the_label_link_and_a_visit
     try:
         type_rationale(page, "MARKER-restored-then-navigated")
         wait_for_draft(work, "MARKER-restored-then-navigated")
-        assert reload_seeing_dialogs(page) == []
+        forget_login(page)  # a new login restores the draft
+        assert reload_seeing_dialogs(page, logged_in=False) == []
         log_in_here(page, "aoi", "aoi-demo-pass")  # the address names Label: the login opens it
         link = page.locator("[data-testid=stSidebarNavLink]", has_text="Label").first
         for _ in range(3):  # at once, while the login's run may still be drawing, then settled

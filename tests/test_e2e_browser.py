@@ -152,8 +152,8 @@ def log_in(browser, base: str, name: str, password: str, to: str | None = None):
 
 
 def go_to(page, title: str) -> None:  # noqa: ANN001
-    """Open a page by its link in the navigation (a reload or a typed address would log out);
-    nothing when the login already opened it (the address named it)."""
+    """Open a page by its link in the navigation, as a person does (a typed address would start a
+    new browser session); nothing when the login already opened it (the address named it)."""
     settled(page)
     if page.get_by_role("heading", name=title, exact=True).count() == 0:
         page.locator("[data-testid=stSidebarNavLink]", has_text=title).first.click()
@@ -306,8 +306,10 @@ def test_a_page_address_the_roles_do_not_open_says_so_and_links_to_the_users_pag
         context.close()
 
 
-def reload_seeing_dialogs(page) -> list[str]:  # noqa: ANN001
-    """Reload the page, accepting any dialog; the types of the dialogs shown (a reload logs out)."""
+def reload_seeing_dialogs(page, logged_in: bool = True) -> list[str]:  # noqa: ANN001
+    """Reload the page, accepting any dialog, until it shows the user logged in again (a reload
+    keeps the login: its cookie), or, not `logged_in`, the login page (a browser without the
+    cookie: forget_login); the types of the dialogs shown."""
     shown: list[str] = []
 
     def accept(dialog) -> None:  # noqa: ANN001
@@ -316,9 +318,18 @@ def reload_seeing_dialogs(page) -> list[str]:  # noqa: ANN001
 
     page.on("dialog", accept)
     page.reload()
-    page.get_by_label("Password", exact=True).wait_for(timeout=20_000)
+    if logged_in:
+        page.get_by_text("Logged in as").wait_for(timeout=20_000)
+    else:
+        page.get_by_label("Password", exact=True).wait_for(timeout=20_000)
     page.remove_listener("dialog", accept)
     return shown
+
+
+def forget_login(page) -> None:  # noqa: ANN001
+    """Drop the browser's login cookie: its next reload shows the login page, as another browser
+    would, or this one after the login expired."""
+    page.context.clear_cookies(name="annotator_session")
 
 
 def log_in_here(page, name: str, password: str, to: str | None = None) -> None:  # noqa: ANN001
@@ -373,8 +384,7 @@ def test_a_rationale_being_typed_is_sent_unasked_and_is_back_after_a_reload(demo
         type_rationale(page, "MARKER-typed-then-paused")
         wait_for_draft(work, "MARKER-typed-then-paused")
         assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Rationale"  # never blurred
-        assert reload_seeing_dialogs(page) == []
-        log_in_here(page, "aoi", "aoi-demo-pass", to="Label")
+        assert reload_seeing_dialogs(page) == []  # still logged in, on the Label page
         page.get_by_text(re.compile(r"Restored your unsaved draft from")).wait_for(timeout=20_000)
         expect = pytest.importorskip("playwright.sync_api").expect
         expect(page.get_by_label("Rationale")).to_have_value("MARKER-typed-then-paused", timeout=20_000)
@@ -391,7 +401,6 @@ def test_a_rationale_sent_by_leaving_its_box_reloads_without_asking(demo_server,
         page.keyboard.press("Tab")
         wait_for_draft(work, "MARKER-blurred")
         assert reload_seeing_dialogs(page) == []
-        log_in_here(page, "aoi", "aoi-demo-pass", to="Label")
         discard_draft(page)
     finally:
         context.close()
@@ -403,7 +412,7 @@ def test_a_hold_note_no_draft_keeps_makes_the_browser_ask_before_a_reload_even_o
     try:
         page.get_by_text("Hold this case").click()
         page.get_by_label("Note (optional)").fill("MARKER-hold-note")
-        page.keyboard.press("Tab")  # sent, but a reload logs out and nothing keeps it
+        page.keyboard.press("Tab")  # sent, but nothing keeps it across a reload
         assert reload_seeing_dialogs(page) == ["beforeunload"]
     finally:
         context.close()

@@ -37,6 +37,7 @@ from annotator.services.access import Caller, need_caller, require
 from annotator.workflow import Permission
 from annotator.models import LoginThrottle, User, utcnow
 from annotator.services.audit import record_event
+from annotator.services.login_sessions import revoke_user_sessions
 from annotator.vocabulary import ROLES
 
 _hasher = PasswordHasher()
@@ -199,7 +200,8 @@ def ensure_user(session: Session, name: str, role: str, known: KnownNames | None
 
 
 def set_roles(session: Session, actor: Caller, user: User, roles: list[str]) -> User:
-    """Replace the user's roles. Raises InvalidValueError for an unknown role or when the last
+    """Replace the user's roles; a change revokes their login sessions (they log in again under
+    the new roles). Raises InvalidValueError for an unknown role or when the last
     active admin who can log in (`_admin_who_can_log_in`) would lose the admin role,
     PermissionDeniedError unless `actor` may manage users."""
     require(actor, Permission.MANAGE_USERS)
@@ -212,25 +214,31 @@ def _set_roles(session: Session, actor_pk: int | None, user: User, roles: list[s
     """set_roles without the check, for services that checked their own permission (imports)."""
     before = _public(user)
     user.roles = _check_roles(roles)
+    if user.roles != before["roles"]:  # a login made under other roles ends
+        revoke_user_sessions(session, user.id, "roles")
     session.add(user)
     record_event(session, actor_pk=actor_pk, entity="user", entity_pk=user.id, action="update", before=before, after=_public(user))
     return user
 
 
 def set_password(session: Session, actor: Caller, user: User, password: str) -> None:
-    """Set (or reset) the user's password. Raises InvalidValueError for one under 8 characters."""
+    """Set (or reset) the user's password and revoke their login sessions (a browser logged in
+    with the old password is logged out at its next action). Raises InvalidValueError for one
+    under 8 characters."""
     require(actor, Permission.MANAGE_USERS)
     _check_password(password)
     before = _public(user)
     user.password_hash = _hash(password)
     _forget_failures(session, user.name)
+    revoke_user_sessions(session, user.id, "password")  # whoever logged in with the old one is out
     session.add(user)
     record_event(session, actor_pk=actor.id, entity="user", entity_pk=user.id, action="update", before=before,
                  after={**_public(user), "password_changed": True})
 
 
 def set_active(session: Session, actor: Caller, user: User, active: bool) -> None:
-    """Enable or disable a user; a disabled user cannot log in, and their labels stay.
+    """Enable or disable a user; a disabled user cannot log in (their login sessions are
+    revoked), and their labels stay.
 
     Raises InvalidValueError when an admin would disable themselves, or the last active admin
     who can log in (`_admin_who_can_log_in`) would be disabled: nobody could manage users in the
@@ -244,6 +252,8 @@ def set_active(session: Session, actor: Caller, user: User, active: bool) -> Non
             raise InvalidValueError.of("msg.last_admin", name=user.name)
     before = _public(user)
     user.active = active
+    if not active:
+        revoke_user_sessions(session, user.id, "disabled")
     session.add(user)
     record_event(session, actor_pk=actor.id, entity="user", entity_pk=user.id, action="update", before=before, after=_public(user))
 

@@ -6,7 +6,8 @@ opened by URL either.
 
 Login is by local name and password, unless the secrets configure an OpenID Connect provider in
 `[auth]`: then the login page only offers "Log in with <provider>" (st.login) and the provider's
-email names the annotator user (see auth.py).
+email names the annotator user (see auth.py). A password login starts a login session that a
+reload or a new tab of the same browser resumes from its cookie (sessions.py).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from annotator.errors import DatabaseBusyError, DatabaseUnavailableError, LoginE
 from annotator.services.users import authenticate, roles_of
 from annotator.ui import auth
 from annotator.ui import components as ui
-from annotator.ui import language
+from annotator.ui import language, sessions
 from annotator.ui.i18n import t
 
 PAGES = (  # (key in components.PAGE_ROLES, file, icon)
@@ -40,10 +41,11 @@ def _log_in() -> None:
     try:
         with ui.db() as session:  # authenticate commits its short transactions itself
             user = authenticate(session, name, password)
+            started = sessions.start(session, user)  # a reload keeps the user logged in (sessions.py)
     except (LoginError, DatabaseBusyError) as error:  # a busy database: "try again", not a traceback
         ui.flash_error(error)
         return
-    ui.remember_user(user)
+    sessions.remember(user, started)
 
 
 def login_page() -> None:
@@ -51,9 +53,10 @@ def login_page() -> None:
     st.title(t("app.title"))
     ui.show_flash()
     language.login_switch()
-    with st.form("login"):
-        st.text_input(t("login.name"), key="login.name")
-        st.text_input(t("login.password"), type="password", key="login.password")
+    sessions.clear_cookie()  # after a log out
+    with st.form("login"):  # the autocomplete tokens let a password manager fill the form (HTML, 4.10.18.7.1)
+        st.text_input(t("login.name"), key="login.name", autocomplete="username")
+        st.text_input(t("login.password"), type="password", key="login.password", autocomplete="current-password")
         st.form_submit_button(t("login.submit"), on_click=_log_in, type="primary")
 
 
@@ -101,7 +104,10 @@ st.set_page_config(page_title=t("app.title"), page_icon=":material/fact_check:",
 
 sso = auth.sso_config()
 try:
-    me = auth.sso_user(auth.identity()) if sso is not None else ui.current_user()
+    if sso is not None:
+        me = auth.sso_user(auth.identity())
+    else:  # the browser session's user, else the one of the browser's login cookie (a reload, a new tab)
+        me = ui.current_user() or (ui.current_user() if sessions.resume() else None)
 except (DatabaseUnavailableError, DatabaseBusyError) as error:
     st.error(ui.error_markdown(error))
     st.stop()
@@ -136,6 +142,7 @@ else:
         st.caption(ui.md("app.logged_in_as", name=me.name, roles=", ".join(t(f"role.{r}") for r in sorted(roles_of(me)))))
         st.button(t("app.logout"), key="app.logout", on_click=auth.log_out, icon=":material/logout:")
         language.sidebar_switch(me)
+        sessions.keep_alive()  # the login session's use recorded; the cookie set after a login
     navigation = st.navigation((pages or [st.Page(no_pages, title=t("app.title"), url_path="home", default=True)]) + closed)
 try:
     navigation.run()

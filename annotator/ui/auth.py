@@ -21,6 +21,7 @@ import streamlit as st
 from annotator.models import User
 from annotator.services.users import user_for_identity
 from annotator.ui import components as ui
+from annotator.ui import sessions
 
 SHARED_KEYS = ("redirect_uri", "cookie_secret")
 """Settings of `[auth]` that every provider needs (Streamlit refuses to log in without them)."""
@@ -125,10 +126,13 @@ LOGGED_OUT = "auth.logged_out"
 
 
 def log_out() -> None:
-    """Forget the user and, after a provider login, log out of it too (st.logout clears the
+    """Revoke the user's login session (the login page then clears its cookie: sessions.py),
+    forget the user and, after a provider login, log out of it too (st.logout clears the
     identity cookie and starts a new session)."""
+    ended = sessions.log_out()
     ui.forget_user()
     st.session_state[LOGGED_OUT] = True
+    sessions.clear_cookie_next(ended)
     if st.user.get("is_logged_in") is True:
         st.logout()
 

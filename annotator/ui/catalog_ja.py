@@ -309,6 +309,15 @@ JAPANESE: dict[str, str] = {
     "admin.enable_button": "有効にする",
     "admin.disabled": "ユーザー {name} を無効にしました。ログインできなくなります。",
     "admin.enabled": "ユーザー {name} を有効にしました。",
+    "admin.sessions": "ログインの継続",
+    "admin.sessions_help": "ログインはそのブラウザーで（再読み込みしても、新しいタブでも）続きます。無操作のまま"
+                           "「無操作で切れるまでの時間」が過ぎるか、ログインから「最長期限」が過ぎると、早いほうで終わります。"
+                           "ログアウト、ユーザーの無効化、パスワードやロールの変更では、そのユーザーのログインがすぐに終わります。"
+                           "変更はいま続いているログインにも効きます。",
+    "admin.sessions_idle": "無操作で切れるまでの時間（時間）",
+    "admin.sessions_absolute": "ログインの最長期限（日）",
+    "admin.sessions_button": "期限を保存",
+    "admin.sessions_saved": "ログインは、{idle} 時間操作がないか、ログインから {absolute} 日で終わるようになりました。",
     "admin.tab_history": "主張の履歴",
     "admin.history_help": "1 つの主張とそのケースについて記録されたすべての変更を、古い順に示します: ラベル、裁定、保留、割り当て、"
                           "import --update による変更、リリース。アノテーターの名前が出るため、管理者だけが見られます。時刻は UTC です。",
@@ -594,6 +603,11 @@ JAPANESE: dict[str, str] = {
     "msg.last_admin": "「{name}」は、ログインできる最後の有効な管理者です。先に別の人を管理者にしてください。",
     "msg.disable_self": "自分のアカウントは無効にできません。別の管理者に依頼してください。",
     "msg.password_short": "パスワードは {n} 文字以上必要です。",
+    # login sessions
+    "msg.session_idle_range": "無操作で切れるまでの時間は {low} 〜 {high} 時間にしてください（{value} は範囲外です）。",
+    "msg.session_absolute_range": "ログインの最長期限は {low} 〜 {high} 日にしてください（{value} は範囲外です）。",
+    "msg.session_idle_longer": "無操作で切れるまでの時間（{idle} 時間）は、ログインの最長期限（{absolute} 日）より長くできません。"
+                               "前者を短くするか、後者を長くしてください。",
     # the labeling guideline
     "msg.guideline.no_admin": "ガイドラインは名前のある管理者が公開します。管理者のユーザー名を指定してください（--by NAME）。",
     "msg.guideline.admin_only": "ラベル付けガイドラインを公開できるのは管理者だけです。",

@@ -1,8 +1,10 @@
 """Shared widgets for the pages: the database session, the logged-in user, which page each role
 sees, passage cards, label badges, and messages that survive a callback.
 
-Session state holds only the user's primary key and name; the User is re-read on every run, so
-a disabled account or a changed role takes effect at the next click.
+Session state holds only the user's primary key and name, and the key of their login session
+(services/login_sessions.py); the User and the login session are re-read on every run, so a
+disabled account, a revoked or expired login session, or a changed role takes effect at the next
+click.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from annotator.errors import AnnotatorError, InvalidValueError, NotFoundError, P
 from annotator.highlight import Highlight, highlight, old_versions, to_html
 from annotator.messages import shortened
 from annotator.models import User
+from annotator.services import login_sessions
 from annotator.services.labeling import PassageView
 from annotator.services.lookup import list_datasets
 from annotator.services.users import get_user, roles_of, still_logged_in
@@ -30,8 +33,14 @@ from annotator.ui.plain import error_markdown, md, message_markdown, plain_markd
 
 USER_PK = "auth.user_pk"
 USER_NAME = "auth.user_name"
+LOGIN_SESSION = "auth.login_session"
+"""The key of the user's login session (a LoginSession) after a password login or a resume from
+the browser's cookie; absent after a single sign-on (Streamlit's own cookie keeps that one)."""
+LOGIN_CHECKED = "auth.login_checked"
+"""The login session as this run's account read found it (a login_sessions.SessionInForce)."""
 PENDING_CLAIM = "auth.pending_claim"
-"""The claim ids of a `?claim=` deep link that arrived before login (each new tab starts logged out)."""
+"""The claim ids of a `?claim=` deep link that arrived before login (a new tab of a browser with no
+login cookie starts logged out)."""
 CLAIM_PARAM = "claim"
 _FLASH = "ui.flash"
 _MOVED_AT = "ui.moved_at"
@@ -92,10 +101,20 @@ def read_db() -> Iterator[Session]:
 # --- the logged-in user ------------------------------------------------------------------------
 
 
-def remember_user(user: User) -> None:
-    """Store the logged-in user's key and name (nothing else) in session state."""
-    st.session_state[USER_PK] = user.id
-    st.session_state[USER_NAME] = user.name
+def remember_user(user: User, login_session_pk: int | None = None) -> None:
+    """Store the logged-in user's key and name (nothing else of the account) in session state,
+    and the key of their login session when there is one."""
+    remember_login(user.id, user.name, login_session_pk)
+
+
+def remember_login(user_pk: int, user_name: str, login_session_pk: int | None) -> None:
+    """remember_user by the user's key and name (a login session resumed from the cookie)."""
+    st.session_state[USER_PK] = user_pk
+    st.session_state[USER_NAME] = user_name
+    if login_session_pk is None:
+        st.session_state.pop(LOGIN_SESSION, None)
+    else:
+        st.session_state[LOGIN_SESSION] = login_session_pk
 
 
 def forget_user() -> None:
@@ -106,7 +125,9 @@ def forget_user() -> None:
 
 def session_user(session: Session) -> User:
     """The logged-in user, re-read in `session`. Raises PermissionDeniedError when nobody is
-    logged in or the account was removed or disabled meanwhile."""
+    logged in, the account was removed or disabled meanwhile, or the login session (if any:
+    LOGIN_SESSION) was revoked or expired (login_sessions.in_force; what it found is kept as
+    LOGIN_CHECKED for ui/sessions.py)."""
     name, pk = st.session_state.get(USER_NAME), st.session_state.get(USER_PK)
     try:
         user = None if name is None else get_user(session, name)
@@ -114,6 +135,12 @@ def session_user(session: Session) -> User:
         user = None
     if not still_logged_in(name, pk, user):
         raise PermissionDeniedError(t("auth.login_again"))
+    login_pk = st.session_state.get(LOGIN_SESSION)
+    if login_pk is not None:
+        checked = login_sessions.in_force(session, login_pk, user.id)
+        if checked is None:
+            raise PermissionDeniedError(t("auth.login_again"))
+        st.session_state[LOGIN_CHECKED] = checked
     return user
 
 

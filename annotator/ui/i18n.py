@@ -373,6 +373,15 @@ ENGLISH: dict[str, str] = {
     "admin.enable_button": "Enable",
     "admin.disabled": "User {name} disabled: they cannot log in.",
     "admin.enabled": "User {name} enabled.",
+    "admin.sessions": "Login sessions",
+    "admin.sessions_help": "A login lasts in its browser (a reload or a new tab stays logged in) until it has "
+                           "gone unused for the idle expiry, or the absolute expiry has passed since the login, "
+                           "whichever comes first. Logging out, disabling a user, and a change of their password "
+                           "or roles end their logins at once. Changes apply to open logins too.",
+    "admin.sessions_idle": "Idle expiry (hours)",
+    "admin.sessions_absolute": "Absolute expiry (days)",
+    "admin.sessions_button": "Save expiries",
+    "admin.sessions_saved": "Logins now end after {idle} hour(s) unused, or {absolute} day(s) after the login.",
     "admin.tab_history": "Claim history",
     "admin.history_help": "Every recorded change of one claim and of its case, oldest first: labels, "
                           "adjudications, holds, assignments, changes by import --update, releases. It names "

@@ -1,9 +1,12 @@
 """What `annotator serve` and `annotator demo` run: the app (app.py) as a Streamlit `st.App`, with
-one addition: every HTTP response says that no other site may show the app in a frame
-(clickjacking), as `FRAME_HEADERS`.
+two additions: every HTTP response says that no other site may show the app in a frame
+(clickjacking), as `FRAME_HEADERS`; and the route of login_cookie.py, which puts a login
+session's token into an HttpOnly cookie (and takes it out at log out), so that a reload keeps
+the user logged in.
 
 Streamlit has no setting for response headers. `st.App` (Streamlit's ASGI app) takes Starlette
-middleware, which sees every response: pages, static files, `/_stcore/health`, media, errors.
+middleware, which sees every response: pages, static files, `/_stcore/health`, media, errors;
+and Starlette routes of its own beside Streamlit's.
 `streamlit run annotator/ui/server.py [options]` finds `app` here and serves it, with the same
 options as `streamlit run annotator/ui/app.py`; nothing of Streamlit's is patched.
 """
@@ -16,6 +19,8 @@ from typing import Any
 import streamlit as st
 from starlette.datastructures import MutableHeaders
 from starlette.middleware import Middleware
+
+from annotator.ui import login_cookie
 
 FRAME_HEADERS: dict[str, str] = {
     "Content-Security-Policy": "frame-ancestors 'none'",
@@ -51,4 +56,4 @@ class FrameDenied:
         await self.app(scope, receive, send_with_headers)
 
 
-app = st.App(str(Path(__file__).with_name("app.py")), middleware=[Middleware(FrameDenied)])
+app = st.App(str(Path(__file__).with_name("app.py")), routes=login_cookie.routes(), middleware=[Middleware(FrameDenied)])

@@ -8,7 +8,7 @@ lost connection drops it. A page calls `guard` once per run with the keys of its
   typing is sent AUTOSAVE_MS after the last keystroke (outside an IME composition) by the same
   Ctrl+Enter Streamlit takes, the field keeping its focus and caret; the browser asks before
   leaving the page while typing has not been sent.
-- held fields (nothing keeps them across a reload: a reload logs the user out): the browser asks
+- held fields (nothing keeps them across a reload: it keeps the login, not the page's inputs): the browser asks
   before leaving the page while they hold any text.
 
 The question is the browser's own "Leave site? Changes you made may not be saved" (its text cannot

@@ -1,8 +1,8 @@
 """Adjudicate: disputed (and stale) claims the adjudicator did not label, the two labels as
 "Labeler 1 / Labeler 2" without names (in the user's language: msg.labeler_n), and the final decision.
 
-No draft keeps the decision's rationale and a reload logs the user out, so the browser asks
-before leaving the page while the rationale holds text (ui/unsaved.py)."""
+No draft keeps the decision's rationale (a reload keeps the login, not the page's inputs), so the
+browser asks before leaving the page while the rationale holds text (ui/unsaved.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Admin: assign cases to two labelers, manage users, see the project's counts and a claim's
-history (`?history=<claim_id>` opens it on that claim), correct a labeler's label there, and
-publish a new version of the labeling guideline (uploaded or pasted Markdown, previewed first)."""
+"""Admin: assign cases to two labelers, manage users and how long their logins last, see the
+project's counts and a claim's history (`?history=<claim_id>` opens it on that claim), correct a
+labeler's label there, and publish a new version of the labeling guideline (uploaded or pasted
+Markdown, previewed first)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from annotator.errors import AnnotatorError, InvalidValueError, StaleWriteError
-from annotator.services import corrections, guidelines, history, labeling, users
+from annotator.services import corrections, guidelines, history, labeling, login_sessions, users
 from annotator.services.lookup import dataset_pk, find_case
 from annotator.services.status import project_status
 from annotator.ui import components as ui
@@ -123,6 +124,37 @@ def _set_active(active: bool) -> None:
         ui.flash_error(error)
         return
     ui.flash("success", ui.md("admin.enabled" if active else "admin.disabled", name=name))
+
+
+SESSIONS_IDLE = "admin.sessions_idle"
+SESSIONS_ABSOLUTE = "admin.sessions_absolute"
+
+
+def _save_session_settings() -> None:
+    st.session_state[LAST_TAB] = "admin.tab_users"
+    try:
+        with ui.db() as session:
+            saved = login_sessions.set_session_settings(
+                session, ui.session_user(session), idle_hours=float(st.session_state[SESSIONS_IDLE]),
+                absolute_days=float(st.session_state[SESSIONS_ABSOLUTE]))
+    except AnnotatorError as error:
+        ui.flash_error(error)
+        return
+    ui.flash("success", t("admin.sessions_saved", idle=f"{saved.idle_hours:g}", absolute=f"{saved.absolute_days:g}"))
+
+
+def _session_settings_form(settings: login_sessions.SessionSettings) -> None:
+    """The expiries of login sessions (services/login_sessions.py), as stored."""
+    st.session_state[SESSIONS_IDLE] = settings.idle_hours  # what is stored, whatever the box held before
+    st.session_state[SESSIONS_ABSOLUTE] = settings.absolute_days
+    with st.form("admin.sessions_form"):
+        st.markdown(f"**{t('admin.sessions')}**")
+        st.caption(t("admin.sessions_help"))
+        low, high = login_sessions.IDLE_HOURS_RANGE
+        st.number_input(t("admin.sessions_idle"), min_value=low, max_value=high, step=0.25, key=SESSIONS_IDLE, width=320)
+        low, high = login_sessions.ABSOLUTE_DAYS_RANGE
+        st.number_input(t("admin.sessions_absolute"), min_value=low, max_value=high, step=1.0, key=SESSIONS_ABSOLUTE, width=320)
+        st.form_submit_button(t("admin.sessions_button"), key="admin.sessions_button", on_click=_save_session_settings)
 
 
 HISTORY_PARAM = "history"  # /admin?history=<claim_id> opens the Claim history tab on that claim
@@ -390,6 +422,7 @@ with ui.db() as session:
     status = project_status(session, me)
     holds = labeling.holds_in_force(session, me)
     guideline_versions = guidelines.list_guidelines(session)
+    expiries = login_sessions.session_settings(session)
 everyone = [person.name for person in people]
 labelers = [person.name for person in people if person.active and users.has_role(person, "labeler")]
 
@@ -438,6 +471,7 @@ with users_tab:
         st.selectbox(t("col.name"), everyone, key="admin.active_user", format_func=ui.plain_text)
         st.button(t("admin.disable_button"), key="admin.disable_button", on_click=_set_active, args=(False,), disabled=not everyone)
         st.button(t("admin.enable_button"), key="admin.enable_button", on_click=_set_active, args=(True,), disabled=not everyone)
+    _session_settings_form(expiries)
 
 with status_tab:
     for column, key in zip(st.columns(6), ("cases", "claims", "labels", "adjudications", "releases", "holds"), strict=True):
