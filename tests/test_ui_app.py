@@ -508,7 +508,9 @@ def test_the_adjudicator_decides_and_the_queue_empties(engine):
 def _decide(engine) -> None:  # noqa: ANN001
     _label_both(engine)
     at = open_app("mika")
+    at.text_area(key=f"adjudicate.rationale.{_claim_pk(engine, 'case-1-c2')}").input("passage 2 decides")
     decision_button(at, "contradict").click().run()
+    assert [t.value for t in at.toast] == ["Decided contradict on claim case-1-c2."]
 
 
 @ON_BOTH

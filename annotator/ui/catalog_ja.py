@@ -580,6 +580,7 @@ JAPANESE: dict[str, str] = {
     "msg.adjudicator_labels_it": "この主張にはあなた自身がラベルを付けるため、別の裁定者が裁定する必要があります。",
     "msg.not_disputed": "この主張は「{state}」で、不一致ではありません。裁定するものはありません。",
     "msg.decided_meanwhile": "この主張は、その間に別の人が裁定しました。入力内容は残っています。再読み込みして確認してください。",
+    "msg.adjudication_rationale_needed": "最終ラベルの判断理由を書いてください（なぜそう裁定したか。裁定とともに記録され、リリースにも含まれます）。何も保存していません。",
     # assigning cases
     "msg.assign_different_labelers": "異なるアノテーターを指定してください（指定: {names}）。",
     "msg.assign_none": "なし",
