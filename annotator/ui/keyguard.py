@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotator.ui.unsaved import key_class
+from annotator.ui.unsaved import hidden_style, key_class
 from annotator.vocabulary import LABELS
 
 LABEL_KEYS = tuple(str(n) for n in range(1, len(LABELS) + 1))
@@ -105,4 +105,4 @@ def guard(claim_pk: int, prefix: str) -> None:
               f'data-await-move-ms="{AWAIT_MOVE_MS}" hidden></div>')
     with st.container(key=CONTAINER):
         st.html(marker + SCRIPT, unsafe_allow_javascript=True)
-    st.html(f"<style>.{key_class(CONTAINER)} {{ display: none; }}</style>")  # style only: takes no space
+    st.html(hidden_style(CONTAINER))
