@@ -448,6 +448,7 @@ JAPANESE: dict[str, str] = {
     # the labeling guideline
     "guideline.panel": "ガイドライン {version} · {date} 公開",
     "guideline.none": "ラベル付けガイドラインはまだ公開されていません。",
+    "guideline.open_wide": "広い画面で読む",
     "guideline.changed": "ガイドラインの新しい版 {version} が公開されました。サイドバーで読んでください。これから付けるラベルにはこの版が記録されます。",
     "guideline.col_version": "版",
     "guideline.col_published": "公開日時",

@@ -492,6 +492,7 @@ ENGLISH: dict[str, str] = {
     # guideline
     "guideline.panel": "Guideline {version} · published {date}",
     "guideline.none": "No labeling guideline is published yet.",
+    "guideline.open_wide": "Read in a wide window",
     "guideline.changed": "A new guideline version, {version}, was published: read it in the sidebar. Your labels from "
                          "now on record it.",
     "guideline.col_version": "Version",
