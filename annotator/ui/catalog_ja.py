@@ -49,7 +49,9 @@ JAPANESE: dict[str, str] = {
     # shared
     "case.meta": "ケース {case_id} · スライス {slice} · 分割 {split}",
     "case.question": "質問",
-    "case.answer": "生成された回答",
+    "case.question_line": "**質問**: {question}",
+    "case.answer_lead": "生成された回答:",
+    "case.answer_marked": "生成された回答（主張と共通の語に印を付けています）:",
     "passage.meta": "{passage_id} · 文書 {doc_id} · 版 {version}",
     "passage.cite": "このパッセージを引用する",
     "passage.cited": "あなたのラベルで引用済み",
@@ -118,7 +120,9 @@ JAPANESE: dict[str, str] = {
     "adjudicate.severity": "重大度: {severity}",
     "adjudicate.decision": "最終ラベル",
     "adjudicate.stale": "以前は {value} と裁定されましたが、その後ラベルまたは主張が変更されました。もう一度裁定してください。",
-    "adjudicate.rationale_hint": "なぜこの最終ラベルですか？ 上のラベルはそのまま残ります。",
+    "adjudicate.rationale_hint": "なぜこの最終ラベルですか？ 2 件のラベルはそのまま残ります。",
+    "adjudicate.rationale": "判断理由（必須）",
+    "adjudicate.queue": "キュー（{n} 件）",
     "adjudicate.shortcuts": "1・2・3 キーで 支持・矛盾・根拠不足 に裁定します。",
     "adjudicate.saved": "主張 {claim_id} を {value} に裁定しました。",
     # agreement page
