@@ -228,13 +228,14 @@ MARK_STYLE = ("background-color: rgba(255, 170, 0, 0.35); color: inherit; font-w
 """A highlighted word is bold and underlined as well as coloured: never colour alone."""
 
 
-def to_html(text: str, spans: Iterable[tuple[int, int]], shown: Callable[[str], str] = str) -> str:
+def to_html(text: str, spans: Iterable[tuple[int, int]], shown: Callable[[str], str] = str, lead: str = "") -> str:
     """`text` as HTML with every span in a <mark>: all of the text is escaped (a passage is
     untrusted: its markup is shown as written, never interpreted); whitespace and line breaks
     are kept. `spans` as `highlight` returns them (sorted, non-overlapping). Each piece goes
     through `shown` before it is escaped (the app passes ui.plain.plain_text, which makes
-    invisible and bidirectional control characters visible)."""
-    parts, at = [], 0
+    invisible and bidirectional control characters visible). `lead`, when given, is written
+    first, in bold and escaped (a heading on the text's first line: "Generated answer: ...")."""
+    parts, at = [f"<strong>{html.escape(lead)}</strong> "] if lead else [], 0
     for start, end in spans:
         parts.append(html.escape(shown(text[at:start])))
         parts.append(f'<mark style="{MARK_STYLE}">{html.escape(shown(text[start:end]))}</mark>')

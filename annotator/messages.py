@@ -190,6 +190,8 @@ MESSAGES: dict[str, str] = {
     "msg.adjudicator_labels_it": "you label this claim, so another adjudicator must decide it",
     "msg.not_disputed": "this claim is {state}, not disputed: there is nothing to decide",
     "msg.decided_meanwhile": "this claim was decided by someone else meanwhile; your input is kept: reload to see it",
+    "msg.adjudication_rationale_needed": "write a rationale for the final label: why the labels are decided so "
+                                         "(it is recorded with the decision and released with it); nothing was saved",
     # --- assigning cases (services/labeling.py)
     "msg.assign_different_labelers": "name different labelers, got {names}",
     "msg.assign_none": "none",

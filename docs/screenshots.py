@@ -3,7 +3,8 @@
 Seeds the demo into a new SQLite database in a temporary folder, imports labels for the first
 five cases (aoi and ren, disagreeing on a few claims) so that every page has something to show,
 serves the app with `annotator serve`, and saves one PNG per page into docs/screenshots/:
-the login, each role's Home, the Label page (English and Japanese), Adjudicate, Agreement,
+the login, each role's Home, the Label and Adjudicate pages (English and Japanese, each in a
+1920x1080 and a 1366x768 window, as much as the window shows), Agreement,
 Releases, Admin and Import, and the Runs page against the demo's gold-v0 (its Compare tab: the
 candidate run rag-v4-rerank against the baseline rag-v3, blocked; its Report tab with the blocked
 case opened); then releases the final claims (those five cases' and the demo's pilot round's) and
@@ -65,15 +66,21 @@ def main() -> None:
     print(f"saved {len(list(OUT.glob('*.png')))} screenshots in {OUT.relative_to(REPO)}")
 
 
+RATIONALES = {"support": "パッセージ 1 がそのまま述べている。", "contradict": "パッセージの期限と食い違う。",
+              "insufficient": "どのパッセージにも書かれていない。"}
+"""A labeler's rationale for each label (what the Adjudicate page shows beside the two labels)."""
+
+
 def _labels() -> str:
-    """aoi's and ren's labels on the claims of demo-01 to demo-05; they disagree on every fourth."""
+    """aoi's and ren's labels on the claims of demo-01 to demo-05, with a rationale; they disagree
+    on every fourth."""
     rng = random.Random(7)
-    rows = ["claim_id,labeler,label"]
+    rows = ["claim_id,labeler,label,rationale"]
     claims = [f"demo-0{case}-c{claim}" for case in range(1, 6) for claim in (1, 2)]
     for n, claim_id in enumerate(claims):
         first = rng.choice(("support", "support", "contradict", "insufficient"))
         second = first if n % 4 else ("contradict" if first != "contradict" else "support")
-        rows += [f"{claim_id},aoi,{first}", f"{claim_id},ren,{second}"]
+        rows += [f"{claim_id},aoi,{first},{RATIONALES[first]}", f"{claim_id},ren,{second},{RATIONALES[second]}"]
     return "\n".join(rows) + "\n"
 
 
@@ -82,21 +89,8 @@ def _take(browser, base: str) -> None:  # noqa: ANN001 - a Playwright Browser
     _shot(page, "01-login")
     _log_in(page, "ren", "ren-demo-pass")
     _shot(page, "02-home-labeler")
-    _go(page, "Label")
-    _shot(page, "03-label")
     page.context.close()
-
-    page = _new_page(browser, base, locale="ja-JP")
-    _log_in(page, "ren", "ren-demo-pass", home="ホーム")
-    _go(page, "ラベル付け")
-    _shot(page, "04-label-japanese")
-    page.context.close()
-
-    page = _new_page(browser, base)
-    _log_in(page, "mika", "mika-demo-pass")
-    _go(page, "Adjudicate")
-    _shot(page, "05-adjudicate")
-    page.context.close()
+    _take_claim_pages(browser, base)
 
     page = _new_page(browser, base)
     _log_in(page, "admin", "admin-demo-pass")
@@ -105,6 +99,26 @@ def _take(browser, base: str) -> None:  # noqa: ANN001 - a Playwright Browser
         _go(page, title)
         _shot(page, f"{number:02d}-{title.lower()}")
     page.context.close()
+
+
+CLAIM_SCREENS = {"": {"width": 1920, "height": 1080}, "-1366x768": {"width": 1366, "height": 768}}
+"""The windows the Label and Adjudicate pages are shown in (file name suffix: window): a desktop
+and a laptop. Each shot is the window as it opens, not the whole page: what is seen without scrolling."""
+CLAIM_PAGES = (("03-label", "ren", "en-US", "Home", "Label"), ("04-label-japanese", "ren", "ja-JP", "ホーム", "ラベル付け"),
+               ("05-adjudicate", "mika", "en-US", "Home", "Adjudicate"),
+               ("05-adjudicate-japanese", "mika", "ja-JP", "ホーム", "裁定"))
+"""(file name, user, browser language, Home's title, the page's title in that language)."""
+
+
+def _take_claim_pages(browser, base: str) -> None:  # noqa: ANN001 - a Playwright Browser
+    """The Label and Adjudicate pages in each of CLAIM_SCREENS, in English and Japanese."""
+    for suffix, size in CLAIM_SCREENS.items():
+        for name, user, locale, home, title in CLAIM_PAGES:
+            page = _new_page(browser, base, locale=locale, viewport=size)
+            _log_in(page, user, f"{user}-demo-pass", home=home)
+            _go(page, title)
+            _shot(page, name + suffix, whole=False)
+            page.context.close()
 
 
 def _take_judges(browser, base: str) -> None:  # noqa: ANN001 - a Playwright Browser
@@ -153,8 +167,8 @@ def _choose(page: Page, label: str, option: str) -> None:
     _settled(page)
 
 
-def _new_page(browser, base: str, locale: str = "en-US") -> Page:  # noqa: ANN001
-    page = browser.new_context(viewport=VIEWPORT, locale=locale).new_page()
+def _new_page(browser, base: str, locale: str = "en-US", viewport: dict | None = None) -> Page:  # noqa: ANN001
+    page = browser.new_context(viewport=viewport or VIEWPORT, locale=locale).new_page()
     page.goto(base)
     page.locator("input[type=password]").wait_for(timeout=60_000)
     return page
@@ -181,11 +195,15 @@ def _settled(page: Page) -> None:
     time.sleep(1.0)  # charts and fonts finish drawing
 
 
-def _shot(page: Page, name: str) -> None:
-    """The whole page in OUT/`name`.png. Streamlit scrolls its main area (and the sidebar) inside
-    the window, so the document never grows and `full_page` alone would stop at the window's
-    bottom: the window is made as tall as they are for the shot, then set back (as the browser
-    tests' `shot` does)."""
+def _shot(page: Page, name: str, whole: bool = True) -> None:
+    """The whole page in OUT/`name`.png (`whole`), or the window as it is. Streamlit scrolls its
+    main area (and the sidebar) inside the window, so the document never grows and `full_page`
+    alone would stop at the window's bottom: the window is made as tall as they are for the shot,
+    then set back (as the browser tests' `shot` does)."""
+    if not whole:
+        page.screenshot(path=str(OUT / f"{name}.png"))
+        print(f"  {name}.png")
+        return
     size = page.viewport_size
     tallest = page.evaluate("() => Math.max(0, ...Array.from(document.querySelectorAll("
                             "'[data-testid=stMain], [data-testid=stSidebarContent]'), e => e.scrollHeight))")

@@ -5,12 +5,13 @@ from sqlmodel import select
 
 from annotator.db import session_scope
 from annotator.services.access import OPERATOR
-from annotator.errors import NotDisputedError, PermissionDeniedError, StaleWriteError
-from annotator.models import Claim, Label
+from annotator.errors import InvalidValueError, NotDisputedError, PermissionDeniedError, StaleWriteError
+from annotator.models import Adjudication, Claim, Label
 from annotator.services.adjudication import adjudicate, adjudication_queue, view_for_adjudicator
 from annotator.services.labeling import assigned_claims, save_label
 from annotator.services.states import claim_states
 from annotator.services.users import get_user, set_roles
+from annotator.ui.i18n import error_text, use_language
 from annotator.workflow import State
 from tests.factories import pilot
 
@@ -70,6 +71,24 @@ def test_an_agreed_claim_cannot_be_adjudicated(disputed_db):
             adjudicate(s, get_user(s, "carol"), second, "support")
 
 
+@pytest.mark.parametrize("rationale", ["", "  \n\t "])
+def test_a_decision_without_a_rationale_is_refused_in_both_languages_and_nothing_is_stored(disputed_db, rationale):
+    engine, first, _ = disputed_db
+    with session_scope(engine) as s:
+        with pytest.raises(InvalidValueError) as refused:
+            adjudicate(s, get_user(s, "carol"), first, "contradict", rationale=rationale, severity="amount_or_deadline")
+    assert str(refused.value) == ("write a rationale for the final label: why the labels are decided so (it is recorded "
+                                  "with the decision and released with it); nothing was saved")
+    with use_language("ja"):
+        assert error_text(refused.value) == ("最終ラベルの判断理由を書いてください（なぜそう裁定したか。裁定とともに記録され、"
+                                             "リリースにも含まれます）。何も保存していません。")
+    with session_scope(engine) as s:
+        assert s.exec(select(Adjudication).where(Adjudication.claim_pk == first)).all() == []
+        assert claim_states(s, claim_pks=[first])[first] is State.DISPUTED
+        decision = adjudicate(s, get_user(s, "carol"), first, "contradict", rationale="  table 2 says 5 days \n")
+        assert decision.rationale == "table 2 says 5 days"  # kept as typed, without the blanks around it
+
+
 def test_a_decision_keeps_the_labels_and_a_later_change_makes_it_stale(disputed_db):
     engine, first, _ = disputed_db
     with session_scope(engine) as s:
@@ -89,7 +108,8 @@ def test_a_decision_keeps_the_labels_and_a_later_change_makes_it_stale(disputed_
     with session_scope(engine) as s:
         assert claim_states(s, claim_pks=[first])[first] is State.STALE
         assert [item.state for item in adjudication_queue(s, OPERATOR)] == ["stale"]
-        decision = adjudicate(s, get_user(s, "carol"), first, "support", expected_revision=1)
+        decision = adjudicate(s, get_user(s, "carol"), first, "support", rationale="corrected text: p1 now says so",
+                               expected_revision=1)
         assert decision.revision == 2
     with session_scope(engine) as s:
         assert claim_states(s, claim_pks=[first])[first] is State.ADJUDICATED

@@ -501,7 +501,7 @@ def test_two_adjudicators_deciding_one_claim_at_once_one_wins_and_the_other_is_t
 def test_two_adjudicators_revising_one_decision_at_once_one_wins_and_the_other_is_told_it_is_stale(race_db, monkeypatch):
     engine, claim_pk, _ = race_db
     with session_scope(engine) as s:
-        adjudicate(s, get_user(s, "carol"), claim_pk, "insufficient")
+        adjudicate(s, get_user(s, "carol"), claim_pk, "insufficient", rationale="carol first")
     _hold_after(monkeypatch, adjudication_service, "_check_may_adjudicate")
     outcomes = _at_once(
         engine,

@@ -200,7 +200,8 @@ def test_a_correction_after_adjudication_makes_the_claim_stale_until_it_is_decid
     assert released == ["case-1-c2"] and partial.excluded.get("stale") == 1
 
     with session_scope(adjudicated) as s:
-        adjudicate(s, get_user(s, "carol"), claim_pk_of(s, "case-1-c1"), "support", expected_revision=1)
+        adjudicate(s, get_user(s, "carol"), claim_pk_of(s, "case-1-c1"), "support", rationale="p1 says so",
+                   expected_revision=1)
     assert state_of(adjudicated) is State.ADJUDICATED
     with session_scope(adjudicated) as s:
         assert adjudication_queue(s, get_user(s, "carol")) == []
@@ -339,7 +340,7 @@ def cli_db(tmp_path):
         claim_pk = claim_pk_of(s, "case-1-c1")
         save_label(s, get_user(s, "alice"), claim_pk, "support", passage_ids=["pilot-p1-1"], rationale="p1 says so")
         save_label(s, get_user(s, "bob"), claim_pk, "contradict", severity="amount_or_deadline", rationale="p2 differs")
-        adjudicate(s, get_user(s, "carol"), claim_pk, "contradict")
+        adjudicate(s, get_user(s, "carol"), claim_pk, "contradict", rationale="p2 differs")
     yield engine, url
     engine.dispose()
 

@@ -19,7 +19,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import pytest
@@ -217,6 +217,7 @@ def test_a_claim_goes_from_unlabeled_to_a_verified_release_in_the_browser(journe
     assert "Labeler 1" in page_text and "Labeler 2" in page_text and "MARKER-first-rationale" in page_text
     assert "aoi" not in page_text and "ren" not in page_text
     shot(mika, "03-adjudicate")
+    mika.get_by_label("Rationale (required)").fill("MARKER-decision-rationale")
     mika.get_by_role("button", name="contradict").first.click()
     mika.get_by_text("Decided contradict on claim demo-01-c1.").wait_for(timeout=20_000)
     mika_context.close()
@@ -244,6 +245,7 @@ def test_a_claim_goes_from_unlabeled_to_a_verified_release_in_the_browser(journe
     assert verify.returncode == 0 and "matches its manifest" in verify.stdout, verify.stdout + verify.stderr
     gold = {record["claim_id"]: record for record in map(json.loads, downloaded["gold.jsonl"].read_text(encoding="utf-8").splitlines())}
     assert len(gold) == released and (gold["demo-01-c1"]["gold_label"], gold["demo-01-c1"]["resolution"]) == ("contradict", "adjudicated")
+    assert gold["demo-01-c1"]["adjudication"]["rationale"] == "MARKER-decision-rationale"  # released with its reason
 
 
 def pilot_claims() -> list[str]:
@@ -602,6 +604,199 @@ def test_keys_typed_in_the_rationale_box_stay_text_and_save_nothing(demo_server,
         expect(page.get_by_role("checkbox", name="Cite this passage").first).not_to_be_checked()
         assert stored_label(work, "aoi", claim_id) == before
         discard_draft(page)
+    finally:
+        context.close()
+
+
+# --- one screen per claim ----------------------------------------------------------------------------
+
+SCREENS = [({"width": 1366, "height": 768}, "en"), ({"width": 1366, "height": 768}, "ja"),
+           ({"width": 1920, "height": 1080}, "en"), ({"width": 1920, "height": 1080}, "ja")]
+"""A laptop window and a desktop one, each in both languages."""
+SCREEN_IDS = [f"{size['width']}x{size['height']}-{language}" for size, language in SCREENS]
+LOCALES = {"en": "en-US", "ja": "ja-JP"}
+DISPUTED = 8
+"""Claims aoi and ren label differently in screen_server, for mika to decide one by one."""
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def screen_server(request, tmp_path_factory):
+    """`annotator serve` over a demo database of its own, on SQLite and on PostgreSQL, where aoi and
+    ren disagree on the first DISPUTED claims of the demo: the one-screen checks label and decide
+    there, so the other tests' queues and counts stay as they are. Yields base URL and folder."""
+    from annotator.services.demo import DEMO_FILE
+
+    work = tmp_path_factory.mktemp(f"screen-{request.param}")
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    claim_ids = [claim["claim_id"] for line in DEMO_FILE.read_text(encoding="utf-8").splitlines()
+                 for claim in json.loads(line)["claims"]][:DISPUTED]
+    rows = [f"{claim_id},{name},{value},{name} read it so" for claim_id in claim_ids
+            for name, value in (("aoi", "support"), ("ren", "insufficient"))]
+    (work / "labels.csv").write_text("claim_id,labeler,label,rationale\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    with (nullcontext(f"sqlite:///{work / 'demo.db'}") if request.param == "sqlite" else fresh_postgres_database()) as url:
+        (work / DB_URL_FILE).write_text(url, encoding="utf-8")
+        for args in (["demo", "--no-serve"], ["labels", "import", "labels.csv"]):
+            subprocess.run([sys.executable, "-m", "annotator", *args, "--db", url], cwd=work, env=env, check=True,
+                           capture_output=True)
+        with running_app(work, env, ["serve", "--db", url]) as base:
+            yield base, work
+
+
+def log_in_on_screen(browser, base: str, name: str, size: dict, language: str, page_key: str):  # noqa: ANN001, ANN201
+    """A fresh context with the window `size` whose browser asks for `language`; logged in as
+    `name` on the page `page_key` ("label", "adjudicate"), in that language."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    context = browser.new_context(viewport=size, locale=LOCALES[language])
+    page = context.new_page()
+    page.goto(base)
+    page.get_by_label(tr(language, "login.name"), exact=True).fill(name)
+    page.get_by_label(tr(language, "login.password"), exact=True).fill(f"{name}-demo-pass")
+    page.get_by_role("button", name=tr(language, "login.submit"), exact=True).click()
+    page.get_by_role("heading", name=tr(language, "page.home")).first.wait_for(timeout=20_000)
+    go_to(page, tr(language, f"page.{page_key}"))
+    return context, page
+
+
+def shown_claim_pk(page) -> str:  # noqa: ANN001
+    """The claim the page shows, as its one-screen marker names it (ui/layout.py)."""
+    return page.locator("[data-annotator-claim-screen]").get_attribute("data-claim")
+
+
+def main_scroll_top(page) -> float:  # noqa: ANN001
+    return page.evaluate("document.querySelector('[data-testid=stMain]').scrollTop")
+
+
+def scroll_to_bottom(page) -> None:  # noqa: ANN001
+    """Scroll the main area (Streamlit's scrolling part) as far down as it goes, as a reader does.
+    In a laptop window the page is longer than the window (the passages go on below), so that the
+    scroll back to the top after a press proves something; a desktop window may hold it all."""
+    page.evaluate("(() => { const main = document.querySelector('[data-testid=stMain]');"
+                  " main.scrollTo(0, main.scrollHeight); })()")
+    assert main_scroll_top(page) > 0 or page.viewport_size["height"] > 768
+
+
+def outside_the_window(page, parts: dict) -> list[str]:  # noqa: ANN001
+    """The names of `parts` ({name: (locator, visible pixels, or None for the whole box)}) whose
+    bounding box is not inside the window: each in full, or its top `visible` pixels for a part that
+    may go on below the window's bottom (a passage)."""
+    size, off = page.viewport_size, []
+    for name, (locator, visible) in parts.items():
+        box = locator.bounding_box()
+        bottom = None if box is None else box["y"] + (box["height"] if visible is None else min(visible, box["height"]))
+        if box is None or box["x"] < 0 or box["y"] < 0 or box["x"] + box["width"] > size["width"] or bottom > size["height"]:
+            off.append(f"{name}: {box}")
+    return off
+
+
+def claim_text_of(work: Path, claim_pk: str) -> tuple[str, str]:
+    """(text, first passage id) of the claim `claim_pk`."""
+    ((claim_text, passage_id),) = query(
+        work, "SELECT claim.text, passage.passage_id FROM claim JOIN claimpassage ON claimpassage.claim_pk = claim.id "
+              "JOIN passage ON passage.id = claimpassage.passage_pk WHERE claim.id = :pk AND claimpassage.position = 0",
+        pk=int(claim_pk))
+    return claim_text, passage_id
+
+
+def one_screen_parts(page, work: Path, buttons: str) -> dict:  # noqa: ANN001
+    """What must be in the window: the claim's text, its first passage (its top 120 pixels: its
+    title, ids and first lines), the rationale box, and the buttons whose keys start with `buttons`."""
+    claim_text, passage_id = claim_text_of(work, shown_claim_pk(page))
+    parts = {"claim": (page.locator("[data-testid=stMain] [data-testid=stText]", has_text=claim_text).first, None),
+             "first passage": (page.locator("[data-testid=stVerticalBlockBorderWrapper], [data-testid=stVerticalBlock]")
+                               .filter(has=page.get_by_text(re.compile(rf"^{re.escape(passage_id)} · "), exact=False))
+                               .last, 120),
+             "rationale": (page.locator("[data-testid=stMain] textarea").first, None)}
+    found = page.locator(f"[class*='{buttons}'] button")
+    assert found.count() == 3
+    parts |= {f"button {n + 1}": (found.nth(n), None) for n in range(3)}
+    return parts
+
+
+def press_on(page, key: str) -> str:  # noqa: ANN001
+    """Press `key` with nothing focused and wait until the page has drawn another claim; its pk."""
+    before = shown_claim_pk(page)
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    page.keyboard.press(key)
+    page.wait_for_function("(before) => document.querySelector('[data-annotator-claim-screen]')?.dataset.claim !== before",
+                           arg=before, timeout=20_000)
+    settled(page)
+    return shown_claim_pk(page)
+
+
+@pytest.mark.parametrize(("size", "language"), SCREENS, ids=SCREEN_IDS)
+def test_the_label_page_shows_claim_passage_rationale_and_buttons_without_scrolling_and_each_claim_from_the_top(
+        screen_server, browser, size, language):
+    base, work = screen_server
+    context, page = log_in_on_screen(browser, base, "aoi", size, language, "label")
+    try:
+        settled(page)
+        assert main_scroll_top(page) == 0
+        assert outside_the_window(page, one_screen_parts(page, work, "st-key-label-button-")) == []
+        page.screenshot(path=str(ARTIFACTS / f"13-label-{size['width']}x{size['height']}-{language}.png"))
+        page.locator("[data-testid=stMain] textarea").first.click()
+        page.keyboard.press("Tab")  # from the rationale to the first label button, nothing in between
+        assert page.evaluate("document.activeElement.closest('[class*=st-key-label-button-support-]') !== null")
+        scroll_to_bottom(page)
+        first = shown_claim_pk(page)
+        assert press_on(page, "3") != first  # saved insufficient: the next claim opens
+        assert main_scroll_top(page) == 0
+        assert outside_the_window(page, one_screen_parts(page, work, "st-key-label-button-")) == []
+        scroll_to_bottom(page)
+        press_on(page, "j")  # the next claim by its key, unsaved
+        assert main_scroll_top(page) == 0
+        assert outside_the_window(page, one_screen_parts(page, work, "st-key-label-button-")) == []
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize(("size", "language"), SCREENS, ids=SCREEN_IDS)
+def test_the_adjudicate_page_shows_claim_passage_rationale_and_decisions_without_scrolling_and_each_from_the_top(
+        screen_server, browser, size, language):
+    base, work = screen_server
+    context, page = log_in_on_screen(browser, base, "mika", size, language, "adjudicate")
+    try:
+        settled(page)
+        assert main_scroll_top(page) == 0
+        assert outside_the_window(page, one_screen_parts(page, work, "st-key-adjudicate-button-")) == []
+        page.screenshot(path=str(ARTIFACTS / f"14-adjudicate-{size['width']}x{size['height']}-{language}.png"))
+        page.locator("[data-testid=stMain] textarea").first.fill("MARKER-decided-on-one-screen")
+        page.keyboard.press("Tab")  # the rationale is sent; the focus goes to the first decision button
+        assert page.evaluate("document.activeElement.closest('[class*=st-key-adjudicate-button-support-]') !== null")
+        settled(page)
+        scroll_to_bottom(page)
+        decided = shown_claim_pk(page)
+        assert press_on(page, "2") != decided
+        assert query(work, "SELECT value, rationale FROM adjudication WHERE claim_pk = :pk", pk=int(decided)) == [
+            ("contradict", "MARKER-decided-on-one-screen")]
+        assert main_scroll_top(page) == 0
+        assert outside_the_window(page, one_screen_parts(page, work, "st-key-adjudicate-button-")) == []
+    finally:
+        context.close()
+
+
+def test_the_guideline_opens_wide_and_the_page_s_keys_do_nothing_under_it(screen_server, browser):
+    base, work = screen_server
+    context, page = log_in_on_screen(browser, base, "ren", {"width": 1366, "height": 768}, "ja", "label")
+    try:
+        settled(page)
+        claim = shown_claim_pk(page)
+        labels_before = query(work, 'SELECT count(*) FROM label')
+        page.locator("[data-testid=stSidebar] [data-testid=stExpander] summary").first.click()
+        sidebar_table = page.locator("[data-testid=stSidebar] table").first
+        sidebar_table.wait_for(timeout=20_000)
+        page.get_by_role("button", name=tr("ja", "guideline.open_wide")).click()
+        dialog = page.get_by_role("dialog")
+        dialog.locator("table").first.wait_for(timeout=20_000)
+        wide, narrow = dialog.locator("table").first.bounding_box()["width"], sidebar_table.bounding_box()["width"]
+        assert wide > 2.5 * narrow and wide > 600, (wide, narrow)  # the sidebar's table is ~200 pixels wide
+        page.screenshot(path=str(ARTIFACTS / "15-guideline-wide-ja.png"))
+        for key in ("1", "2", "j"):  # a label key or a move under the dialog would act on the claim unseen
+            page.keyboard.press(key)
+        time.sleep(1.5)
+        settled(page)
+        assert query(work, 'SELECT count(*) FROM label') == labels_before and shown_claim_pk(page) == claim
+        page.keyboard.press("Escape")
+        dialog.wait_for(state="detached", timeout=20_000)
     finally:
         context.close()
 

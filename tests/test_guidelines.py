@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import streamlit as st
 from sqlmodel import func, select
+from streamlit.proto.Block_pb2 import Block
 from streamlit.testing.v1 import AppTest
 
 import annotator.ui.components as ui_components
@@ -420,6 +421,32 @@ def test_a_guideline_published_while_the_label_page_is_open_is_announced_once_an
     at.run()
     assert [i.value for i in at.info if "guideline" in i.value] == []  # said once
     assert not at.sidebar.expander[0].proto.expanded
+
+
+def test_the_guideline_opens_in_a_dialog_as_wide_as_the_page_from_its_panel(app_db):
+    _publish(app_db, "v1", V1)
+    at = open_app("alice", "views/label.py")
+    assert _dialogs(at) == []
+    at.sidebar.button(key="guideline.open_wide").click().run()
+    assert not at.exception
+    (dialog,) = _dialogs(at)
+    assert dialog.proto.dialog.title.startswith("Guideline v1 · published ") and dialog.proto.dialog.width == Block.Dialog.DialogWidth.LARGE
+    assert [m.value for m in dialog.get("markdown")] == [V1.strip()]
+    at.run()  # any other click closes it
+    assert _dialogs(at) == []
+
+
+def _dialogs(at) -> list:  # noqa: ANN001 - an AppTest; its dialog blocks
+    found = []
+
+    def walk(node) -> None:  # noqa: ANN001
+        if getattr(node, "type", None) == "dialog":
+            found.append(node)
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    return found
 
 
 def test_the_adjudicate_page_shows_the_guideline_too(app_db):

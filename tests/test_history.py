@@ -427,7 +427,7 @@ def test_a_release_of_the_claim_shows_its_gold_label_and_other_claims_releases_d
             save_label(s, bob, claim_of(s, claim_id).id, b)
     with session_scope(team_db) as s:
         create_release(s, OPERATOR, "gold-v1", only_final=True, out_dir=tmp_path, creator="root", n_bootstrap=100)
-        adjudicate(s, get_user(s, "carol"), claim_of(s, "case-1-c1").id, "contradict")
+        adjudicate(s, get_user(s, "carol"), claim_of(s, "case-1-c1").id, "contradict", rationale="p2 rules")
     with session_scope(team_db) as s:
         create_release(s, OPERATOR, "gold-v2", only_final=True, out_dir=tmp_path, creator="root", n_bootstrap=100)
     assert [(who, change) for who, what, change in _rows(team_db, "case-1-c1") if what == "released in a gold release"] == [
@@ -483,12 +483,14 @@ def app_db(tmp_path, monkeypatch):
 
 
 MARKDOWN_RATIONALE = "see **p1** :red[now] <b>x</b>"
+DECISION_RATIONALE = "p2 states it"
 
 
 def _label_and_adjudicate() -> None:
     label_queue(open_app("aoi"), 0, rationales={"case-1-c2": MARKDOWN_RATIONALE})
     label_queue(open_app("ren"), 1)
     mika = open_app("mika")
+    mika.text_area(key=f"adjudicate.rationale.{mika.session_state['adjudicate.claim_pk']}").input(DECISION_RATIONALE)
     decision_button(mika, "contradict").click().run()
     assert [t.value for t in mika.toast] == ["Decided contradict on claim case-1-c2."]
 
@@ -518,7 +520,8 @@ def test_an_admin_sees_the_history_of_a_labeled_adjudicated_claim_with_the_label
         ("aoi", "label created"), ("ren", "label created"), ("mika", "adjudication decided")]
     assert list(table["Change (before -> after)"])[2:] == [
         f'labeler: aoi; value: support; rationale: "{MARKDOWN_RATIONALE}"; revision: 1',
-        "labeler: ren; value: contradict; revision: 1", "adjudicator: mika; value: contradict; revision: 1"]
+        "labeler: ren; value: contradict; revision: 1",
+        f'adjudicator: mika; value: contradict; rationale: "{DECISION_RATIONALE}"; revision: 1']
     raw = next(t.value for t in at.table)["Change (before -> after)"][2]  # Markdown in a rationale is shown as typed
     assert r"\*\*p1\*\* \:red\[now\] \<b\>x\</b\>" in raw
     assert "**Claim case-1-c2 · case case-1 · dataset pilot**" in [_unescaped(m.value) for m in at.markdown]

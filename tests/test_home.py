@@ -141,7 +141,7 @@ def test_the_adjudicators_overview_counts_the_waiting_disputes_by_slice_with_the
         assert (overview.oldest_since, overview.oldest_claim_id) == (date(2026, 3, 3), "case-2-c1")
         assert overview.by_slice == (home.SliceDisputes("normal", 1, 0, date(2026, 3, 5)),
                                      home.SliceDisputes("paraphrase", 1, 0, date(2026, 3, 3)))
-        adjudicate(session, carol, _pk(session, "case-2-c1"), "support")
+        adjudicate(session, carol, _pk(session, "case-2-c1"), "support", rationale="the passage says so")
     with session_scope(any_engine) as session:
         _touch(session, "case-2-c1", datetime(2030, 6, 7, 8, tzinfo=UTC))  # changed after the decision: stale
     with session_scope(any_engine) as session:

@@ -94,6 +94,9 @@ def test_a_decision_key_pressed_ten_times_quickly_decides_only_the_claim_it_was_
         page.get_by_text("Claims waiting for a decision: 3").wait_for(timeout=20_000)
         page.get_by_text("Keys 1, 2, 3 decide").wait_for(timeout=20_000)  # the last line of the page
         settled(page)
+        page.get_by_label("Rationale (required)").fill("passage 1 decides")  # a decision needs one
+        page.keyboard.press("Tab")
+        settled(page)
         before = decisions(work)
         pressed(page, "2", 10, 50, held=False)
         time.sleep(1.5)  # presses still on their way
@@ -101,5 +104,8 @@ def test_a_decision_key_pressed_ten_times_quickly_decides_only_the_claim_it_was_
         page.get_by_text("Claims waiting for a decision: 2").wait_for(timeout=20_000)
         added = [row for row in decisions(work) if row not in before]
         assert [value for _, value in added] == ["contradict"]
+        # A press that reached the next claim's button past the quiet time would have been told to write a
+        # rationale there (its box is empty): the presses were dropped before that, as before the rule.
+        assert page.get_by_text("write a rationale for the final label").count() == 0
     finally:
         context.close()

@@ -316,5 +316,6 @@ def test_a_decision_on_a_claim_changed_since_the_adjudicator_opened_it_is_refuse
     with session_scope(engine) as session:
         assert session.exec(select(Adjudication)).all() == []
         fresh = view_for_adjudicator(session, get_user(session, "carol"), shown.claim_pk)
-        adjudicate(session, get_user(session, "carol"), shown.claim_pk, "support", seen_content_at=fresh.content_changed_at)
+        adjudicate(session, get_user(session, "carol"), shown.claim_pk, "support", rationale="June: the text says so",
+                   seen_content_at=fresh.content_changed_at)
     assert _state(engine, "r1-c1") is State.ADJUDICATED

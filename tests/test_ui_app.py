@@ -8,6 +8,7 @@ passages, and four users.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -464,6 +465,45 @@ def test_holding_a_case_moves_on_and_counts_the_hold(engine):
         assert project_status(session, OPERATOR)["holds"] == {"active": 1, "by_reason": {"missing_logs": 1}}
 
 
+def test_hold_this_case_is_offered_on_an_open_claim_and_not_where_the_label_is_final(engine):
+    label_queue(open_app("ren"), 1)  # ren labels every claim: aoi's second label makes each final
+    at = open_app("aoi")
+    label(at, "support")  # case-1-c1: agreed, aoi's label is final there
+    assert shown_claim(at) == "case-1-c2"  # ren's label is in, aoi's not yet: aoi labels it
+    assert [e.label for e in at.expander if e.label == "Hold this case"] == ["Hold this case"]
+    at.button(key="label.previous").click().run()
+    assert shown_claim(at) == "case-1-c1"
+    assert [i.value for i in at.info] == [
+        "The second label on this claim has landed: your label is final here; a disagreement goes to adjudication."]
+    assert [e.label for e in at.expander if e.label == "Hold this case"] == []
+    assert "label.hold_button" not in [b.key for b in at.button]
+
+
+def test_the_case_box_starts_open_and_a_closed_one_stays_closed_on_the_next_claim(engine):
+    at = open_app("aoi")
+    assert [e.proto.expanded for e in at.expander if e.label == "**Question**: Question of case-1?"] == [True]
+    at.session_state["label.case_open"] = False  # the user closes it
+    at.run()
+    label(at, "support")
+    assert shown_claim(at) == "case-1-c2"
+    assert [e.proto.expanded for e in at.expander if e.label.startswith("**Question**")] == [False]
+    assert at.session_state["label.case_open"] is False
+
+
+def test_the_label_and_adjudicate_pages_mark_the_claim_shown_for_the_scroll_to_the_top(engine):
+    at = open_app("aoi")
+    claim_pk = at.session_state["label.claim_pk"]
+    markers = [h.proto.body for h in at.get("html") if "data-annotator-claim-screen" in h.proto.body]
+    assert len(markers) == 1 and f'data-claim="{claim_pk}"' in markers[0] and "scrollTo" in markers[0]
+    at.button(key="label.next").click().run()
+    markers = [h.proto.body for h in at.get("html") if "data-annotator-claim-screen" in h.proto.body]
+    assert f'data-claim="{at.session_state["label.claim_pk"]}"' in markers[0] and at.session_state["label.claim_pk"] != claim_pk
+    _label_both(engine)
+    mika = open_app("mika")
+    markers = [h.proto.body for h in mika.get("html") if "data-annotator-claim-screen" in h.proto.body]
+    assert len(markers) == 1 and f'data-claim="{_claim_pk(engine, "case-1-c2")}"' in markers[0]
+
+
 # --- adjudication --------------------------------------------------------------------------------
 
 
@@ -505,13 +545,37 @@ def test_the_adjudicator_decides_and_the_queue_empties(engine):
         assert status["labels"] == 6  # the disagreement is kept
 
 
+def test_a_decision_without_a_rationale_is_refused_and_the_claim_waits_with_the_input_kept(engine):
+    _label_both(engine)
+    at = open_app("mika")
+    claim_pk = _claim_pk(engine, "case-1-c2")
+    assert at.text_area(key=f"adjudicate.rationale.{claim_pk}").label == "Rationale (required)"
+    at.selectbox(key=f"adjudicate.severity.{claim_pk}").set_value("amount_or_deadline")
+    at.text_area(key=f"adjudicate.rationale.{claim_pk}").input("   ")
+    decision_button(at, "contradict").click().run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "write a rationale for the final label: why the labels are decided so (it is recorded with the decision and "
+        "released with it); nothing was saved"]
+    assert [t.value for t in at.toast] == []
+    assert at.selectbox(key="adjudicate.claim_pk").value == claim_pk
+    assert at.selectbox(key=f"adjudicate.severity.{claim_pk}").value == "amount_or_deadline"  # kept for the retry
+    with session_scope(engine) as session:
+        assert [item.claim_id for item in adjudication_queue(session, OPERATOR)] == ["case-1-c2"]
+    at.text_area(key=f"adjudicate.rationale.{claim_pk}").input("passage 2 states another amount")
+    decision_button(at, "contradict").click().run()
+    assert [t.value for t in at.toast] == ["Decided contradict on claim case-1-c2."]
+
+
 # --- releases ------------------------------------------------------------------------------------
 
 
 def _decide(engine) -> None:  # noqa: ANN001
     _label_both(engine)
     at = open_app("mika")
+    at.text_area(key=f"adjudicate.rationale.{_claim_pk(engine, 'case-1-c2')}").input("passage 2 decides")
     decision_button(at, "contradict").click().run()
+    assert [t.value for t in at.toast] == ["Decided contradict on claim case-1-c2."]
 
 
 @ON_BOTH
@@ -699,9 +763,13 @@ def test_a_demo_labeler_starts_on_the_first_demo_claim_with_its_case(tmp_path, m
     at = open_app("aoi", passwords["aoi"])
     assert at.get("progress")[0].proto.text == "0 of 48 claims labeled"
     assert shown_claim(at) == first_case["claims"][0]["claim_id"]
-    texts = [t.value for t in at.text]
-    assert first_case["question"] in texts and first_case["answer"] in texts
-    assert first_case["claims"][0]["text"] in texts
+    assert first_case["claims"][0]["text"] in [t.value for t in at.text]
+    (case_box,) = [e for e in at.expander if e.label.startswith("**Question**")]  # open, the question in its header
+    assert case_box.label == f"**Question**: {first_case['question']}" and case_box.proto.expanded
+    (answer,) = [h.proto.body for h in case_box.get("html")]
+    assert html.unescape(re.sub(r"<[^>]+>", "", answer)) == (
+        "Generated answer (the words it shares with the claim marked): " + first_case["answer"])
+    assert re.findall(r"<mark [^>]*>(.*?)</mark>", answer)[:3] == ["経費", "精算", "支出"]  # the claim's words, marked
     demo_engine.dispose()
 
 

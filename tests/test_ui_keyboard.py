@@ -127,8 +127,17 @@ def shown_claim(at: AppTest) -> str:
 
 
 def passage_html(at: AppTest) -> list[str]:
-    """The bodies of the st.html elements on the page: one per passage, in order."""
-    return [h.proto.body for h in at.html if "white-space: pre-wrap" in h.proto.body]
+    """The bodies of the passages' st.html elements, in order (not the generated answer's, whose box
+    heads the page: answer_html)."""
+    answer = answer_html(at)
+    return [h.proto.body for h in at.html if "white-space: pre-wrap" in h.proto.body and h.proto.body != answer]
+
+
+def answer_html(at: AppTest) -> str:
+    """The body of the generated answer's st.html, in the box headed by the question."""
+    (box,) = [e for e in at.expander if e.label.startswith("**Question**")]
+    (body,) = [h.proto.body for h in box.get("html")]
+    return body
 
 
 def marked(body: str) -> list[str]:

@@ -33,6 +33,12 @@ def _set_meta(engine) -> None:  # noqa: ANN001, F811
         session.add(case)
 
 
+def case_line(at) -> str:  # noqa: ANN001
+    """The case's one line above the question: id, slice, split and its RAG fields."""
+    (line,) = [c.value for c in at.caption if c.value.startswith("Case ")]
+    return line
+
+
 def _roles_shown(at) -> list[str]:  # noqa: ANN001
     return [m.value for m in at.markdown if m.value.startswith(":material/check_circle:") or m.value.startswith(":material/block:")]
 
@@ -41,15 +47,14 @@ def test_the_label_page_shows_the_cases_rag_fields_and_marks_required_and_forbid
     _set_meta(engine)
     at = open_app("aoi")
     assert shown_claim(at) == "case-1-c1"
-    captions = [c.value for c in at.caption]
-    assert [c for c in captions if c in DETAILS] == DETAILS
+    assert case_line(at) == "Case case-1 · slice normal · split dev · " + " · ".join(DETAILS)  # one line
     assert _roles_shown(at) == [":material/check_circle: **Required evidence for this case**",
                                 ":material/block: **Forbidden evidence for this case: the answer must not use it**"]
 
 
 def test_a_case_without_rag_fields_shows_no_details(engine):  # noqa: F811
     at = open_app("aoi")
-    assert not [c.value for c in at.caption if c.value.startswith("**Required evidence")]
+    assert case_line(at) == "Case case-1 · slice normal · split dev"
     assert _roles_shown(at) == []
 
 
@@ -58,7 +63,7 @@ def test_the_adjudicator_sees_the_cases_rag_fields(engine):  # noqa: F811
     _set_meta(engine)
     at = open_app("mika")
     assert shown_claim(at) == "case-1-c2"
-    assert [c.value for c in at.caption if c.value in DETAILS] == DETAILS
+    assert case_line(at) == "Case case-1 · slice normal · split dev · " + " · ".join(DETAILS)
     assert len(_roles_shown(at)) == 2
 
 

@@ -177,8 +177,12 @@ def adjudicate(
     seen_content_at: the claim's updated_at when the adjudicator was shown it
         (AdjudicationView.content_changed_at), None to skip the check; a claim whose text or
         passages changed since is refused (StaleWriteError, labeling.check_content_seen).
-    Raises InvalidValueError, PermissionDeniedError, NotDisputedError, StaleWriteError. The
-    labels stay as they are: the pre-adjudication disagreement is never overwritten.
+    rationale: why the final label; required (the decision is kept, and released, with its
+        reason: docs/domain.md, "adjudication"); blank or whitespace only is refused.
+    Raises InvalidValueError (an unknown value or severity, a text that cannot be stored, no
+    rationale), PermissionDeniedError, NotDisputedError, StaleWriteError. The rationale is checked
+    last: a caller who may not decide, or whose view is stale, is told that first. The labels stay
+    as they are: the pre-adjudication disagreement is never overwritten.
     """
     need_caller(user)
     if value not in LABELS:
@@ -196,6 +200,8 @@ def adjudicate(
     current_revision = None if decision is None else decision.revision
     if expected_revision != current_revision:
         raise StaleWriteError.of("msg.decided_meanwhile")
+    if not rationale.strip():
+        raise InvalidValueError.of("msg.adjudication_rationale_needed")
     if decision is None:
         decision = Adjudication(claim_pk=claim_pk, adjudicator_pk=user.id, value=value, rationale=rationale.strip(),
                                 severity=severity, revision=1, decided_at=utcnow())

@@ -37,13 +37,16 @@ def _ids(metadata: dict, key: str) -> set[str]:
     return {str(item) for item in value} if isinstance(value, list | tuple) else set()
 
 
-def case_details(metadata: dict) -> None:
-    """One caption per RAG field the case has (none when it has none), under the case header."""
+def detail_parts(metadata: dict) -> list[str]:
+    """The RAG fields the case has, in FIELDS order, each as Markdown "**name**: value" (the value
+    as plain text); [] when it has none. The case header writes them on its one line."""
+    parts = []
     for key, name in FIELDS.items():
         value = metadata.get(key)
         if value in (None, "", [], {}):
             continue
-        st.caption(f"**{t(name)}**: {plain_markdown(_shown(value))}")
+        parts.append(f"**{t(name)}**: {plain_markdown(_shown(value))}")
+    return parts
 
 
 def evidence_role(metadata: dict, passage_id: str) -> None:

@@ -49,7 +49,9 @@ JAPANESE: dict[str, str] = {
     # shared
     "case.meta": "ケース {case_id} · スライス {slice} · 分割 {split}",
     "case.question": "質問",
-    "case.answer": "生成された回答",
+    "case.question_line": "**質問**: {question}",
+    "case.answer_lead": "生成された回答:",
+    "case.answer_marked": "生成された回答（主張と共通の語に印を付けています）:",
     "passage.meta": "{passage_id} · 文書 {doc_id} · 版 {version}",
     "passage.cite": "このパッセージを引用する",
     "passage.cited": "あなたのラベルで引用済み",
@@ -118,7 +120,9 @@ JAPANESE: dict[str, str] = {
     "adjudicate.severity": "重大度: {severity}",
     "adjudicate.decision": "最終ラベル",
     "adjudicate.stale": "以前は {value} と裁定されましたが、その後ラベルまたは主張が変更されました。もう一度裁定してください。",
-    "adjudicate.rationale_hint": "なぜこの最終ラベルですか？ 上のラベルはそのまま残ります。",
+    "adjudicate.rationale_hint": "なぜこの最終ラベルですか？ 2 件のラベルはそのまま残ります。",
+    "adjudicate.rationale": "判断理由（必須）",
+    "adjudicate.queue": "キュー（{n} 件）",
     "adjudicate.shortcuts": "1・2・3 キーで 支持・矛盾・根拠不足 に裁定します。",
     "adjudicate.saved": "主張 {claim_id} を {value} に裁定しました。",
     # agreement page
@@ -457,6 +461,7 @@ JAPANESE: dict[str, str] = {
     # the labeling guideline
     "guideline.panel": "ガイドライン {version} · {date} 公開",
     "guideline.none": "ラベル付けガイドラインはまだ公開されていません。",
+    "guideline.open_wide": "広い画面で読む",
     "guideline.changed": "ガイドラインの新しい版 {version} が公開されました。サイドバーで読んでください。これから付けるラベルにはこの版が記録されます。",
     "guideline.col_version": "版",
     "guideline.col_published": "公開日時",
@@ -589,6 +594,7 @@ JAPANESE: dict[str, str] = {
     "msg.adjudicator_labels_it": "この主張にはあなた自身がラベルを付けるため、別の裁定者が裁定する必要があります。",
     "msg.not_disputed": "この主張は「{state}」で、不一致ではありません。裁定するものはありません。",
     "msg.decided_meanwhile": "この主張は、その間に別の人が裁定しました。入力内容は残っています。再読み込みして確認してください。",
+    "msg.adjudication_rationale_needed": "最終ラベルの判断理由を書いてください（なぜそう裁定したか。裁定とともに記録され、リリースにも含まれます）。何も保存していません。",
     # assigning cases
     "msg.assign_different_labelers": "異なるアノテーターを指定してください（指定: {names}）。",
     "msg.assign_none": "なし",

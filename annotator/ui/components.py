@@ -28,6 +28,7 @@ from annotator.services.labeling import PassageView
 from annotator.services.lookup import list_datasets
 from annotator.services.users import get_user, roles_of, still_logged_in
 from annotator.workflow import may_see_agreement
+from annotator.ui import case_fields
 from annotator.ui.i18n import t
 from annotator.ui.plain import error_markdown, md, message_markdown, plain_markdown, plain_text  # noqa: F401 - the pages' one helper
 
@@ -365,14 +366,19 @@ def passage_card(passage: PassageView, *, number: int | None = None, claim_text:
     return card
 
 
-def case_header(case_id: str, slice_: str, split: str, question: str, answer: str) -> None:
-    """The case's question and generated answer, on top of a claim."""
-    st.caption(md("case.meta", case_id=case_id, slice=slice_, split=split))
-    with st.container(border=True):
-        st.markdown(f"**{t('case.question')}**")
-        st.text(plain_text(question))
-        st.markdown(f"**{t('case.answer')}**")
-        st.text(plain_text(answer))
+def case_header(case_id: str, slice_: str, split: str, question: str, answer: str, *, metadata: Mapping,
+                claim_text: str, key: str) -> None:
+    """The case on top of a claim, compact (ui/layout.py): one line with the case id, slice, split
+    and the case's RAG fields (case_fields.detail_parts), then a box that opens and closes, headed
+    by the question, holding the generated answer with the claim's words marked in it (highlight.py,
+    as in a passage). The box starts open; `key` keeps its state for the browser session, so a
+    user who closed it finds it closed on the next claim."""
+    st.caption(" · ".join([md("case.meta", case_id=case_id, slice=slice_, split=split),
+                           *case_fields.detail_parts(dict(metadata or {}))]))
+    with st.expander(md("case.question_line", question=question), expanded=True, key=key, on_change="rerun"):
+        marked = highlight(claim_text, answer)
+        st.html(to_html(answer, marked.spans, shown=plain_text,
+                        lead=t("case.answer_marked" if marked.spans else "case.answer_lead")))
 
 
 def dataset_select(key: str) -> str | None:

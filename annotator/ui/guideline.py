@@ -3,6 +3,9 @@ expander whose header names the version and its publish date, so the labeler (an
 adjudicator) can read the rules while deciding and knows which version their labels record
 (labeling.save_label records the current one).
 
+The sidebar is narrow (a table in it gets a few characters a line, which in Japanese is two or
+three): a button in the panel opens the same text in a dialog as wide as the page.
+
 The text is an admin's Markdown, rendered as Markdown (headings, lists, emphasis, links), never as
 HTML, and with every image written as text (plain.guideline_markdown): no reader's browser fetches
 anything to show it.
@@ -20,6 +23,8 @@ from annotator.ui.plain import guideline_markdown
 PANEL_KEY = "guideline.panel"
 SEEN_VERSION = "guideline.seen_version"
 """The guideline version this tab showed last (session state)."""
+WIDE_KEY = "guideline.open_wide"
+"""The panel's button that opens the guideline in a wide dialog."""
 
 
 def panel_title(guideline: GuidelineView) -> str:
@@ -50,4 +55,13 @@ def show_guideline_panel(current: GuidelineView | None) -> None:
             st.caption(t("guideline.none"))
             return
         with st.expander(panel_title(current), icon=":material/menu_book:", expanded=changed):
+            wide = st.button(t("guideline.open_wide"), key=WIDE_KEY, icon=":material/open_in_full:")
             st.markdown(guideline_markdown(current.markdown))
+    if wide:  # opened from the main area: a dialog belongs to the page, not to the sidebar
+        st.dialog(panel_title(current), width="large", icon=":material/menu_book:")(_wide_guideline)(current.markdown)
+
+
+def _wide_guideline(markdown: str) -> None:
+    """The guideline in a dialog as wide as the page: its tables have room, where the sidebar
+    squeezes them to a few characters a line. Closed by its close button, Esc or a click outside."""
+    st.markdown(guideline_markdown(markdown))

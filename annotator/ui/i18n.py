@@ -77,7 +77,9 @@ ENGLISH: dict[str, str] = {
     # shared
     "case.meta": "Case {case_id} · slice {slice} · split {split}",
     "case.question": "Question",
-    "case.answer": "Generated answer",
+    "case.question_line": "**Question**: {question}",
+    "case.answer_lead": "Generated answer:",
+    "case.answer_marked": "Generated answer (the words it shares with the claim marked):",
     "passage.meta": "{passage_id} · document {doc_id} · version {version}",
     "passage.cite": "Cite this passage",
     "passage.cited": "Cited in your label",
@@ -165,7 +167,9 @@ ENGLISH: dict[str, str] = {
     "adjudicate.severity": "Severity: {severity}",
     "adjudicate.decision": "Final label",
     "adjudicate.stale": "Decided before as {value}, but a label or the claim changed since: decide again.",
-    "adjudicate.rationale_hint": "Why this final label? The labels above stay as they are.",
+    "adjudicate.rationale_hint": "Why this final label? The two labels stay as they are.",
+    "adjudicate.rationale": "Rationale (required)",
+    "adjudicate.queue": "Queue ({n})",
     "adjudicate.shortcuts": "Keys 1, 2, 3 decide support, contradict, insufficient.",
     "adjudicate.saved": "Decided {value} on claim {claim_id}.",
     # agreement page
@@ -501,6 +505,7 @@ ENGLISH: dict[str, str] = {
     # guideline
     "guideline.panel": "Guideline {version} · published {date}",
     "guideline.none": "No labeling guideline is published yet.",
+    "guideline.open_wide": "Read in a wide window",
     "guideline.changed": "A new guideline version, {version}, was published: read it in the sidebar. Your labels from "
                          "now on record it.",
     "guideline.col_version": "Version",

@@ -13,6 +13,10 @@ claim's buttons. The script here judges each press by the browser's own clock:
 - after a press was kept, the next change of the claim shown (the marker's `data-claim`) starts a
   quiet time of QUIET_MS in which presses are dropped: the claim has to be on screen first.
 
+- while a dialog is open over the page (the guideline, ui/guideline.py), every shortcut of the page
+  (a key without Ctrl, Alt or Cmd that types a character, the space bar aside) is dropped: the
+  user is reading the dialog, and Streamlit would fire the page's buttons under it.
+
 Presses typed in a text box are not label presses (Streamlit fires no shortcut there) and are left
 alone. The script installs its listeners once per browser tab, on the window in the capture phase,
 so they run before Streamlit's shortcut and click handlers (on the document and React's root); a
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotator.ui.unsaved import key_class
+from annotator.ui.unsaved import hidden_style, key_class
 from annotator.vocabulary import LABELS
 
 LABEL_KEYS = tuple(str(n) for n in range(1, len(LABELS) + 1))
@@ -66,7 +70,10 @@ SCRIPT = """<script>
     return drop;
   };
   const stop = (e) => { e.preventDefault(); e.stopImmediatePropagation(); };
+  const overPage = (e) => marker() && document.querySelector("[role=dialog]") && !e.ctrlKey && !e.altKey &&
+    !e.metaKey && e.key.length === 1 && e.key !== " " && !isText(e.target);
   window.addEventListener("keydown", (e) => {
+    if (overPage(e)) { dropping.add(e.key); stop(e); return; }
     if (!guarded(e)) return;
     if (judge(e)) { dropping.add(e.key); stop(e); } else dropping.delete(e.key);
   }, true);
@@ -105,4 +112,4 @@ def guard(claim_pk: int, prefix: str) -> None:
               f'data-await-move-ms="{AWAIT_MOVE_MS}" hidden></div>')
     with st.container(key=CONTAINER):
         st.html(marker + SCRIPT, unsafe_allow_javascript=True)
-    st.html(f"<style>.{key_class(CONTAINER)} {{ display: none; }}</style>")  # style only: takes no space
+    st.html(hidden_style(CONTAINER))

@@ -17,6 +17,7 @@ from annotator.models import User
 from annotator.services.users import set_locale
 from annotator.ui import components as ui
 from annotator.ui.i18n import LANGUAGE_KEY, LANGUAGES, language_for, t
+from annotator.ui.unsaved import hidden_style
 
 BROWSER = "browser"
 """The switches' option "follow the browser's language" (stored as locale None)."""
@@ -62,7 +63,7 @@ def _tag_document(language: str) -> None:
     A script in a hidden container: it takes no space on the page."""
     with st.container(key=TAG_CONTAINER):
         st.html(f'<script>document.documentElement.lang = "{language}";</script>', unsafe_allow_javascript=True)
-    st.html(f"<style>.st-key-{TAG_CONTAINER} {{ display: none; }}</style>")  # style only: takes no space
+    st.html(hidden_style(TAG_CONTAINER))
 
 
 def _option_names() -> dict[str, str]:

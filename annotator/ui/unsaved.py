@@ -89,6 +89,15 @@ def key_class(key: str) -> str:
     return "st-key-" + re.sub(r"[^a-zA-Z0-9_-]", "-", key.strip())
 
 
+def hidden_style(key: str) -> str:
+    """A <style> that hides the container keyed `key` and the layout wrapper Streamlit puts around
+    it: a hidden container alone would leave its wrapper in the page's column of elements, one
+    gap (1 rem) more above the next element. The style itself takes no space (an st.html of a
+    style only is not laid out)."""
+    name = key_class(key)
+    return f'<style>.{name}, [data-testid="stLayoutWrapper"]:has(> .{name}) {{ display: none; }}</style>'
+
+
 def guard(drafted: Sequence[str] = (), held: Sequence[str] = ()) -> None:
     """Put the page's marker and the script on the page, in a hidden container (no gap). Call it
     before the page's text fields: the script then listens before the user can type in them.
@@ -102,4 +111,4 @@ def guard(drafted: Sequence[str] = (), held: Sequence[str] = ()) -> None:
               f'data-held="{" ".join(map(key_class, held))}" data-autosave-ms="{AUTOSAVE_MS}" hidden></div>')
     with st.container(key=CONTAINER):
         st.html(marker + SCRIPT, unsafe_allow_javascript=True)
-    st.html(f"<style>.{key_class(CONTAINER)} {{ display: none; }}</style>")  # style only: takes no space
+    st.html(hidden_style(CONTAINER))

@@ -1,6 +1,12 @@
 """Adjudicate: disputed (and stale) claims the adjudicator did not label, the two labels as
 "Labeler 1 / Labeler 2" without names (in the user's language: msg.labeler_n), and the final decision.
 
+One screen per claim, as the Label page (ui/layout.py): the claim to decide picked at the top (the
+whole queue in a popover beside it), the case on one line, the question over the answer, then the
+claim and its decision (severity, rationale, buttons: Tab from the rationale reaches them) beside
+the two labels and the passages. A decision needs a rationale (services/adjudication.adjudicate
+refuses one without, and the page shows why).
+
 No draft keeps the decision's rationale (a reload keeps the login, not the page's inputs), so the
 browser asks before leaving the page while the rationale holds text (ui/unsaved.py)."""
 
@@ -11,7 +17,7 @@ import streamlit as st
 
 from annotator.errors import AnnotatorError
 from annotator.services import adjudication
-from annotator.ui import case_fields, keyguard
+from annotator.ui import case_fields, keyguard, layout
 from annotator.ui import components as ui
 from annotator.ui.guideline import guideline_panel
 from annotator.ui import unsaved
@@ -20,6 +26,7 @@ from annotator.vocabulary import LABELS, SEVERITIES
 
 PICK = "adjudicate.claim_pk"
 DECISION_BUTTONS = "adjudicate.button."  # the decision buttons' key prefix (keyguard.button_key)
+RATIONALE_HEIGHT = 96  # pixels, its label included: as on the Label page (ui/layout.py)
 
 
 def _rationale_key(claim_pk: int) -> str:
@@ -50,6 +57,52 @@ def _decide(claim_pk: int, claim_id: str, value: str, expected_revision: int | N
     ui.moved_to_new_claim()
 
 
+def _queue_table(queue: list[adjudication.QueueItem]) -> None:
+    """Every claim waiting for the user's decision, one row each (in the queue's popover)."""
+    st.dataframe(
+        pd.DataFrame(
+            [{t("col.claim"): ui.plain_text(q.claim_id), t("col.case"): ui.plain_text(q.case_id),
+              t("col.slice"): ui.plain_text(q.slice), t("col.split"): ui.plain_text(q.split),
+              t("col.state"): t(f"state.{q.state}"), t("col.labels"): ", ".join(t(f"value.{v}") for v in q.labels)}
+             for q in queue]
+        ),
+        hide_index=True,
+    )
+
+
+def _blind_labels(view: adjudication.AdjudicationView) -> None:
+    """The claim's labels side by side, as "Labeler 1", "Labeler 2" (no names)."""
+    for column, blind in zip(st.columns(len(view.labels) or 1), view.labels, strict=False):
+        with column, st.container(border=True):
+            with st.container(horizontal=True, vertical_alignment="center"):  # one line
+                st.markdown(f"**{t('msg.labeler_n', n=blind.number)}**", width="content")
+                ui.label_badge(blind.value)
+            st.caption(ui.md("adjudicate.cited", passages=", ".join(blind.passage_ids) or "-") + " · "
+                       + t("adjudicate.severity", severity=t(f"severity.{blind.severity}") if blind.severity else "-"))
+            st.text(ui.optional(blind.rationale))
+
+
+def _decision_form(view: adjudication.AdjudicationView) -> None:
+    """The final label: severity, the rationale (required: services/adjudication.adjudicate), then
+    the decision buttons, so that Tab from the rationale reaches them."""
+    st.subheader(t("adjudicate.decision"))
+    if view.decision is not None:
+        st.warning(t("adjudicate.stale", value=t(f"value.{view.decision.value}")))
+    elif view.state == "stale":  # not decided yet: a label was made before the claim changed
+        st.info(t("adjudicate.changed_after_labels"))
+    st.selectbox(t("label.severity"), SEVERITIES, index=None, key=_severity_key(view.claim_pk),
+                 format_func=lambda s: t(f"severity.{s}"), placeholder=t("label.severity_none"),
+                 help=t("label.severity_help"))
+    st.text_area(t("adjudicate.rationale"), key=_rationale_key(view.claim_pk), placeholder=t("adjudicate.rationale_hint"),
+                 height=RATIONALE_HEIGHT)
+    expected = None if view.decision is None else view.decision.revision
+    for column, value, key in zip(st.columns(len(LABELS)), LABELS, keyguard.LABEL_KEYS, strict=True):
+        column.button(t(f"value.{value}"), key=keyguard.button_key(DECISION_BUTTONS, view.claim_pk, value), shortcut=key,
+                      width="stretch",
+                      on_click=_decide, args=(view.claim_pk, view.claim_id, value, expected, view.content_changed_at))
+    st.caption(t("adjudicate.shortcuts"))
+
+
 me = ui.require_page("adjudicate")
 with ui.db() as session:
     queue = adjudication.adjudication_queue(session, me)
@@ -63,64 +116,40 @@ with ui.db() as session:
         except AnnotatorError as error:
             ui.flash_error(error)
 
-st.title(t("page.adjudicate"))
+title_col, waiting_col = st.columns([1, 2], vertical_alignment="bottom")
+title_col.title(t("page.adjudicate"))
+waiting_col.caption(t("adjudicate.waiting", n=len(queue)))
 guideline_panel()  # the current labeling guideline, in the sidebar
 unsaved.guard(held=("adjudicate.rationale.",))
 ui.show_flash()
-st.caption(t("adjudicate.waiting", n=len(queue)))
 if not queue:
     st.success(t("adjudicate.empty"))
     st.stop()
 
-st.dataframe(
-    pd.DataFrame(
-        [{t("col.claim"): ui.plain_text(q.claim_id), t("col.case"): ui.plain_text(q.case_id),
-          t("col.slice"): ui.plain_text(q.slice), t("col.split"): ui.plain_text(q.split),
-          t("col.state"): t(f"state.{q.state}"), t("col.labels"): ", ".join(t(f"value.{v}") for v in q.labels)}
-         for q in queue]
-    ),
-    hide_index=True,
-)
-st.selectbox(t("adjudicate.pick"), list(by_pk), key=PICK,
-             format_func=lambda pk: t("adjudicate.option", claim_id=ui.plain_text(by_pk[pk].claim_id),
-                                       case_id=ui.plain_text(by_pk[pk].case_id)))
+pick_col, queue_col = st.columns([3, 1], vertical_alignment="bottom")
+pick_col.selectbox(t("adjudicate.pick"), list(by_pk), key=PICK,
+                   format_func=lambda pk: t("adjudicate.option", claim_id=ui.plain_text(by_pk[pk].claim_id),
+                                             case_id=ui.plain_text(by_pk[pk].case_id)))
+with queue_col.popover(t("adjudicate.queue", n=len(queue)), icon=":material/list:", width="stretch"):
+    _queue_table(queue)
 if view is None:
     st.stop()
 
 keyguard.guard(view.claim_pk, DECISION_BUTTONS)  # before the claim: the browser sees a new one first
-ui.case_header(view.case_id, view.slice, view.split, view.question, view.answer)
-case_fields.case_details(view.metadata)
+layout.claim_screen(view.claim_pk)  # one screen per claim, opened at its top
+ui.case_header(view.case_id, view.slice, view.split, view.question, view.answer, metadata=view.metadata,
+               claim_text=view.text, key="adjudicate.case_open")
 claim_col, evidence_col = st.columns([2, 3])
 with claim_col:
     st.header(ui.md("label.claim", claim_id=view.claim_id))
     with st.container(border=True):
         st.text(ui.plain_text(view.text))
-    for column, blind in zip(st.columns(len(view.labels) or 1), view.labels, strict=False):
-        with column, st.container(border=True):
-            st.markdown(f"**{t('msg.labeler_n', n=blind.number)}**")
-            ui.label_badge(blind.value)
-            st.caption(ui.md("adjudicate.cited", passages=", ".join(blind.passage_ids) or "-"))
-            st.caption(t("adjudicate.severity", severity=t(f"severity.{blind.severity}") if blind.severity else "-"))
-            st.text(ui.optional(blind.rationale))
+    _decision_form(view)
 with evidence_col:
+    _blind_labels(view)
     st.header(t("label.evidence"))
     for passage in view.passages:
         case_fields.evidence_role(view.metadata, passage.passage_id)
         ui.passage_card(passage, claim_text=view.text, shown_with=view.passages, metadata=view.metadata,
                         known_versions=view.document_versions)
-
-st.header(t("adjudicate.decision"))
-if view.decision is not None:
-    st.warning(t("adjudicate.stale", value=t(f"value.{view.decision.value}")))
-elif view.state == "stale":  # not decided yet: a label was made before the claim changed
-    st.info(t("adjudicate.changed_after_labels"))
-st.text_area(t("label.rationale"), key=_rationale_key(view.claim_pk), placeholder=t("adjudicate.rationale_hint"))
-st.selectbox(t("label.severity"), SEVERITIES, index=None, key=_severity_key(view.claim_pk),
-             format_func=lambda s: t(f"severity.{s}"), placeholder=t("label.severity_none"), help=t("label.severity_help"))
-expected = None if view.decision is None else view.decision.revision
-for column, value, key in zip(st.columns(len(LABELS)), LABELS, keyguard.LABEL_KEYS, strict=True):
-    column.button(t(f"value.{value}"), key=keyguard.button_key(DECISION_BUTTONS, view.claim_pk, value), shortcut=key,
-                  width="stretch",
-                  on_click=_decide, args=(view.claim_pk, view.claim_id, value, expected, view.content_changed_at))
-st.caption(t("adjudicate.shortcuts"))
 ui.new_claim_drawn()  # a decision's move: its quiet time for decision presses starts once the claim is drawn

@@ -14,6 +14,12 @@ the label deletes the draft. Streamlit sends a text area's value on blur or Ctrl
 the rationale is also sent a second after the user stops typing (ui/unsaved.py); until it is, and
 while the hold note holds text (no draft keeps it), the browser asks before leaving the page.
 
+The page is one screen per claim (ui/layout.py): the case on one line, the question over the
+answer in a box that stays as the user left it, then the claim and its form beside the passages.
+The form is severity, rationale, label buttons, in that order: Tab from the rationale reaches the
+buttons. "Hold this case" is offered only where the user's label may still change (not on a claim
+whose label is final, where the page says so, nor on a case already on hold).
+
 Everything works from the keyboard, and the keys are listed under the label buttons: 1/2/3 are
 the label buttons', J/K the Next/Previous buttons', Shift+1..9 the cite buttons' of passages 1..9.
 A cite button flips the passage's checkbox through its own session key (`_cite_key`), so drafts,
@@ -36,7 +42,7 @@ from annotator.errors import (AnnotatorError, ContentChangedError, DiskFullError
                               StaleWriteError)
 from annotator.services import drafts, labeling
 from annotator.services.guidelines import current_guideline
-from annotator.ui import case_fields, keyguard
+from annotator.ui import case_fields, keyguard, layout
 from annotator.ui import components as ui
 from annotator.ui.guideline import show_guideline_panel
 from annotator.ui import unsaved
@@ -59,6 +65,7 @@ PREVIOUS_KEY = "K"
 # no shortcut without Ctrl/Alt/Cmd while a text box has the focus, so typing never triggers one.
 CITE_KEYS = tuple(f"Shift+{n}" for n in range(1, 10))
 LABEL_BUTTONS = "label.button."  # the label buttons' key prefix (keyguard.button_key)
+RATIONALE_HEIGHT = 96  # pixels, its label included: three lines, so that the form fits one screen (ui/layout.py)
 
 
 def _cite_key(claim_pk: int, passage_id: str) -> str:
@@ -314,6 +321,46 @@ def _lift(case_pk: int) -> None:
     ui.flash("toast", t("label.lifted"))
 
 
+def _claim_state(view: labeling.ClaimView, own: labeling.OwnLabel | None, passage_ids: tuple[str, ...]) -> None:
+    """Under the claim: the user's saved label, and what stands in the way of a save."""
+    if own is not None:
+        with st.container(horizontal=True, vertical_alignment="center"):  # one line
+            st.markdown(t("label.yours", revision=own.revision), width="content")
+            ui.label_badge(own.value)
+    if view.changed_since_label:
+        changed = "/".join(t(f"label.changed.{part}") for part in view.changed_since_label)
+        st.warning(t("label.review", changed=changed), icon=":material/change_circle:")
+    gone = [pid for pid in (own.passage_ids if own is not None else ()) if pid not in passage_ids]
+    if gone:  # the claim's passages changed: those citations cannot be kept on a save
+        st.warning(ui.md("label.citation_gone", ids=", ".join(gone)), icon=":material/link_off:")
+    if view.on_hold:  # the viewer's own hold (another's hold does not show: workflow.hold_in_force)
+        st.warning(t("label.on_hold", reason=t(f"hold.{view.hold_reason}")))
+        if view.may_lift_hold:
+            st.button(t("label.lift"), key="label.lift", on_click=_lift, args=(view.case_pk,))
+    elif not view.can_revise:
+        st.info(t("label.locked"))
+
+
+def _label_form(view: labeling.ClaimView, own: labeling.OwnLabel | None, passage_ids: tuple[str, ...],
+                guideline_version: str) -> None:
+    """Severity, rationale, then the label buttons: Tab from the rationale reaches the buttons."""
+    st.selectbox(t("label.severity"), SEVERITIES, index=None, key=_severity_key(view.claim_pk),
+                 format_func=lambda s: t(f"severity.{s}"), placeholder=t("label.severity_none"),
+                 help=t("label.severity_help"), on_change=_keep_draft, args=(view.claim_pk, passage_ids))
+    st.text_area(t("label.rationale"), key=_rationale_key(view.claim_pk), placeholder=t("label.rationale_hint"),
+                 height=RATIONALE_HEIGHT, on_change=_keep_draft, args=(view.claim_pk, passage_ids))
+    expected = st.session_state[_base_key(view.claim_pk)]
+    for column, value, key in zip(st.columns(len(LABELS)), LABELS, keyguard.LABEL_KEYS, strict=True):
+        column.button(
+            t(f"value.{value}"), key=keyguard.button_key(LABEL_BUTTONS, view.claim_pk, value), shortcut=key,
+            width="stretch",
+            type="primary" if own is not None and own.value == value else "secondary",
+            icon=":material/check:" if own is not None and own.value == value else None,  # not colour alone
+            on_click=_save, args=(view.claim_pk, view.claim_id, value, passage_ids, expected, view.content_changed_at,
+                                  guideline_version),
+        )
+
+
 def _open_deep_link(session, me) -> None:  # noqa: ANN001 - Session, User
     """`?claim=<claim_id>` opens one of the user's own assigned claims; the service refuses others."""
     claim_id = ui.take_claim_link()
@@ -341,11 +388,12 @@ with ui.read_db() as session:  # reads only: a render never takes SQLite's write
     draft = None if view is None or view.draft_at is None else drafts.get_draft(session, me, view.claim_pk)
     guideline = current_guideline(session)
 
-st.title(t("page.label"))
+title_col, progress_col = st.columns([1, 2], vertical_alignment="bottom")
+title_col.title(t("page.label"))
+progress_col.progress(done / total if total else 0.0, text=t("label.progress", done=done, total=total))
 show_guideline_panel(guideline)  # the current labeling guideline, in the sidebar
 unsaved.guard(drafted=("label.rationale.",), held=("label.hold_note.",))
 ui.show_flash()
-st.progress(done / total if total else 0.0, text=t("label.progress", done=done, total=total))
 if view is None:
     st.info(t("label.no_assignments"))
     st.stop()
@@ -353,6 +401,7 @@ if next_pk is None:
     st.success(t("label.queue_done"))
 
 keyguard.guard(view.claim_pk, LABEL_BUTTONS)  # before the claim: the browser sees a new one first
+layout.claim_screen(view.claim_pk)  # one screen per claim, opened at its top
 previous_col, where_col, next_col = st.columns([1, 4, 1], vertical_alignment="center")
 previous_col.button(t("label.previous"), key="label.previous", icon=":material/arrow_back:", shortcut=PREVIOUS_KEY,
                     on_click=_go, args=(place.previous_pk,), disabled=place.previous_pk is None)
@@ -360,8 +409,8 @@ where_col.caption(ui.md("label.position", n=place.position, total=total, claim_i
 next_col.button(t("label.next"), key="label.next", icon=":material/arrow_forward:", shortcut=NEXT_KEY,
                 on_click=_go, args=(place.next_pk,), disabled=place.next_pk is None)
 
-ui.case_header(view.case_id, view.slice, view.split, view.question, view.answer)
-case_fields.case_details(view.metadata)
+ui.case_header(view.case_id, view.slice, view.split, view.question, view.answer, metadata=view.metadata,
+               claim_text=view.text, key="label.case_open")
 
 own = view.own_label
 read_only = view.on_hold or not view.can_revise
@@ -371,50 +420,28 @@ if not read_only:
     st.session_state.setdefault(_base_key(view.claim_pk), None if own is None else own.revision)
 
 
-
 claim_col, evidence_col = st.columns([2, 3])
 with claim_col:
     st.header(ui.md("label.claim", claim_id=view.claim_id))
     with st.container(border=True):
         st.text(ui.plain_text(view.text))
-    if own is not None:
-        st.markdown(t("label.yours", revision=own.revision))
-        ui.label_badge(own.value)
-    if view.changed_since_label:
-        changed = "/".join(t(f"label.changed.{part}") for part in view.changed_since_label)
-        st.warning(t("label.review", changed=changed), icon=":material/change_circle:")
-    gone = [pid for pid in (own.passage_ids if own is not None else ()) if pid not in passage_ids]
-    if gone:  # the claim's passages changed: those citations cannot be kept on a save
-        st.warning(ui.md("label.citation_gone", ids=", ".join(gone)), icon=":material/link_off:")
-    if view.on_hold:  # the viewer's own hold (another's hold does not show: workflow.hold_in_force)
-        st.warning(t("label.on_hold", reason=t(f"hold.{view.hold_reason}")))
-        if view.may_lift_hold:
-            st.button(t("label.lift"), key="label.lift", on_click=_lift, args=(view.case_pk,))
-    elif not view.can_revise:
-        st.info(t("label.locked"))
-    _draft_note(view.claim_pk, draft, read_only, passage_ids)
+    _claim_state(view, own, passage_ids)
     if read_only:
         if own is not None:
             st.markdown(f"**{t('label.rationale')}**")
             st.text(ui.optional(own.rationale))
             st.markdown(f"**{t('label.severity')}**: {t(f'severity.{own.severity}') if own.severity else '-'}")
     else:
-        st.text_area(t("label.rationale"), key=_rationale_key(view.claim_pk), placeholder=t("label.rationale_hint"),
-                     on_change=_keep_draft, args=(view.claim_pk, passage_ids))
-        st.selectbox(t("label.severity"), SEVERITIES, index=None, key=_severity_key(view.claim_pk),
-                     format_func=lambda s: t(f"severity.{s}"), placeholder=t("label.severity_none"),
-                     help=t("label.severity_help"), on_change=_keep_draft, args=(view.claim_pk, passage_ids))
-        expected = st.session_state[_base_key(view.claim_pk)]
-        for column, value, key in zip(st.columns(len(LABELS)), LABELS, keyguard.LABEL_KEYS, strict=True):
-            column.button(
-                t(f"value.{value}"), key=keyguard.button_key(LABEL_BUTTONS, view.claim_pk, value), shortcut=key,
-                width="stretch",
-                type="primary" if own is not None and own.value == value else "secondary",
-                icon=":material/check:" if own is not None and own.value == value else None,  # not colour alone
-                on_click=_save, args=(view.claim_pk, view.claim_id, value, passage_ids, expected, view.content_changed_at,
-                      "" if guideline is None else guideline.version),
-            )
+        _label_form(view, own, passage_ids, "" if guideline is None else guideline.version)
+    _draft_note(view.claim_pk, draft, read_only, passage_ids)
+    if not read_only:
         _shortcut_list(len(view.passages))
+        # Not on a claim whose label is final (label.locked) nor on a case on hold: nothing to hold there.
+        with st.expander(t("label.hold")):
+            st.selectbox(t("label.hold_reason"), HOLD_REASONS, key=f"label.hold_reason.{view.case_pk}",
+                         format_func=lambda r: t(f"hold.{r}"))
+            st.text_input(t("label.hold_note"), key=f"label.hold_note.{view.case_pk}")
+            st.button(t("label.hold_button"), key="label.hold_button", on_click=_hold, args=(view.case_pk, view.claim_pk))
 
 with evidence_col:
     st.header(t("label.evidence"))
@@ -428,10 +455,4 @@ with evidence_col:
             with card:
                 _cite_controls(view.claim_pk, number, passage.passage_id, passage_ids)
 
-if not view.on_hold:
-    with st.expander(t("label.hold")):
-        st.selectbox(t("label.hold_reason"), HOLD_REASONS, key=f"label.hold_reason.{view.case_pk}",
-                     format_func=lambda r: t(f"hold.{r}"))
-        st.text_input(t("label.hold_note"), key=f"label.hold_note.{view.case_pk}")
-        st.button(t("label.hold_button"), key="label.hold_button", on_click=_hold, args=(view.case_pk, view.claim_pk))
 ui.new_claim_drawn()  # a save's move: its quiet time for label presses starts once the claim is drawn
