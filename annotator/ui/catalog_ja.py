@@ -248,6 +248,8 @@ JAPANESE: dict[str, str] = {
     "releases.only_final_help": "オフにすると、対象に不一致・要再確認・保留中・未ラベルの主張が 1 件でもある間は、リリースが拒否されます。",
     "releases.create_button": "リリースを作成",
     "releases.created": "リリース {name} を作成しました: 主張 {claims} 件、場所 {path}。除外: {left_out}。",
+    "releases.created_sha": "{name} の manifest.json の SHA-256（右のボタンでコピーできます。"
+                            "`annotator release verify FOLDER --manifest-sha256 HASH` でダウンロードしたファイルをこれと照合します）:",
     "releases.list": "リリース",
     "releases.none": "リリースはまだありません。",
     "releases.pick": "リリース",

@@ -308,6 +308,8 @@ ENGLISH: dict[str, str] = {
                                 "stale, on hold or unlabeled.",
     "releases.create_button": "Create release",
     "releases.created": "Release {name} created with {claims} claims in {path}. Left out: {left_out}.",
+    "releases.created_sha": "The SHA-256 of {name}'s manifest.json (copy it with the button at its right; "
+                            "`annotator release verify FOLDER --manifest-sha256 HASH` checks downloaded files against it):",
     "releases.list": "Releases",
     "releases.none": "No release yet.",
     "releases.pick": "Release",
