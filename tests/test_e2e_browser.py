@@ -505,6 +505,35 @@ def test_an_admin_uploads_checks_and_imports_a_case_file_in_the_browser(demo_ser
         context.close()
 
 
+CUT_LABELS = """() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stWidgetLabel], '
+    + '[data-testid=stMain] [data-testid=stCheckbox] label')]
+    .flatMap(label => [label, ...label.querySelectorAll('*')])
+    .filter(el => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflow !== 'visible'
+            && el.innerText.trim() !== '')
+    .map(el => el.innerText.trim())"""
+"""The texts of the main area's widget labels that are cut at their box's edge (an ellipsis or a clip)."""
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+def test_no_option_label_of_the_import_page_is_cut_on_a_1366x768_laptop_screen(demo_server, browser, language):
+    base, _ = demo_server
+    context = browser.new_context(viewport={"width": 1366, "height": 768}, locale="ja-JP" if language == "ja" else "en-US")
+    page = context.new_page()
+    try:
+        page.goto(base)
+        page.get_by_label(tr(language, "login.name"), exact=True).fill("admin")
+        page.get_by_label(tr(language, "login.password"), exact=True).fill("admin-demo-pass")
+        page.get_by_role("button", name=tr(language, "login.submit"), exact=True).click()
+        page.get_by_role("link", name=tr(language, "page.imports")).click()
+        page.get_by_text(tr(language, "imports.update_help")).wait_for(timeout=20_000)
+        settled(page)
+        for label in ("imports.update", "imports.partial"):
+            page.get_by_text(tr(language, label), exact=True).wait_for(timeout=20_000)
+        assert page.evaluate(CUT_LABELS) == []
+    finally:
+        context.close()
+
+
 # --- keyboard-first labeling -----------------------------------------------------------------------
 
 POSITION = re.compile(r"Claim (\d+) of (\d+) in your queue: (\S+)")
