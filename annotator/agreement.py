@@ -93,13 +93,39 @@ def _interval_json(interval: Interval | None) -> list[float] | None:
     return list(interval) if interval else None
 
 
+WHOLE_RANGE_DIGITS = 3
+"""The decimals at which an interval is read for covers_whole_range (those the reports show)."""
+
+
+def covers_whole_range(interval: Sequence[float] | None) -> bool:
+    """Whether a 95% interval of an agreement figure runs from 0 or below to 1, read at
+    WHOLE_RANGE_DIGITS decimals: from no agreement beyond chance (the chance-corrected
+    coefficients) or none at all (percent and specific agreement) up to perfect agreement. Such an
+    interval bounds nothing: the items are too few (a handful of items resample to anything from
+    all alike to chance). False for None.
+
+    interval: (low, high) fractions, as AgreementReport.ci95 holds them, or None.
+    """
+    if not interval:
+        return False
+    low, high = (round(float(end), WHOLE_RANGE_DIGITS) for end in interval)
+    return low <= 0 and high >= 1
+
+
+def whole_range_note(interval: Sequence[float] | None) -> str | None:
+    """Why an interval that covers_whole_range says so little (English, msg.agreement.whole_range),
+    or None for any other interval."""
+    return english("msg.agreement.whole_range") if covers_whole_range(interval) else None
+
+
 @dataclass(frozen=True)
 class PairResult:
     """Agreement of one pair of raters over the items both rated.
 
     confusion[i][j] = items rater_a put in category i and rater_b in category j, over the
     declared categories in their declared order. ci95: metric -> bootstrap interval over the
-    pair's items; analytic_ci95: metric -> large-sample interval (see AgreementReport).
+    pair's items; analytic_ci95: metric -> large-sample interval, analytic_ci95_missing: metric ->
+    why it has none (see AgreementReport).
     """
 
     rater_a: Any
@@ -110,6 +136,7 @@ class PairResult:
     confusion: list[list[int]]
     ci95: dict[str, Interval | None] = field(default_factory=dict)
     analytic_ci95: dict[str, Interval | None] = field(default_factory=dict)
+    analytic_ci95_missing: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """A plain dict for json.dumps (no NaN): values are floats or None."""
@@ -122,6 +149,7 @@ class PairResult:
             "percent_agreement": self.percent_agreement.value,
             "ci95": {name: _interval_json(self.ci95.get(name)) for name, _ in coefs},
             "analytic_ci95": {name: _interval_json(self.analytic_ci95.get(name)) for name, _ in coefs},
+            "analytic_ci95_missing": dict(self.analytic_ci95_missing),
             "confusion": self.confusion,
             "undefined": {name: c.undefined_reason for name, c in coefs if c.undefined_reason},
         }
@@ -157,7 +185,9 @@ class AgreementReport:
     analytic_ci95: metric -> (low, high) 95% large-sample interval where a library gives one
     (two raters: Cohen's kappa from statsmodels, Fleiss, Cohen & Everitt 1969 variance, clipped
     to [-1, 1]; percent agreement, a binomial proportion of items, by Wilson's score interval),
-    else None.
+    else None; analytic_ci95_missing: metric -> why one of those two has none (fewer than
+    INDICATIVE_BELOW items, the coefficient undefined, a zero variance); empty with another number
+    of raters, where no metric has one.
     undefined: metric -> why it is undefined (0/0); such a coefficient's value is None.
     label_counts: rater -> {category: ratings}; by_pair: one PairResult per pair of raters
     sharing at least one item, raters in sorted order; confusion: that pair's matrix when there
@@ -185,6 +215,7 @@ class AgreementReport:
     indicative: bool
     analytic_ci95: dict[str, Interval | None] = field(default_factory=dict)
     ci95_missing: dict[str, str] = field(default_factory=dict)
+    analytic_ci95_missing: dict[str, str] = field(default_factory=dict)
     by_category: dict[Any, CategoryAgreement] = field(default_factory=dict)
     groups: dict[str, dict[Any, AgreementReport]] = field(default_factory=dict)
 
@@ -199,7 +230,8 @@ class AgreementReport:
 
         Keys: n_items, n_in_scope, n_raters, categories, indicative, one per metric (float or
         None), n_used, ci95 and analytic_ci95 (metric -> [low, high] or None), ci95_missing
-        (metric -> why there is no bootstrap interval), undefined,
+        (metric -> why there is no bootstrap interval), analytic_ci95_missing (metric -> why there
+        is no analytic interval, for the two metrics that have one with two raters), undefined,
         label_counts, by_pair, by_category, confusion, paradox (kappa_paradox, or None),
         sample_size (items_needed for Krippendorff's alpha at `target_half_width`, or None),
         by_slice (group -> the same shape without groups; {} when not grouped by slice) and
@@ -217,6 +249,7 @@ class AgreementReport:
         out["ci95"] = {m: _interval_json(self.ci95.get(m)) for m in METRICS}
         out["analytic_ci95"] = {m: _interval_json(self.analytic_ci95.get(m)) for m in METRICS}
         out["ci95_missing"] = dict(self.ci95_missing)
+        out["analytic_ci95_missing"] = dict(self.analytic_ci95_missing)
         out["undefined"] = dict(self.undefined)
         out["label_counts"] = {
             str(r): {str(c): n for c, n in counts.items()} for r, counts in self.label_counts.items()
@@ -792,7 +825,7 @@ def _report(ratings: _Ratings, categories: tuple[Any, ...], n_bootstrap: int, se
     return AgreementReport(
         n_items=n2, n_in_scope=ratings.n_items, n_raters=len(ratings.raters),
         categories=categories, **coefs, ci95=ci95, ci95_missing=ci95_missing,
-        analytic_ci95=_analytic_intervals(point.conf[0], coefs) if two_raters else {},
+        **(_analytic(point.conf[0], coefs) if two_raters else {}),
         undefined=reasons,
         label_counts=_label_counts(ratings, categories),
         by_pair=pairs,
@@ -836,6 +869,28 @@ def _analytic_intervals(conf: np.ndarray, coefs: dict[str, Coefficient]) -> dict
     if coefs["percent_agreement"].value is not None and n >= INDICATIVE_BELOW:
         out["percent_agreement"] = wilson_interval(int(np.trace(conf)), n)
     return out
+
+
+ANALYTIC_METRICS: tuple[str, ...] = ("percent_agreement", "cohen_kappa")
+"""The metrics a two-rater report gives a large-sample (analytic) interval of."""
+
+
+def _analytic(conf: np.ndarray, coefs: dict[str, Coefficient]) -> dict[str, dict]:
+    """analytic_ci95 and analytic_ci95_missing of a two-rater table: the intervals, and why each
+    of ANALYTIC_METRICS left without one has none (in the order kappa_interval checks)."""
+    intervals = _analytic_intervals(conf, coefs)
+    n = int(conf.sum())
+    missing = {}
+    for metric in ANALYTIC_METRICS:
+        if intervals.get(metric) is not None:
+            continue
+        if coefs[metric].value is None:
+            missing[metric] = english("msg.agreement.coefficient_undefined")
+        elif n < INDICATIVE_BELOW:
+            missing[metric] = english("msg.agreement.analytic_few_items", n=n, below=INDICATIVE_BELOW)
+        else:
+            missing[metric] = english("msg.agreement.analytic_zero_variance")
+    return {"analytic_ci95": intervals, "analytic_ci95_missing": missing}
 
 
 def kappa_interval(conf: np.ndarray) -> Interval | None:
@@ -987,8 +1042,7 @@ def _pair_result(rater_a: Any, rater_b: Any, conf: np.ndarray, categories: tuple
         intervals = {m: None if c.value is None else percentile_interval(samples[m]) for m, c in coefs.items()}
     return PairResult(
         rater_a=rater_a, rater_b=rater_b, n_items=n, **coefs,
-        confusion=conf.astype(int).tolist(), ci95=intervals,
-        analytic_ci95=_analytic_intervals(conf, coefs),
+        confusion=conf.astype(int).tolist(), ci95=intervals, **_analytic(conf, coefs),
     )
 
 

@@ -1,14 +1,17 @@
 """An agreement report as plain text for the terminal: the `annotator agreement` output.
 
 Takes the dict of `AgreementReport.to_json()` (so it formats a saved JSON report too) and
-returns lines; no computing happens here.
+returns lines; no computing happens here. Figures have 3 or 4 decimals, and one that rounds to
+zero is written 0.000, never -0.000. Under a table, notes say why a figure has no interval (or no
+analytic interval) and why an interval that runs from 0 or below to 1 says little
+(agreement.whole_range_note); those of figures that share a reason share one line.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from annotator.agreement import METRICS
+from annotator.agreement import METRICS, whole_range_note
 from annotator.vocabulary import INDICATIVE_BELOW
 
 GROUP_TITLES = {"slice": "slice", "split": "split", "guideline_version": "guideline version"}
@@ -31,7 +34,16 @@ def format_agreement(data: dict[str, Any]) -> str:
 
 
 def _interval(interval: list[float] | None) -> str:
-    return f"[{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "-"
+    """ "[0.534, 0.861]" ("z": a negative zero, -1e-17 say, is 0.000), or "-" for none."""
+    return f"[{interval[0]:z.3f}, {interval[1]:z.3f}]" if interval else "-"
+
+
+def _notes(indent: str, heading: str, reasons: dict[str, str]) -> list[str]:
+    """One line per reason: "<heading> a, b: <reason>", the metrics with that reason in order."""
+    by_reason: dict[str, list[str]] = {}
+    for metric, reason in reasons.items():
+        by_reason.setdefault(reason, []).append(metric)
+    return [f"{indent}  {heading} {', '.join(metrics)}: {reason}" for reason, metrics in by_reason.items()]
 
 
 def _coefficients(data: dict[str, Any], indent: str) -> str:
@@ -42,7 +54,9 @@ def _coefficients(data: dict[str, Any], indent: str) -> str:
              f"raters: {data['n_raters']}{flag}"]
     lines.append(f"{indent}  {'coefficient':<20} {'value':>7}  {'95% CI (bootstrap)':<18}  "
                  f"{'95% CI (analytic)':<18}  n used / in scope")
-    notes: list[str] = []
+    missing_why: dict[str, str] = {}
+    analytic_missing: dict[str, str] = {}
+    whole: dict[str, str] = {}
     for metric in METRICS:
         if metric not in data:
             continue
@@ -54,11 +68,18 @@ def _coefficients(data: dict[str, Any], indent: str) -> str:
         boot = _interval((data.get("ci95") or {}).get(metric))
         missing = (data.get("ci95_missing") or {}).get(metric)
         if boot == "-" and missing and "no bootstrap" not in missing:
-            notes.append(f"{indent}  no interval for {metric}: {missing}")
+            missing_why[metric] = missing
+        if note := whole_range_note((data.get("ci95") or {}).get(metric)):
+            whole[metric] = note
         analytic = _interval((data.get("analytic_ci95") or {}).get(metric))
+        if analytic == "-" and (why := (data.get("analytic_ci95_missing") or {}).get(metric)):
+            analytic_missing[metric] = why
         n_used = (data.get("n_used") or {}).get(metric, data["n_items"])
-        lines.append(f"{indent}  {metric:<20} {value:>7.4f}  {boot:<18}  {analytic:<18}  "
+        lines.append(f"{indent}  {metric:<20} {value:>z7.4f}  {boot:<18}  {analytic:<18}  "
                      f"{n_used} / {data['n_in_scope']}")
+    notes = ([f"{indent}  no interval for {metric}: {why}" for metric, why in missing_why.items()]
+             + _notes(indent, "the interval of", whole)
+             + _notes(indent, "no analytic interval for", analytic_missing))
     return "\n".join(lines + notes)
 
 
@@ -91,13 +112,16 @@ def _categories(data: dict[str, Any]) -> str:
     if not per_category:
         return ""
     lines = ["specific agreement (when one rater chose the category, how often the other did too):"]
+    whole: dict[str, str] = {}
     for category, part in per_category.items():
         if part["specific_agreement"] is None:
             lines.append(f"  {category:<20} undefined: {part['undefined']}")
         else:
-            lines.append(f"  {category:<20} {part['specific_agreement']:>7.4f}  {_interval(part['ci95']):<18}  "
+            lines.append(f"  {category:<20} {part['specific_agreement']:>z7.4f}  {_interval(part['ci95']):<18}  "
                          f"{_count(part['n_ratings'], 'rating')}")
-    return "\n".join(lines)
+            if note := whole_range_note(part["ci95"]):
+                whole[str(category)] = note
+    return "\n".join(lines + _notes("", "the interval of", whole))
 
 
 def _pairs(data: dict[str, Any]) -> str:
@@ -109,9 +133,9 @@ def _pairs(data: dict[str, Any]) -> str:
     for pair in pairs:
         kappa = pair["cohen_kappa"]
         shown = (f"undefined: {pair['undefined'].get('cohen_kappa')}" if kappa is None
-                 else f"{kappa:.4f} {_interval(pair['ci95'].get('cohen_kappa'))}")
+                 else f"{kappa:z.4f} {_interval(pair['ci95'].get('cohen_kappa'))}")
         lines.append(f"  {pair['rater_a']} x {pair['rater_b']}: kappa {shown}, "
-                     f"percent agreement {pair['percent_agreement']:.4f}, n = {pair['n_items']}")
+                     f"percent agreement {pair['percent_agreement']:z.4f}, n = {pair['n_items']}")
         width = max(map(len, categories)) + 2
         lines.append("    " + " " * width + "".join(f"{c:>14}" for c in categories))
         lines += ["    " + f"{c:<{width}}" + "".join(f"{n:>14}" for n in row)

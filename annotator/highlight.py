@@ -7,13 +7,17 @@ Words. A text with any kana or kanji is cut into morphemes by SudachiPy with the
 (Works Applications, Apache-2.0; split mode B, the middle unit: 受け付け is one verb, 経費精算 two
 nouns). Content words only: nouns, verbs, adjectives and adjectival nouns, not particles,
 auxiliaries, symbols, pronouns, affixes, dependent verbs (する, ある, できる, なる), formal nouns
-(こと, もの, ため) nor one-character words other than numbers. A number and the counter after it
-are one word (１日, 2,000円, 23区: a claim's １日 is not matched by every 1 nor every 日). Words
-are compared by Sudachi's normalized form, so 受け付けられない matches 受け付ける, ＰＣ matches PC
-and １ matches 1. Any other text is cut at letters and digits; its words are compared
+(こと, もの, ため) nor one-character words. A number and the counter after it are one word (１日,
+2,000円, 23区: a claim's １日 is not matched by every 1 nor every 日). Words are compared by
+Sudachi's normalized form, so 受け付けられない matches 受け付ける, ＰＣ matches PC and １日
+matches 1日. Any other text is cut at letters and digits; its words are compared
 case-insensitively, without English stop words or one-letter words, with a plural's final s
-(ies -> y) dropped; a number drops its thousands commas (2,000 matches 2000) and keeps the
-letters right after it (10th, 50km). Latin words inside Japanese text are compared the same way.
+(ies -> y) dropped; a number keeps the letters right after it (10th, 50km) and drops its
+thousands commas (2,000km matches 2000km). Latin words inside Japanese text are compared the same
+way. A bare number is no word in any text: a claim's 3 would mark every 3 of a passage, which
+says nothing of what the two share. Bare: only digits, full-width or of any script, with at most
+decimal points and thousands commas (3, ３, 3.5, 1,000; `bare_number`), and in Japanese text any
+numeral Sudachi finds without a counter after it (三 as well).
 A word holds its combining marks (Hindi, Arabic with vowel marks, Thai), and a mark covers whole
 grapheme clusters (the `regex` module's \\X, Unicode Standard Annex #29).
 
@@ -83,10 +87,23 @@ _CHUNK = 2000
 """Characters per call to Sudachi, which refuses an input over 49,149 UTF-8 bytes."""
 
 
+_BARE_NUMBER = regex.compile(r"\d+(?:[.,]\d+)*")
+"""Digits of any script (the `regex` module's \\d: ASCII, full-width, Arabic-Indic, ...), with
+decimal points and thousands commas between them."""
+
+
+def bare_number(token: str) -> bool:
+    """Whether `token` is only a number: digits (full-width ones included), with at most decimal
+    points and thousands commas between them (3, ３, 3.5, 1,000, ١٢). A number with a unit or a
+    counter (50km, 10th, １日, 2,000円) is not bare."""
+    return _BARE_NUMBER.fullmatch(token) is not None
+
+
 def _latin_key(token: str) -> str | None:
-    """The comparison key of a Latin-script word or a number; None for a stop word or a single letter."""
-    if token[0].isdigit():  # a number, with the unit or ordinal that follows it: 2,000, 10th, 50km
-        return token.replace(",", "").casefold()
+    """The comparison key of a Latin-script word or a number with its unit; None for a stop word,
+    a single letter or a bare number."""
+    if token[0].isdigit():  # a number, with the unit or ordinal that follows it: 10th, 50km
+        return None if bare_number(token) else token.replace(",", "").casefold()
     word = token.casefold().replace("\u2019", "'")
     if word.endswith("'s"):
         word = word[:-2]
@@ -179,6 +196,8 @@ def _japanese_words(text: str) -> tuple[Word, ...]:
                 n_start, n_end, n_surface, n_pos, n_normalized = morphemes[i + 1]
                 if n_start == end and _counter(n_pos, n_surface) and text[n_start:n_end] == n_surface:
                     end, key, skip = n_end, key + n_normalized, True  # １日 is one word: not every 1, nor every 日
+            if key is not None and pos[1] == "数詞" and not skip:
+                key = None  # a number without its counter (３, 1,000, 三) is no word
             if key is not None:
                 out.append(Word(start, end, key))
     return tuple(out)

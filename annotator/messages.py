@@ -303,6 +303,11 @@ MESSAGES: dict[str, str] = {
     "msg.agreement.undefined_in_resamples": "the coefficient is undefined (0/0) in {share} of the bootstrap resamples, "
                                             "so an interval would hold only for data like the others; label more items",
     "msg.agreement.no_category_rating": "no rating on an item with two or more ratings is {category} (0/0)",
+    "msg.agreement.whole_range": "it runs from 0 (or below) to 1, so it rules nothing out: too few items to bound "
+                                 "it; label more items",
+    "msg.agreement.analytic_few_items": "a large-sample interval needs at least {below} items; there are {n}",
+    "msg.agreement.analytic_zero_variance": "its large-sample variance is zero (as when every item is labeled alike), "
+                                            "which gives no interval",
     # --- calibrating a judge against gold (calibration.py): refused input
     "msg.calibration.lengths": "give as many case ids, gold labels and judge labels: {n_cases}, {n_gold} and {n_judge} "
                                "were given",

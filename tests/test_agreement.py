@@ -19,6 +19,7 @@ from sklearn.metrics import cohen_kappa_score
 from annotator.agreement import (
     METRICS,
     compute_agreement,
+    covers_whole_range,
     items_needed,
     kappa_paradox,
     read_label_frame,
@@ -708,6 +709,44 @@ def test_no_analytic_interval_for_more_than_two_raters_or_an_undefined_kappa():
     assert compute_agreement(long_rows(matrix), n_bootstrap=0).analytic_ci95 == {}
     same = compute_agreement(two_rater_rows(["support"] * 6, ["support"] * 6), n_bootstrap=0)
     assert same.analytic_ci95.get("cohen_kappa") is None
+
+
+def test_an_analytic_interval_left_out_says_why_in_the_report_and_its_pair():
+    few = compute_agreement(two_rater_rows(["support", "contradict", "support", "insufficient"] * 2,
+                                           ["support", "contradict", "contradict", "insufficient"] * 2), n_bootstrap=0)
+    assert few.n_items == 8 < INDICATIVE_BELOW and not any(few.analytic_ci95.values())
+    why = f"a large-sample interval needs at least {INDICATIVE_BELOW} items; there are 8"
+    assert few.analytic_ci95_missing == {"percent_agreement": why, "cohen_kappa": why}
+    data = json.loads(json.dumps(few.to_json(), allow_nan=False))
+    assert data["analytic_ci95_missing"] == few.analytic_ci95_missing
+    assert data["by_pair"][0]["analytic_ci95_missing"] == few.analytic_ci95_missing
+
+    alike = compute_agreement(two_rater_rows(["support", "contradict"] * 6, ["support", "contradict"] * 6), n_bootstrap=0)
+    assert alike.cohen_kappa.value == 1.0 and alike.analytic_ci95["percent_agreement"] is not None
+    assert alike.analytic_ci95_missing == {"cohen_kappa": "its large-sample variance is zero (as when every item is "
+                                                          "labeled alike), which gives no interval"}
+    undefined = compute_agreement(two_rater_rows(["support"] * 12, ["support"] * 12), n_bootstrap=0)
+    assert undefined.analytic_ci95_missing == {"cohen_kappa": "the coefficient is undefined"}
+    enough = compute_agreement(two_rater_rows(*random_two_raters(150, 5)), n_bootstrap=0)
+    assert enough.analytic_ci95_missing == {} and enough.to_json()["analytic_ci95_missing"] == {}
+    three = [["support", "contradict", "support"]] * 5 + [["contradict"] * 3] * 5
+    assert compute_agreement(long_rows(three), n_bootstrap=0).to_json()["analytic_ci95_missing"] == {}
+
+
+@pytest.mark.parametrize("interval, whole", [
+    ((0.0, 1.0), True), ((-8.3e-17, 1.0), True), ((-0.25, 1.0), True), ((0.0004, 0.9996), True),
+    ((0.0006, 1.0), False), ((0.0, 0.9994), False), ((-1.0, 0.5), False), ((0.4, 1.0), False), (None, False),
+])
+def test_an_interval_covers_the_whole_range_from_0_or_below_to_1_at_three_decimals(interval, whole):
+    assert covers_whole_range(interval) is whole
+
+
+def test_a_handful_of_items_gives_intervals_over_the_whole_range_and_many_items_none():
+    few = compute_agreement(two_rater_rows(["support", "contradict", "support", "insufficient", "support"],
+                                           ["support", "contradict", "contradict", "insufficient", "support"]))
+    assert covers_whole_range(few.ci95["scott_pi"])
+    many = compute_agreement(two_rater_rows(*random_two_raters(300, 5)))
+    assert not any(covers_whole_range(ci) for ci in many.ci95.values())
 
 
 def test_each_pair_of_three_raters_gets_a_bootstrap_interval_around_its_kappa():

@@ -229,6 +229,7 @@ def test_a_claim_goes_from_unlabeled_to_a_verified_release_in_the_browser(journe
     admin.get_by_role("button", name="Create release").click()
     released = 1 + len(pilot_claims())  # demo-01-c1 and the pilot round's claims (all final)
     admin.get_by_text(f"Release gold-v1 created with {released} claims").wait_for(timeout=30_000)
+    shown_sha = whole_code_block(admin)  # the manifest's SHA-256 under the message, read before verify reruns the page
     admin.get_by_role("button", name="Verify files against the manifest").click()
     admin.get_by_text("Release gold-v1: every file matches its manifest.").wait_for(timeout=20_000)
     shot(admin, "04-release-verified")
@@ -238,14 +239,30 @@ def test_a_claim_goes_from_unlabeled_to_a_verified_release_in_the_browser(journe
     folder = work / "data" / "releases" / "gold-v1"
     assert sorted(downloaded) == sorted(path.name for path in folder.iterdir())  # every file is offered
     ((recorded,),) = query(work, "SELECT manifest_sha256 FROM goldrelease WHERE name = 'gold-v1'")
+    assert shown_sha == recorded
     assert hashlib.sha256(downloaded["manifest.json"].read_bytes()).hexdigest() == recorded
     verify = subprocess.run([sys.executable, "-m", "annotator", "release", "verify", str(downloaded["manifest.json"].parent),
-                             "--manifest-sha256", recorded, "--db", db_url(work)],
+                             "--manifest-sha256", shown_sha, "--db", db_url(work)],  # the hash as the page shows it
                             cwd=work, capture_output=True, text=True, check=False)
     assert verify.returncode == 0 and "matches its manifest" in verify.stdout, verify.stdout + verify.stderr
     gold = {record["claim_id"]: record for record in map(json.loads, downloaded["gold.jsonl"].read_text(encoding="utf-8").splitlines())}
     assert len(gold) == released and (gold["demo-01-c1"]["gold_label"], gold["demo-01-c1"]["resolution"]) == ("contradict", "adjudicated")
     assert gold["demo-01-c1"]["adjudication"]["rationale"] == "MARKER-decision-rationale"  # released with its reason
+
+
+def whole_code_block(page) -> str:  # noqa: ANN001
+    """The text of the page's one code block, after checking that all of it is inside the window
+    (no character past the block's or the window's right edge) and that it has a copy button."""
+    expect = pytest.importorskip("playwright.sync_api").expect
+    block = page.get_by_test_id("stCode")
+    expect(block).to_have_count(1)
+    code = block.locator("code")
+    box, width = code.bounding_box(), page.viewport_size["width"]
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, (box, width)
+    assert code.evaluate("element => element.scrollWidth <= element.clientWidth + 1"), "the code block scrolls sideways"
+    block.hover()
+    expect(block.get_by_role("button")).to_have_count(1)  # Streamlit's copy button
+    return code.inner_text().strip()
 
 
 def pilot_claims() -> list[str]:
@@ -495,6 +512,35 @@ def test_an_admin_uploads_checks_and_imports_a_case_file_in_the_browser(demo_ser
         shot(page, "06-import-done")
         assert query(work, "SELECT count(*) FROM claim JOIN dataset ON dataset.id = claim.dataset_id "
                            "WHERE dataset.name = 'e2e-upload'") == [(3,)]
+    finally:
+        context.close()
+
+
+CUT_LABELS = """() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stWidgetLabel], '
+    + '[data-testid=stMain] [data-testid=stCheckbox] label')]
+    .flatMap(label => [label, ...label.querySelectorAll('*')])
+    .filter(el => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflow !== 'visible'
+            && el.innerText.trim() !== '')
+    .map(el => el.innerText.trim())"""
+"""The texts of the main area's widget labels that are cut at their box's edge (an ellipsis or a clip)."""
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+def test_no_option_label_of_the_import_page_is_cut_on_a_1366x768_laptop_screen(demo_server, browser, language):
+    base, _ = demo_server
+    context = browser.new_context(viewport={"width": 1366, "height": 768}, locale="ja-JP" if language == "ja" else "en-US")
+    page = context.new_page()
+    try:
+        page.goto(base)
+        page.get_by_label(tr(language, "login.name"), exact=True).fill("admin")
+        page.get_by_label(tr(language, "login.password"), exact=True).fill("admin-demo-pass")
+        page.get_by_role("button", name=tr(language, "login.submit"), exact=True).click()
+        page.get_by_role("link", name=tr(language, "page.imports")).click()
+        page.get_by_text(tr(language, "imports.update_help")).wait_for(timeout=20_000)
+        settled(page)
+        for label in ("imports.update", "imports.partial"):
+            page.get_by_text(tr(language, label), exact=True).wait_for(timeout=20_000)
+        assert page.evaluate(CUT_LABELS) == []
     finally:
         context.close()
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from annotator.highlight import Highlight, highlight, newer_version, old_versions, to_html, words
+from annotator.highlight import Highlight, bare_number, highlight, newer_version, old_versions, to_html, words
 
 
 def shown(passage: str, result: Highlight) -> list[str]:
@@ -74,10 +74,34 @@ def test_english_matches_ignore_case_stop_words_and_plural_s():
     assert shown(passage, result) == ["PARIS", "capital", "Passages", "France's", "capitals", "policies"]
 
 
-def test_numbers_match_without_thousands_commas_and_with_their_unit():
-    passage = "Up to 12,000 yen, filed by the 10th, within 50km; 5th and 12000."
-    assert shown(passage, highlight("12000 yen by the 10th within 50km", passage)) == [
-        "12,000", "yen", "10th", "50km", "12000"]  # not 5th
+def test_numbers_match_with_their_unit_without_thousands_commas():
+    passage = "Up to 12,000km, filed by the 10th, within 50km; 5th and 12000km."
+    assert shown(passage, highlight("12000km by the 10th within 50km", passage)) == [
+        "12,000km", "10th", "50km", "12000km"]  # not 5th
+
+
+@pytest.mark.parametrize("number", ["3", "12000", "12,000", "3.5", "1,000.25", "３", "１２", "١٢", "३"])
+def test_a_bare_number_is_no_shared_word_in_english_text(number):
+    passage = f"Claims of {number} yen, filed in {number} days."
+    result = highlight(f"{number} yen within {number} days", passage)
+    assert result.words == ("yen", "days")
+    assert shown(passage, result) == ["yen", "days"]
+
+
+@pytest.mark.parametrize("text", ["３", "12", "1,000", "3.5", "１２３", "三"])
+def test_a_bare_number_is_no_shared_word_in_japanese_text_but_with_its_counter_it_is(text):
+    passage = f"上限は{text}、日当は{text}日とする。"
+    result = highlight(f"日当は{text}日、上限は{text}", passage)
+    assert result.words == ("上限", "日当", f"{text}日")
+    assert f"{text}" not in [passage[start:end] for start, end in result.spans]
+
+
+@pytest.mark.parametrize("token, bare", [
+    ("3", True), ("３", True), ("3.5", True), ("1,000", True), ("١٢", True), ("12,000.5", True),
+    ("50km", False), ("10th", False), ("１日", False), ("3.", False), (",3", False), ("", False), ("v2", False),
+])
+def test_bare_number(token, bare):
+    assert bare_number(token) is bare
 
 
 def test_stop_words_and_single_letters_match_nothing():

@@ -30,7 +30,7 @@ from annotator.services.labeling import assign_cases, save_label
 from annotator.services.users import add_user, get_user
 from annotator.ui import charts
 from annotator.ui import format as fmt
-from annotator.ui.i18n import t
+from annotator.ui.i18n import t, use_language
 from tests.conftest import ON_BOTH, no_seed, seeded_url
 from tests.factories import PASSWORD, make_dataset, make_team
 from tests.test_ui_app import page_dump
@@ -173,6 +173,51 @@ def test_every_coefficient_is_shown_with_its_interval_analytic_interval_and_n(en
     captions = [c.value for c in at.caption]
     for metric in fmt.MAIN_METRICS:
         assert f"{figure_of(want[metric], want['ci95'][metric])} · n = 16 / 16" in captions
+
+
+FEW = plan_of([("support", "support"), ("contradict", "contradict"), ("support", "contradict"),
+               ("insufficient", "insufficient"), ("support", "support")])
+"""5 claims: too few for an analytic interval; chance-corrected intervals reach from 0 or below to 1."""
+
+
+def whole_range_metrics(report: dict) -> list[str]:
+    """The coefficients whose bootstrap interval runs from 0 (or below) to 1 at three decimals."""
+    return [m for m in METRICS if report.get(m) is not None and (ci := report["ci95"].get(m))
+            and round(ci[0], 3) <= 0 and round(ci[1], 3) >= 1]
+
+
+@ON_BOTH
+def test_a_few_claims_say_why_an_interval_bounds_nothing_and_why_no_analytic_interval(engine):
+    seed(engine, FEW)
+    want = expected(engine)
+    whole = whole_range_metrics(want)
+    assert whole and not any(want["analytic_ci95"].values())  # the data is a case in point
+    at = open_page()
+    rows = overall(at)
+    for metric in ("percent_agreement", "cohen_kappa"):
+        assert rows[t(f"metric.{metric}")][t("col.analytic")] == (
+            "none: a large-sample interval needs at least 10 items; there are 5")
+    assert rows[t("metric.scott_pi")][t("col.analytic")] == "—"  # no analytic interval exists for it
+    captions = [c.value for c in at.caption]
+    assert (f"The interval of {', '.join(t(f'metric.{m}') for m in whole)}: it runs from 0 (or below) to 1, so it "
+            "rules nothing out: too few items to bound it; label more items.") in captions
+    assert not re.search(r"-0\.0+\b", page_dump(at))  # a negative zero is 0
+
+
+def test_a_group_figure_whose_interval_bounds_nothing_points_to_a_note_that_says_why(engine):
+    seed(engine, SLICED)
+    part = expected(engine)["by_slice"]["paraphrase"]
+    whole = [m for m in whole_range_metrics(part) if m in fmt.GROUP_METRICS]
+    assert whole
+    at = open_page()
+    paraphrase = at.dataframe[1].value.iloc[1]
+    assert paraphrase[t("col.slice")] == "paraphrase"
+    for metric in whole:
+        assert paraphrase[t(f"metric_short.{metric}")] == f"{fmt.figure(part, metric, 2)} (note 1)"
+    normal = at.dataframe[1].value.iloc[0]
+    assert "(note" not in " ".join(normal[t(f"metric_short.{m}")] for m in fmt.GROUP_METRICS)
+    assert ("Note 1. Interval: it runs from 0 (or below) to 1, so it rules nothing out: too few items to bound it; "
+            "label more items.") in [c.value for c in at.caption]
 
 
 def test_the_percent_agreement_shown_is_the_share_of_claims_labeled_alike(engine):
@@ -513,6 +558,23 @@ def test_figures_read_value_and_interval_or_undefined_with_the_reason():
     assert fmt.group_name("slice", "") == "none set"
     assert fmt.group_name("guideline_version", "mixed") == "mixed (labels under different versions)"
     assert fmt.group_name("slice", "mixed") == "mixed"
+
+
+def test_the_notes_on_intervals_are_written_in_japanese_and_never_as_minus_zero():
+    report = compute_agreement([(f"i{n}", r, label) for n, pair in enumerate(
+        [("support", "support"), ("contradict", "contradict"), ("support", "contradict"), ("insufficient", "insufficient")])
+        for r, label in zip("ab", pair)], n_bootstrap=1000, seed=0).to_json()
+    report["ci95"]["gwet_ac1"] = [-8.3e-17, 1.0]
+    with use_language("ja"):
+        assert fmt.analytic(report, "cohen_kappa") == "なし: 大標本区間には主張が 10 件以上必要です（現在 4 件）"
+        assert fmt.analytic(report, "scott_pi") == "—"
+        assert fmt.figure(report, "gwet_ac1").endswith("[0.000, 1.000]")
+        assert fmt.whole_range_text({"A": [-0.0, 1.0], "B": [0.2, 1.0], "C": [-0.25, 1.0]}) == (
+            "A、C の区間: 0（またはそれ以下）から 1 までに及び、何も絞り込めていません。主張が少なすぎて区間を"
+            "絞れないためです。さらに主張にラベルを付けてください。")
+        assert any(note.startswith(f"{t('metric.gwet_ac1')}") or t("metric.gwet_ac1") in note
+                   for note in fmt.overall_notes(report))
+    assert fmt.whole_range_text({"B": [0.2, 1.0]}) is None
 
 
 def test_the_pair_matrix_prints_kappa_undefined_or_no_shared_claims_in_each_cell():

@@ -168,6 +168,12 @@ def test_dates_and_times_are_written_as_the_language_writes_them(language, expec
     (0.25, ".0%", "de", "25\xa0%"),  # the locale's percent pattern
     (-0.125, ".1%", "en", "-12.5%"),
     (7, "d", "en", "7"),
+    (-8.326672684688674e-17, ".3f", "en", "0.000"),  # a negative number that rounds to zero is zero
+    (-0.0, ".3f", "ja", "0.000"),
+    (-0.0004, ".3f", "de", "0,000"),
+    (-0.004, ".0%", "en", "0%"),
+    (-0.0005, ".3f", "en", "-0.001"),  # one that does not keeps its sign
+    (-1e-5, ".2e", "en", "-1.00e-05"),
 ])
 def test_numbers_are_written_with_the_language_s_signs(value, spec, language, expected):
     assert number_text(value, spec, language) == expected

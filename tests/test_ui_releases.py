@@ -9,6 +9,7 @@ released claim and the adjudicator decides the disputed one, then gold-v2 is rel
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -209,3 +210,23 @@ def test_a_release_created_on_the_page_becomes_the_newer_side_and_the_picked_one
         "gold-v2", "gold-v3")
     assert at.selectbox(key="releases.pick").value == "gold-v3"
     assert at.metric == []  # the old comparison is not shown under the new pair
+
+
+def test_a_release_created_on_the_page_shows_its_whole_manifest_sha256_in_a_code_block_once(engine):
+    two_releases(engine)
+    at = open_releases()
+    assert at.code == []
+    at.text_input(key="releases.name").input("gold-v3")
+    at.checkbox(key="releases.only_final").check()
+    at.button(key="releases.create_button").click().run()
+    assert not at.exception
+    with session_scope(engine) as session:
+        recorded = next(r.manifest_sha256 for r in releases.list_releases(session, OPERATOR) if r.name == "gold-v3")
+    assert recorded == hashlib.sha256((OUT / "gold-v3" / "manifest.json").read_bytes()).hexdigest()
+    assert [(c.value, c.language) for c in at.code] == [(recorded, "plaintext")]  # all 64 digits, as `release verify` takes them
+    assert at.code[0].proto.wrap_lines  # no digit hidden past the edge of a narrow window
+    assert [c.value for c in at.main.caption][0] == (
+        "The SHA-256 of gold-v3's manifest.json (copy it with the button at its right; "
+        "`annotator release verify FOLDER --manifest-sha256 HASH` checks downloaded files against it):")
+    at.run()
+    assert at.code == []  # said once, like the success message

@@ -154,6 +154,13 @@ JAPANESE: dict[str, str] = {
     "agreement.undefined_note": "算出不能（注 {n}）",
     "agreement.note_line": "注 {n}. 算出不能: {reason}。",
     "agreement.analytic_none": "—",
+    "agreement.analytic_missing": "なし: {why}",
+    "agreement.whole_range_because": "{names} の区間: {why}。",
+    "agreement.list_separator": "、",
+    "agreement.figure_note": "{figure}（注 {n}）",
+    "agreement.note_line_any": "注 {n}. {text}。",
+    "agreement.undefined_note_reason": "算出不能: {reason}",
+    "agreement.interval_note_reason": "区間: {reason}",
     "agreement.n_short": "{used} / {scope}",
     "agreement.ci_help": "角括弧内は主張単位の 95% パーセンタイル・ブートストラップ区間です（再標本 {n:,} 回、シード 0）。"
                          "解析的な区間はアノテーターが 2 人のときのみ示します: Cohen's kappa は Fleiss, Cohen & Everitt (1969) の"
@@ -252,6 +259,8 @@ JAPANESE: dict[str, str] = {
     "releases.only_final_help": "オフにすると、対象に不一致・要再確認・保留中・未ラベルの主張が 1 件でもある間は、リリースが拒否されます。",
     "releases.create_button": "リリースを作成",
     "releases.created": "リリース {name} を作成しました: 主張 {claims} 件、場所 {path}。除外: {left_out}。",
+    "releases.created_sha": "{name} の manifest.json の SHA-256（右のボタンでコピーできます。"
+                            "`annotator release verify FOLDER --manifest-sha256 HASH` でダウンロードしたファイルをこれと照合します）:",
     "releases.list": "リリース",
     "releases.none": "リリースはまだありません。",
     "releases.pick": "リリース",
@@ -412,8 +421,11 @@ JAPANESE: dict[str, str] = {
     "imports.dataset": "データセット（--dataset）",
     "imports.dataset_help": "空欄: ケースは {defaults} に入ります。ラベルと裁定は、すべてのデータセットから対象の主張を探します。",
     "imports.dataset_default": "'{dataset}'（{formats}）",
-    "imports.update": "保存済みの ID について変更された内容を受け入れる（--update。記録され、古い内容に対するラベルと裁定は見直し対象になります）",
-    "imports.partial": "正しい行をインポートし、誤った行をすべて一覧にする（--partial）",
+    "imports.update": "変更された内容を受け入れる（--update）",
+    "imports.update_help": "保存済みの ID が対象です。変更は記録され、古い内容に対するラベルと裁定は見直し対象になります。",
+    "imports.partial": "正しい行だけをインポートする（--partial）",
+    "imports.partial_help": "誤った行はすべて一覧にしてスキップします。指定しないと、誤った行が 1 行でもあればファイル全体を拒否し、"
+                            "何も書き込みません。",
     "imports.slices": "このファイルで使ってよい新しいスライス名、カンマ区切り（--slices）",
     "imports.slices_hint": "faq, long_answer",
     "imports.check": "チェック",
@@ -698,6 +710,10 @@ JAPANESE: dict[str, str] = {
     "msg.agreement.undefined_in_resamples": "ブートストラップ再標本の {share} で係数が算出不能（0/0）なため、区間はそれ以外の再標本のような"
                                             "データにしか当てはまりません。さらに主張にラベルを付けてください",
     "msg.agreement.no_category_rating": "ラベルが 2 件以上ある主張に {category} のラベルがありません（0/0）",
+    "msg.agreement.whole_range": "0（またはそれ以下）から 1 までに及び、何も絞り込めていません。主張が少なすぎて区間を"
+                                 "絞れないためです。さらに主張にラベルを付けてください",
+    "msg.agreement.analytic_few_items": "大標本区間には主張が {below} 件以上必要です（現在 {n} 件）",
+    "msg.agreement.analytic_zero_variance": "大標本分散が 0 のため（すべての主張に同じラベルが付いた場合など）、区間が得られません",
     # calibrating a judge against gold: refused input
     "msg.calibration.lengths": "ケース ID、正解ラベル、判定器のラベルは同じ数だけ渡してください（渡されたのは {n_cases}、{n_gold}、{n_judge} 件）。",
     "msg.calibration.gold_label": "{row} 行目（ケース {case_id}）の正解ラベル {label} は、宣言されたカテゴリ（{categories}）のどれでもありません。",

@@ -1,9 +1,11 @@
 """Text and table rows for the Agreement page, from the plain dict of `AgreementReport.to_json()`.
 
 Every figure reads "value [low, high]"; every n reads "used / in scope"; an undefined
-coefficient reads "undefined: <reason>", never NaN or a blank. Numbers are written as the current
-language writes them (i18n.number_text). No Streamlit here: plain data in, strings, DataFrames and
-chart points out, so the page only lays them out.
+coefficient reads "undefined: <reason>", never NaN or a blank; an analytic interval left out says
+why, and so does an interval that runs from 0 (or below) to 1 (agreement.whole_range_note).
+Numbers are written as the current language writes them (i18n.number_text: never "-0.000"). No
+Streamlit here: plain data in, strings, DataFrames and chart points out, so the page only lays
+them out.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from annotator.agreement import METRICS
+from annotator.agreement import METRICS, whole_range_note
 from annotator.services.reports import MIXED_VERSIONS
 from annotator.ui.charts import IntervalPoint, PairCell
 from annotator.messages import recognize
@@ -105,9 +107,35 @@ def n_text(report: Report, metric: str) -> str:
 
 
 def analytic(report: Report, metric: str) -> str:
-    """The analytic 95% interval as "[low, high]", or a dash where none is given."""
+    """The analytic 95% interval as "[low, high]"; "none: <why>" where the report says why it left
+    one out (analytic_ci95_missing: too few claims, say); else a dash (no analytic interval exists
+    for the metric, or with this number of labelers)."""
     ci = (report.get("analytic_ci95") or {}).get(metric)
-    return interval(ci) if ci else t("agreement.analytic_none")
+    if ci:
+        return interval(ci)
+    why = (report.get("analytic_ci95_missing") or {}).get(metric)
+    return t("agreement.analytic_missing", why=note(why)) if why else t("agreement.analytic_none")
+
+
+def whole_range_text(intervals: Mapping[str, Sequence[float] | None]) -> str | None:
+    """One sentence for the intervals that run from 0 (or below) to 1, naming them and saying why
+    they bound nothing (agreement.whole_range_note); None when none does. `intervals`: display
+    name (a coefficient's, a category's) -> its interval or None."""
+    names = [name for name, ci in intervals.items() if whole_range_note(ci)]
+    if not names:
+        return None
+    return t("agreement.whole_range_because", names=t("agreement.list_separator").join(names),
+             why=note(whole_range_note(next(ci for ci in intervals.values() if whole_range_note(ci)))))
+
+
+def overall_notes(report: Report) -> list[str]:
+    """The notes under the overall table: why a coefficient has no bootstrap interval, and which
+    intervals bound nothing (whole_range_text)."""
+    notes = [t("agreement.no_interval_because", metric=t(f"metric.{metric}"), why=note(why))
+             for metric, why in (report.get("ci95_missing") or {}).items() if report.get(metric) is not None]
+    whole = whole_range_text({t(f"metric.{m}"): (report.get("ci95") or {}).get(m)
+                              for m in METRICS if report.get(m) is not None})
+    return notes + ([whole] if whole else [])
 
 
 def category_name(category: str) -> str:
@@ -190,17 +218,24 @@ def group_table(column: str, groups: Mapping[str, Report], target: float,
                 metrics: Sequence[str] = GROUP_METRICS) -> tuple[pd.DataFrame, list[str]]:
     """One row per group: its name, claims, the indicative note (as text), the `metrics`
     figures (GROUP_DIGITS decimals), and the extra claims its alpha needs for ±target; and the
-    notes that say why: an undefined cell reads "undefined (note 1)", note 1 gives the reason
-    (reasons are long and repeat across groups, so each is written once under the table)."""
-    reasons: list[str] = []
+    notes that say why: an undefined cell reads "undefined (note 1)", a figure whose interval runs
+    from 0 (or below) to 1 "0.67 [0.00, 1.00] (note 2)", and each note gives the reason (reasons
+    are long and repeat across groups, so each is written once under the table)."""
+    reasons: list[str] = []  # the note lines, numbered from 1
+
+    def numbered(line: str) -> int:
+        if line not in reasons:
+            reasons.append(line)
+        return reasons.index(line) + 1
 
     def cell(part: Report, metric: str) -> str:
         if part.get(metric) is not None:
+            ci = (part.get("ci95") or {}).get(metric)
+            if why := whole_range_note(ci):
+                return t("agreement.figure_note", figure=figure(part, metric, GROUP_DIGITS),
+                         n=numbered(t("agreement.interval_note_reason", reason=note(why))))
             return figure(part, metric, GROUP_DIGITS)
-        why = reason(part, metric)
-        if why not in reasons:
-            reasons.append(why)
-        return t("agreement.undefined_note", n=reasons.index(why) + 1)
+        return t("agreement.undefined_note", n=numbered(t("agreement.undefined_note_reason", reason=reason(part, metric))))
 
     name = t(f"col.{column}")
     columns = [name, t("col.items"), t("col.indicative"), *(t(f"metric_short.{m}") for m in metrics),
@@ -208,7 +243,7 @@ def group_table(column: str, groups: Mapping[str, Report], target: float,
     rows = [[group_name(column, value), part["n_items"], t("agreement.indicative") if part.get("indicative") else "",
              *(cell(part, m) for m in metrics), more_items(part)]
             for value, part in groups.items()]
-    notes = [t("agreement.note_line", n=k, reason=why) for k, why in enumerate(reasons, start=1)]
+    notes = [t("agreement.note_line_any", n=k, text=line) for k, line in enumerate(reasons, start=1)]
     return pd.DataFrame(rows, columns=columns), notes
 
 
@@ -256,6 +291,13 @@ def category_table(report: Report) -> pd.DataFrame:
             shown = f"{number(value)} {interval(part.get('ci95'))}"
         rows.append([category_name(category), shown, part.get("n_ratings", 0)])
     return pd.DataFrame(rows, columns=[t("col.category"), t("col.specific"), t("col.ratings")])
+
+
+def category_whole_range(report: Report) -> str | None:
+    """The note under the category table on the specific agreements whose interval runs from 0
+    (or below) to 1 (whole_range_text), or None."""
+    return whole_range_text({category_name(c): part.get("ci95") for c, part in (report.get("by_category") or {}).items()
+                             if part.get("specific_agreement") is not None})
 
 
 def category_points(report: Report) -> list[IntervalPoint]:

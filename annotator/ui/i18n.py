@@ -202,6 +202,13 @@ ENGLISH: dict[str, str] = {
     "agreement.undefined_note": "undefined (note {n})",
     "agreement.note_line": "Note {n}. Undefined: {reason}.",
     "agreement.analytic_none": "—",
+    "agreement.analytic_missing": "none: {why}",
+    "agreement.whole_range_because": "The interval of {names}: {why}.",
+    "agreement.list_separator": ", ",
+    "agreement.figure_note": "{figure} (note {n})",
+    "agreement.note_line_any": "Note {n}. {text}.",
+    "agreement.undefined_note_reason": "Undefined: {reason}",
+    "agreement.interval_note_reason": "Interval: {reason}",
     "agreement.n_short": "{used} / {scope}",
     "agreement.ci_help": "Brackets hold 95% percentile bootstrap intervals over claims ({n:,} resamples, seed 0). "
                          "Analytic intervals are given with two labelers only: Cohen's kappa by the large-sample "
@@ -312,6 +319,8 @@ ENGLISH: dict[str, str] = {
                                 "stale, on hold or unlabeled.",
     "releases.create_button": "Create release",
     "releases.created": "Release {name} created with {claims} claims in {path}. Left out: {left_out}.",
+    "releases.created_sha": "The SHA-256 of {name}'s manifest.json (copy it with the button at its right; "
+                            "`annotator release verify FOLDER --manifest-sha256 HASH` checks downloaded files against it):",
     "releases.list": "Releases",
     "releases.none": "No release yet.",
     "releases.pick": "Release",
@@ -471,8 +480,12 @@ ENGLISH: dict[str, str] = {
     "imports.dataset": "Dataset (--dataset)",
     "imports.dataset_help": "Empty: cases go to {defaults}; labels and adjudications find their claims in every dataset.",
     "imports.dataset_default": "'{dataset}' ({formats})",
-    "imports.update": "Accept changed content for ids already stored (--update; recorded, labels and decisions made on the old content are marked for review)",
-    "imports.partial": "Import the good lines and list every bad line (--partial)",
+    "imports.update": "Accept changed content (--update)",
+    "imports.update_help": "For ids already stored: the change is recorded, and labels and decisions made on the old "
+                           "content are marked for review.",
+    "imports.partial": "Import the good lines (--partial)",
+    "imports.partial_help": "Every bad line is listed and skipped; without it, one bad line refuses the whole file "
+                            "and nothing is written.",
     "imports.slices": "New slice names this file may use, comma-separated (--slices)",
     "imports.slices_hint": "faq, long_answer",
     "imports.check": "Check",
@@ -1046,14 +1059,21 @@ def _number_signs(language: str) -> dict[int, str]:
 _PERCENT_SPEC = re.compile(r"(,?)(?:\.(\d+))?%")
 
 
+_NONZERO_DIGIT = re.compile(r"[1-9]")
+
+
 def number_text(value: float, spec: str = "", language: str | None = None) -> str:
     """`value` under a Python format spec (".3f", ",", ".0%", ...) written as `language` (default:
     the current one) writes numbers: its grouping, decimal, minus and percent signs, and where its
-    percent sign goes ("25%", German "25 %"). Rounding is Python's. An integer with no spec has
-    its digits grouped: 1234567 -> "1,234,567"."""
+    percent sign goes ("25%", German "25 %"). Rounding is Python's, except that a negative number
+    that rounds to zero is written as zero ("0.000", never "-0.000": -1e-17 from a sum is 0). An
+    integer with no spec has its digits grouped: 1234567 -> "1,234,567"."""
     language = language or current_language()
     if spec == "" and isinstance(value, numbers.Integral) and not isinstance(value, bool):
         spec = ","
+    if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral) and value <= 0 \
+            and not _NONZERO_DIGIT.search(format(-value, spec)):
+        value = 0.0
     percent = _PERCENT_SPEC.fullmatch(spec)
     if percent is None:
         return format(value, spec).translate(_number_signs(language))

@@ -95,9 +95,8 @@ table_col, counts_col = st.columns([5, 2])
 with table_col:
     st.table(fmt.overall_table(report), hide_index=True)
     st.caption(t("agreement.ci_help", n=DEFAULT_BOOTSTRAP))
-    for metric, why in (report.get("ci95_missing") or {}).items():
-        if report.get(metric) is not None:
-            st.caption(t("agreement.no_interval_because", metric=t(f"metric.{metric}"), why=fmt.note(why)))
+    for line in fmt.overall_notes(report):
+        st.caption(line)
     st.caption(t("agreement.chance_help"))
     st.caption(t("agreement.thresholds"))
 with counts_col:
@@ -168,6 +167,8 @@ st.header(t("agreement.by_category"))
 st.caption(t("agreement.category_help", example=fmt.category_name(report["categories"][0])))
 table_col, chart_col = st.columns(2)
 table_col.dataframe(fmt.category_table(report), hide_index=True)
+if whole := fmt.category_whole_range(report):
+    table_col.caption(whole)
 chart_col.altair_chart(
     charts.interval_chart(fmt.category_points(report), title=t("agreement.category_chart"),
                           x_title=t("agreement.chart_x_share"), domain=(0.0, 1.0), panel_width=320,

@@ -80,9 +80,11 @@ left, right = st.columns(2)
 with left:
     st.selectbox(t("imports.format"), _FORMATS[kind], key=f"imports.format.{kind}", disabled=len(_FORMATS[kind]) == 1)
     st.text_input(t("imports.dataset"), key="imports.dataset", help=t("imports.dataset_help", defaults=_default_datasets()))
-with right:
+with right:  # a checkbox's label is one line, cut at the column's edge: what it does is said under it
     st.checkbox(t("imports.update"), key="imports.update")
+    st.caption(t("imports.update_help"))
     st.checkbox(t("imports.partial"), key="imports.partial")
+    st.caption(t("imports.partial_help"))
     if kind == "cases":
         st.text_input(t("imports.slices"), key="imports.slices", placeholder=t("imports.slices_hint"))
 options = _options(kind)

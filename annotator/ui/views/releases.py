@@ -21,6 +21,7 @@ _VERIFIED = "releases.verified"
 _NOTES = "releases.notes"  # what a create did on the way (stopped releases finished, leftovers removed)
 _OLDER, _NEWER = "releases.compare_old", "releases.compare_new"  # the two selectboxes
 _COMPARED = "releases.compared"  # (older, newer) the compare button was pressed for
+_CREATED_SHA = "releases.created_sha"  # (name, manifest SHA-256) of the release just created, shown once
 
 
 def _create() -> None:
@@ -39,7 +40,20 @@ def _create() -> None:
     ui.flash("success", ui.md("releases.created", name=created.name, claims=created.counts.get("claims", 0),
                           path=str(Path(created.path).resolve()), left_out=left_out or "-"))
     st.session_state[_NOTES] = list(created.notes)
+    st.session_state[_CREATED_SHA] = (created.name, created.manifest_sha256)
     _show_new(created.name)
+
+
+def _show_created_sha() -> None:
+    """Under the success message of a create: the new manifest's whole SHA-256 in a code block
+    (copy button at its right; lines wrap, so all 64 hex digits show in a narrow window), which
+    `release verify --manifest-sha256` takes. Once, like the message."""
+    created = st.session_state.pop(_CREATED_SHA, None)
+    if created is None:
+        return
+    name, sha256 = created
+    st.caption(ui.md("releases.created_sha", name=name))
+    st.code(sha256, language=None, wrap_lines=True)
 
 
 def _show_new(name: str) -> None:
@@ -127,6 +141,7 @@ with ui.db() as session:
 
 st.title(t("page.releases"))
 ui.show_flash()
+_show_created_sha()
 for note in st.session_state.pop(_NOTES, []):
     st.info(note)  # the service's own words about release folders it tidied (names it checked)
 
