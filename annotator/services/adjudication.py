@@ -178,7 +178,7 @@ def adjudicate(
         (AdjudicationView.content_changed_at), None to skip the check; a claim whose text or
         passages changed since is refused (StaleWriteError, labeling.check_content_seen).
     rationale: why the final label; required (the decision is kept, and released, with its
-        reason: docs/domain.md, "adjudication"); blank or whitespace only is refused.
+        reason: docs/domain.md, "adjudicator"); blank or whitespace only is refused.
     Raises InvalidValueError (an unknown value or severity, a text that cannot be stored, no
     rationale), PermissionDeniedError, NotDisputedError, StaleWriteError. The rationale is checked
     last: a caller who may not decide, or whose view is stale, is told that first. The labels stay
