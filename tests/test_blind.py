@@ -68,6 +68,7 @@ from annotator.services import (
     imports,
     judges,
     labeling,
+    login_sessions,
     lookup,
     releases,
     reports,
@@ -385,6 +386,33 @@ review; the report must not count A's label of X for an admin who still labels X
 UPDATE = imports.UploadOptions(dataset="pilot", update=True)
 
 
+def _logged_in(s: Session, c: SimpleNamespace) -> tuple[login_sessions.StartedSession, str]:
+    """A login session of B, started and its ticket traded: (started, token)."""
+    started = login_sessions.start_session(s, c.me)
+    return started, login_sessions.redeem_ticket(s, started.ticket).token
+
+
+def _login_probe(step: str) -> Probe:
+    """A probe of one login-session function on B's own login; what it returns without the random
+    token and keys (which differ on every call, whatever A did)."""
+    def probe(s: Session, c: SimpleNamespace) -> Any:
+        started, token = _logged_in(s, c)
+        if step == "resume":
+            return login_sessions.resume(s, token).user_name
+        if step == "in_force":
+            return login_sessions.in_force(s, started.session_pk, c.me.id).ticket_pending
+        if step == "touch":
+            return login_sessions.touch(s, started.session_pk)
+        if step == "revoke_session":
+            return login_sessions.revoke_session(s, started.session_pk)
+        if step == "revoke_token":
+            return login_sessions.revoke_token(s, token)
+        if step == "revoke_user_sessions":
+            return login_sessions.revoke_user_sessions(s, c.me.id, "logout")
+        return token != ""  # redeem_ticket
+    return probe
+
+
 PROBES: dict[str, dict[str, Probe]] = {
     "access.caller_roles": {"": lambda s, c: access.caller_roles(c.me)},
     "access.is_operator": {"": lambda s, c: access.is_operator(c.me)},
@@ -585,6 +613,17 @@ PROBES: dict[str, dict[str, Probe]] = {
         "claim X": lambda s, c: reports.label_table(s, c.me, claim_pks=[c.k.x]),
     },
     "status.project_status": {"": lambda s, c: status.project_status(s, c.me)},
+    "login_sessions.start_session": {"": lambda s, c: login_sessions.start_session(s, c.me).ticket_expires_at},
+    "login_sessions.redeem_ticket": {"": _login_probe("redeem_ticket")},
+    "login_sessions.resume": {"": _login_probe("resume")},
+    "login_sessions.in_force": {"": _login_probe("in_force")},
+    "login_sessions.touch": {"": _login_probe("touch")},
+    "login_sessions.revoke_session": {"": _login_probe("revoke_session")},
+    "login_sessions.revoke_token": {"": _login_probe("revoke_token")},
+    "login_sessions.revoke_user_sessions": {"": _login_probe("revoke_user_sessions")},
+    "login_sessions.session_settings": {"": lambda s, c: login_sessions.session_settings(s)},
+    "login_sessions.set_session_settings": {"": lambda s, c: login_sessions.set_session_settings(s, c.me, idle_hours=2)},
+    "login_sessions.token_hash": {"": lambda s, c: login_sessions.token_hash("probe")},
     "users.add_user": {"": lambda s, c: users.add_user(s, c.me, "eve", ["labeler"], "eve-pass-1234")},
     "users.authenticate": {"": lambda s, c: users.authenticate(s, c.me.name, PASSWORDS[c.me.name])},
     "users.get_user": {"self": lambda s, c: users.get_user(s, c.me.name)},
@@ -1016,8 +1055,18 @@ def page_text(at: AppTest, downloads: Downloads, skip_tabs: tuple[str, ...] = ()
 _FILE_ID = re.compile(r'(deferred_file_id|url): "[^"]*"')
 
 
+_LOGIN_VALUES = re.compile(r'(const (?:ticket|ended) = )[^;]*;|("auth\.(?:pending_ticket|login_session)": )("[^"]*"|\d+)')
+"""What each login has of its own, random or a new row's key, whatever A did: the ticket and the
+log-out mark in the login scripts of ui/sessions.py, and the ticket and login session key in the
+session state."""
+
+
+def _login_value(match: re.Match) -> str:
+    return f"{match.group(1)}<value>;" if match.group(1) else f"{match.group(2)}<value>"
+
+
 def normalized_page(text_: str) -> str:
-    return _FILE_ID.sub(r'\1: "<file>"', normalized(text_))
+    return _LOGIN_VALUES.sub(_login_value, _FILE_ID.sub(r'\1: "<file>"', normalized(text_)))
 
 
 def open_url(at: AppTest, key: str) -> AppTest:

@@ -285,7 +285,7 @@ def test_the_command_line_imports_and_lists_runs(any_db_url, tmp_path):
     text = annotator("run", "list", "--db", any_db_url).out.splitlines()
     assert text[0] == "1 run"
     assert text[1].startswith("  base\tpilot\t3 cases\t2 unknown retrieved\tmodel=m-1 prompt=p=2\t")
-    assert text[1].endswith("\trun.jsonl")
+    assert text[1].endswith(f"\trun.jsonl\tsha256 {listed[0]['source_sha256']}\tfirst")  # the file, its SHA-256, the note
     again = annotator("run", "import", str(path), "--run", "BASE", "--db", any_db_url)
     assert again.code == 1 and "a run named 'base' exists already" in again.err
     bad = annotator("run", "import", str(run_file(tmp_path, [{"case_id": "q1", "retrieved": "p1", "behavior": "answer"}],
@@ -318,4 +318,4 @@ def test_a_control_character_in_a_listed_run_is_shown_escaped(pilot, tmp_path):
     url = str(pilot.url.render_as_string(hide_password=False))
     text = annotator("run", "list", "--db", url).out
     assert "\x1b" not in text and "\x07" not in text and "\\x1b" in text
-    assert text.splitlines()[1].count("\t") == 6  # the tab inside the value is escaped: the columns hold
+    assert text.splitlines()[1].count("\t") == 7  # the tab inside the value is escaped: the columns hold (no note: no column)

@@ -175,3 +175,19 @@ def test_an_idle_expiry_longer_than_the_absolute_one_is_refused_on_the_admin_pag
     with session_scope(engine) as session:
         assert login_sessions.session_settings(session).as_dict() == {"idle_hours": 8.0, "absolute_days": 7.0}
     assert at.number_input(key="admin.sessions_idle").value == 8.0  # the stored value shown again
+
+
+@pytest.mark.parametrize("idle", [0.0, -1.0, 0.1, 721.0])
+def test_an_idle_expiry_out_of_range_is_refused_in_words_on_the_admin_page(engine, idle):
+    """The box takes any number, so the browser never keeps a bad value to itself with only a red
+    mark: the service refuses it with its range, and the stored value comes back."""
+    at = open_app("admin")
+    at.switch_page("views/admin.py").run()
+    at.number_input(key="admin.sessions_idle").set_value(idle)
+    at.button(key="admin.sessions_button").click().run()
+    shown = [e.value.replace("\\", "") for e in at.error]  # the page escapes Markdown: 0\\.25
+    assert len(shown) == 1 and "from 0.25 to 720 hours" in shown[0], shown
+    assert not at.success
+    with session_scope(engine) as session:
+        assert login_sessions.session_settings(session).as_dict() == {"idle_hours": 8.0, "absolute_days": 7.0}
+    assert at.number_input(key="admin.sessions_idle").value == 8.0

@@ -35,7 +35,7 @@ from sqlmodel import Session, select
 
 from annotator.errors import InvalidValueError
 from annotator.models import LoginSession, Setting, User, utcnow
-from annotator.services.access import Caller, require
+from annotator.services.access import Caller, need_caller, require
 from annotator.services.audit import record_event
 from annotator.workflow import Permission
 
@@ -214,7 +214,8 @@ class SessionInForce:
 def start_session(session: Session, user: User, now: datetime | None = None) -> StartedSession:
     """Start a login session for `user` (who just logged in with their password), with its
     absolute expiry from the settings and a ticket valid TICKET_SECONDS. Deletes the sessions
-    that ended more than KEPT_AFTER_END ago."""
+    that ended more than KEPT_AFTER_END ago. Raises PermissionDeniedError for no user (None)."""
+    need_caller(user)
     now = now or utcnow()
     settings = session_settings(session)
     session.execute(delete(LoginSession).where(or_(LoginSession.expires_at < now - KEPT_AFTER_END,

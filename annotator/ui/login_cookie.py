@@ -71,10 +71,15 @@ def _cookie_attributes(request: Request) -> dict:
 async def _body_text(request: Request, limit: int) -> str | None:
     """The request body as text, or None when it is longer than `limit` bytes or not UTF-8."""
     body = b""
-    async for chunk in request.stream():
-        body += chunk
+    while True:  # the ASGI messages of the body, read one by one so a long one is cut off early
+        message = await request.receive()
+        if message["type"] != "http.request":  # the browser went away
+            return None
+        body += message.get("body", b"")
         if len(body) > limit:
             return None
+        if not message.get("more_body", False):
+            break
     try:
         return body.decode("utf-8").strip()
     except UnicodeDecodeError:

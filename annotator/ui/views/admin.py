@@ -150,10 +150,10 @@ def _session_settings_form(settings: login_sessions.SessionSettings) -> None:
     with st.form("admin.sessions_form"):
         st.markdown(f"**{t('admin.sessions')}**")
         st.caption(t("admin.sessions_help"))
-        low, high = login_sessions.IDLE_HOURS_RANGE
-        st.number_input(t("admin.sessions_idle"), min_value=low, max_value=high, step=0.25, key=SESSIONS_IDLE, width=320)
-        low, high = login_sessions.ABSOLUTE_DAYS_RANGE
-        st.number_input(t("admin.sessions_absolute"), min_value=low, max_value=high, step=1.0, key=SESSIONS_ABSOLUTE, width=320)
+        # no min_value / max_value: the browser would keep a value out of range to itself, with only
+        # a red mark; the service refuses it in words (msg.session_idle_range, ...), changing nothing
+        st.number_input(t("admin.sessions_idle"), step=0.25, key=SESSIONS_IDLE, width=320)
+        st.number_input(t("admin.sessions_absolute"), step=1.0, key=SESSIONS_ABSOLUTE, width=320)
         st.form_submit_button(t("admin.sessions_button"), key="admin.sessions_button", on_click=_save_session_settings)
 
 
