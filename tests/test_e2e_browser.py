@@ -820,6 +820,27 @@ def test_the_adjudicate_page_shows_claim_passage_rationale_and_decisions_without
         context.close()
 
 
+@pytest.mark.parametrize("language", ["en", "ja"])
+def test_the_claims_link_copied_from_its_popover_opens_that_claim_in_a_new_tab(screen_server, browser, language):
+    base, work = screen_server
+    context, page = log_in_on_screen(browser, base, "aoi", {"width": 1366, "height": 768}, language, "label")
+    try:
+        settled(page)
+        press_on(page, "j")  # not the first claim of the queue: the new tab would open that one anyway
+        shown = shown_claim_pk(page)
+        ((claim_id,),) = query(work, "SELECT claim_id FROM claim WHERE id = :pk", pk=int(shown))
+        page.locator("[data-testid=stPopover] button").filter(has_text=tr(language, "claim.link")).click()
+        link = page.locator("[data-testid=stPopoverBody] [data-testid=stCode] code").inner_text().strip()
+        assert link == f"{base}/?claim={claim_id}"
+        tab = context.new_page()
+        tab.goto(link)
+        tab.locator("[data-annotator-claim-screen]").wait_for(state="attached", timeout=20_000)
+        settled(tab)
+        assert shown_claim_pk(tab) == shown
+    finally:
+        context.close()
+
+
 def test_the_guideline_opens_wide_and_the_page_s_keys_do_nothing_under_it(screen_server, browser):
     base, work = screen_server
     context, page = log_in_on_screen(browser, base, "ren", {"width": 1366, "height": 768}, "ja", "label")

@@ -528,6 +528,45 @@ def test_the_disagreement_reaches_the_adjudicator_as_labeler_1_and_2_without_nam
     assert f"{MARKER}: passage 1 says so" in texts and "second rationale: passage 2 disagrees" in texts
 
 
+def test_the_adjudicator_sees_the_passages_numbered_and_which_label_cites_which(engine):
+    at = open_app("aoi")
+    label(at, "support")
+    label(at, "support", cite=("case-1-p1",))
+    label(at, "insufficient")
+    at = open_app("ren")
+    label(at, "support")
+    label(at, "contradict", cite=("case-1-p1", "case-1-p2"))
+    label(at, "insufficient")
+    mika = open_app("mika")
+    markdowns = [m.value for m in mika.markdown]
+    assert "**Passage 1: Policy 1.1**" in markdowns and "**Passage 2: Policy 1.2**" in markdowns
+    captions = [c.value for c in mika.caption]
+    cited = [c.split(" · ")[0] for c in captions if c.startswith("Cited: ")]  # Labeler 1's, then Labeler 2's
+    both = "Cited: passage 1 (case-1-p1), passage 2 (case-1-p2)"
+    assert sorted(cited) == sorted(["Cited: passage 1 (case-1-p1)", both])
+    citing_both = cited.index(both) + 1  # the number of ren's label, whichever it is
+    assert sorted(c for c in captions if "Cited by" in c) == sorted([
+        ":material/bookmark: Cited by Labeler 1, Labeler 2", f":material/bookmark: Cited by Labeler {citing_both}"])
+
+
+def test_the_claim_shown_has_a_link_to_copy_that_opens_it(engine):
+    at = open_app("aoi")
+    codes = [c.value for c in at.code]
+    assert codes == ["/?claim=case-1-c1"]  # AppTest has no address: the link from the app's root
+    at = open_app("aoi", query={"claim": "case-1-c2"})
+    assert shown_claim(at) == "case-1-c2" and [c.value for c in at.code] == ["/?claim=case-1-c2"]
+    _label_both(engine)
+    assert [c.value for c in open_app("mika").code] == ["/?claim=case-1-c2"]
+
+
+def test_a_claims_address_keeps_the_apps_root_and_encodes_the_id():
+    assert ui_components.claim_address("http://localhost:8501/label", "c-1") == "http://localhost:8501/?claim=c-1"
+    assert ui_components.claim_address("https://h.example/team/adjudicate", "a b/ü&x") == (
+        "https://h.example/team/?claim=a%20b%2F%C3%BC%26x")
+    assert ui_components.claim_address("http://h:8600/", "x") == "http://h:8600/?claim=x"
+    assert ui_components.claim_address(None, "x") == "/?claim=x"
+
+
 @ON_BOTH
 def test_the_adjudicator_decides_and_the_queue_empties(engine):
     _label_both(engine)

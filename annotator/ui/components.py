@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -261,6 +262,26 @@ def take_claim_link() -> str | None:
     return address_value(CLAIM_PARAM, claim_ids[0]) if claim_ids else None
 
 
+def claim_address(page_url: str | None, claim_id: str) -> str:
+    """The address that opens the claim `claim_id` (a `?claim=` link, README "Label"): the app's
+    address (`page_url`, the address of the page shown, as st.context.url gives it, without its
+    last path part: the page's own) with `?claim=` and the id percent-encoded. `page_url` None or
+    empty (the page run outside a browser): the address from the app's root, "/?claim=...".
+    """
+    parts = urlsplit(page_url or "")
+    root = parts.path.rsplit("/", 1)[0] + "/"
+    query = urlencode({CLAIM_PARAM: claim_id}, quote_via=quote)
+    return urlunsplit((parts.scheme, parts.netloc, root, query, "")) if parts.netloc else f"{root}?{query}"
+
+
+def claim_link_button(claim_id: str) -> None:
+    """A small "Link" popover holding the claim's address (claim_address) in a box with a copy
+    button: the address bar names the page only, never the claim shown."""
+    with st.popover(t("claim.link"), icon=":material/link:"):
+        st.caption(t("claim.link_help"))
+        st.code(claim_address(st.context.url, claim_id), language=None, wrap_lines=True)
+
+
 # --- double clicks -----------------------------------------------------------------------------
 
 
@@ -325,7 +346,8 @@ def old_passages(passages: Sequence[PassageView], metadata: Mapping | None,
 
 def passage_card(passage: PassageView, *, number: int | None = None, claim_text: str | None = None,
                  shown_with: Sequence[PassageView] = (), metadata: Mapping | None = None,
-                 known_versions: Mapping[str, Sequence[str]] | None = None, cited: bool = False) -> DeltaGenerator:
+                 known_versions: Mapping[str, Sequence[str]] | None = None, cited: bool = False,
+                 cited_by: Sequence[str] = ()) -> DeltaGenerator:
     """One evidence passage in a bordered box; returns the box, so a page can add its controls.
 
     On top, always in view: "Passage `number`: title", then passage id, document id and version,
@@ -334,7 +356,8 @@ def passage_card(passage: PassageView, *, number: int | None = None, claim_text:
     the text, in a box of PASSAGE_HEIGHT that scrolls when the passage is long; the words it
     shares with `claim_text` are marked (highlight.py: bold, underlined and coloured) and listed
     under it. The text is escaped: a passage's own Markdown or HTML is shown as written. `cited`
-    says in words that the user's (read-only) label cites it.
+    says in words that the user's (read-only) label cites it; `cited_by` names the labelers whose
+    labels cite it, as the page writes them ("Labeler 1"), on the Adjudicate page.
     """
     card = st.container(border=True)
     with card:
@@ -363,6 +386,8 @@ def passage_card(passage: PassageView, *, number: int | None = None, claim_text:
                        else t("passage.shared_none"))
         if cited:
             st.caption(f":material/bookmark: {t('passage.cited')}")
+        if cited_by:
+            st.caption(f":material/bookmark: {t('passage.cited_by', labelers=', '.join(cited_by))}")
     return card
 
 

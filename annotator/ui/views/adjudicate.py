@@ -70,14 +70,28 @@ def _queue_table(queue: list[adjudication.QueueItem]) -> None:
     )
 
 
+def _passage_numbers(view: adjudication.AdjudicationView) -> dict[str, int]:
+    """Each passage's number on the page (1, 2, ... in the claim's order, as the labelers saw them)."""
+    return {passage.passage_id: number for number, passage in enumerate(view.passages, start=1)}
+
+
+def _cited_text(passage_ids: tuple[str, ...], numbers: dict[str, int]) -> str:
+    """A label's citations: "passage 2 (p-7)" for a passage shown, the id alone for one that is not
+    (the claim's passages changed since the label)."""
+    return ", ".join(t("adjudicate.cited_passage", n=numbers[pid], passage_id=pid) if pid in numbers else pid
+                     for pid in passage_ids) or "-"
+
+
 def _blind_labels(view: adjudication.AdjudicationView) -> None:
-    """The claim's labels side by side, as "Labeler 1", "Labeler 2" (no names)."""
+    """The claim's labels side by side, as "Labeler 1", "Labeler 2" (no names), each naming the
+    passages it cites by their number on the page."""
+    numbers = _passage_numbers(view)
     for column, blind in zip(st.columns(len(view.labels) or 1), view.labels, strict=False):
         with column, st.container(border=True):
             with st.container(horizontal=True, vertical_alignment="center"):  # one line
                 st.markdown(f"**{t('msg.labeler_n', n=blind.number)}**", width="content")
                 ui.label_badge(blind.value)
-            st.caption(ui.md("adjudicate.cited", passages=", ".join(blind.passage_ids) or "-") + " · "
+            st.caption(ui.md("adjudicate.cited", passages=_cited_text(blind.passage_ids, numbers)) + " · "
                        + t("adjudicate.severity", severity=t(f"severity.{blind.severity}") if blind.severity else "-"))
             st.text(ui.optional(blind.rationale))
 
@@ -126,12 +140,15 @@ if not queue:
     st.success(t("adjudicate.empty"))
     st.stop()
 
-pick_col, queue_col = st.columns([3, 1], vertical_alignment="bottom")
+pick_col, tools_col = st.columns([5, 2], vertical_alignment="bottom")
 pick_col.selectbox(t("adjudicate.pick"), list(by_pk), key=PICK,
                    format_func=lambda pk: t("adjudicate.option", claim_id=ui.plain_text(by_pk[pk].claim_id),
                                              case_id=ui.plain_text(by_pk[pk].case_id)))
-with queue_col.popover(t("adjudicate.queue", n=len(queue)), icon=":material/list:", width="stretch"):
-    _queue_table(queue)
+with tools_col.container(horizontal=True):  # the queue, and the claim's link beside it
+    with st.popover(t("adjudicate.queue", n=len(queue)), icon=":material/list:", width="stretch"):
+        _queue_table(queue)
+    if view is not None:
+        ui.claim_link_button(view.claim_id)
 if view is None:
     st.stop()
 
@@ -148,8 +165,9 @@ with claim_col:
 with evidence_col:
     _blind_labels(view)
     st.header(t("label.evidence"))
-    for passage in view.passages:
+    for number, passage in enumerate(view.passages, start=1):
         case_fields.evidence_role(view.metadata, passage.passage_id)
-        ui.passage_card(passage, claim_text=view.text, shown_with=view.passages, metadata=view.metadata,
-                        known_versions=view.document_versions)
+        ui.passage_card(passage, number=number, claim_text=view.text, shown_with=view.passages, metadata=view.metadata,
+                        known_versions=view.document_versions,
+                        cited_by=[t("msg.labeler_n", n=b.number) for b in view.labels if passage.passage_id in b.passage_ids])
 ui.new_claim_drawn()  # a decision's move: its quiet time for decision presses starts once the claim is drawn

@@ -405,7 +405,9 @@ layout.claim_screen(view.claim_pk)  # one screen per claim, opened at its top
 previous_col, where_col, next_col = st.columns([1, 4, 1], vertical_alignment="center")
 previous_col.button(t("label.previous"), key="label.previous", icon=":material/arrow_back:", shortcut=PREVIOUS_KEY,
                     on_click=_go, args=(place.previous_pk,), disabled=place.previous_pk is None)
-where_col.caption(ui.md("label.position", n=place.position, total=total, claim_id=view.claim_id))
+with where_col.container(horizontal=True, vertical_alignment="center"):  # one line: where, and the claim's link
+    st.caption(ui.md("label.position", n=place.position, total=total, claim_id=view.claim_id), width="content")
+    ui.claim_link_button(view.claim_id)
 next_col.button(t("label.next"), key="label.next", icon=":material/arrow_forward:", shortcut=NEXT_KEY,
                 on_click=_go, args=(place.next_pk,), disabled=place.next_pk is None)
 
