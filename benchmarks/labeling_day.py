@@ -485,8 +485,8 @@ def adjudicate_queue(person: Person, claims: dict[int, ClaimData]) -> list[Claim
             case_pk = claim.case_pk
         person.look_at("claim", "text", claim.text)
         person.look_at("first passage", "text", claim.first_passage, partly=True)
-        person.look_at("rationale box", "label", person.tr("label.rationale"))
-        record.tabs_to_rationale = person.tab_to(person.tr("label.rationale"))
+        person.look_at("rationale box", "label", person.tr("adjudicate.rationale"))
+        record.tabs_to_rationale = person.tab_to(person.tr("adjudicate.rationale"))
         person.type(DECISION_RATIONALE)
         person.leave_rationale(SEVERITY if claim.intended == "contradict" else None)
         person.look_at("decision buttons", "keys", "st-key-adjudicate-button-")
