@@ -113,6 +113,8 @@ CASES: dict[str, list[tuple[str, list[str]]]] = {
         ("The head office is in Washington, D.C. It employs 500 people.", ["The head office is in Washington, D.C.", "It employs 500 people."]),
         ("Claims need approval by a director, e.g. Ms. Chen. Late claims are refused.",
          ["Claims need approval by a director, e.g. Ms. Chen.", "Late claims are refused."]),
+        ("Sick leave is reported to HR. Sick notes are needed after 3 days.",
+         ["Sick leave is reported to HR.", "Sick notes are needed after 3 days."]),
     ],
 }
 
