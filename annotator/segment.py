@@ -24,8 +24,8 @@ Language: given, or read from the text. It is Japanese when the text holds hirag
 Japanese-script characters (kana and kanji) than Latin-script words; otherwise English. Kanji and
 katakana alone (a company name quoted in an English answer) do not make Japanese.
 
-Cost: about 1-2 s for 100,000 answers of three sentences on one core (`python
-benchmarks/segmentation.py` measures it).
+Cost: 100,000 answers of three sentences take about 4 s in Japanese and 2 s in English on one
+core, most of it the splitters' own (`python benchmarks/segmentation.py` measures it).
 """
 
 from __future__ import annotations
