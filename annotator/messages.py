@@ -661,6 +661,7 @@ MESSAGES: dict[str, str] = {
     "msg.run.bad_k": "k {k}: give the rank cut as a whole number of at least 1 (such as 5)",
     "msg.run.bad_unit": "unit {value}: score retrieval by one of {choices}",
     "msg.run.bad_split": "split {value}: choose one of {choices}",
+    "msg.segment.bad_language": "language {value}: cut answers into sentences in one of {choices}",
     "msg.run.bad_rule": "retrieval rule {value}: choose one of {choices} (all: every relevant passage in the top k; any: at least one)",
     "msg.run.bad_margin": "margin {margin}: give the pass-rate loss the gate tolerates as a fraction from 0 up to 1 (such as 0.02)",
     "msg.run.bad_alpha": "alpha {alpha}: give the level of the slice regression tests as a fraction between 0 and 1 (such as 0.05)",

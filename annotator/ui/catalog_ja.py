@@ -1037,6 +1037,7 @@ JAPANESE: dict[str, str] = {
     "msg.run.bad_k": "k {k}: 順位の打ち切りは 1 以上の整数（5 など）で指定してください",
     "msg.run.bad_unit": "単位 {value}: 検索の採点単位は {choices} のいずれかです",
     "msg.run.bad_split": "分割 {value}: {choices} のいずれかを選んでください",
+    "msg.segment.bad_language": "言語 {value}: 回答を文に分ける言語は {choices} のいずれかです",
     "msg.run.bad_rule": "検索の判定規則 {value}: {choices} のいずれかを選んでください（all: 関連パッセージすべてが上位 k 件に入る、any: 少なくとも 1 件入る）",
     "msg.run.bad_margin": "許容幅 {margin}: ゲートが許す合格率の低下を 0 以上 1 未満の割合（0.02 など）で指定してください",
     "msg.run.bad_alpha": "有意水準 {alpha}: スライスごとの退行検定の水準を 0 と 1 の間の割合（0.05 など）で指定してください",
