@@ -11,10 +11,11 @@ other, then the adjudicator. Each person labels every claim of their queue as a 
 keyboard would, and nothing else:
 
 - a labeler reads the claim, cites its first passage (Shift+1), and, unless the label is
-  support, presses Tab until the rationale box has the focus, types a one-line rationale, presses
-  Tab on (for contradict, picking the severity "other" in the severity box on the way: its name
-  typed, Enter) until the focus is out of every text box, then presses the label's key (1, 2, 3);
-- the adjudicator reads the claim, presses Tab until the rationale box has the focus, types a
+  support, puts the focus in the rationale box (with its key, R, where the page has one, else by
+  pressing Tab until the box has the focus), types a one-line rationale, presses
+  Tab on (for contradict, Shift+Tab back to the severity box above the rationale first, the
+  severity "other" typed, Enter) until the focus is out of every text box, then presses the label's key (1, 2, 3);
+- the adjudicator reads the claim, puts the focus in the rationale box (as above), types a
   one-line rationale, Tabs out as above (severity "other" for contradict) and presses the
   decision's key.
 
@@ -384,17 +385,31 @@ class Person:
         self.page.locator(f'[data-testid=stMain] [aria-label="{label}"]').first.focus()
         return self.max_tabs
 
+    def reach_rationale(self, label: str) -> int:
+        """Put the focus in the rationale box labelled `label` as the page's key list says: its key
+        (the one-screen marker's data-rationale-key, ui/layout.py), else Tab presses; the presses."""
+        key = self.page.evaluate("document.querySelector('[data-annotator-claim-screen]')?.dataset.rationaleKey ?? null")
+        if key:
+            self.key(key)
+            if self.page.evaluate(FOCUSED_LABEL) == label:
+                return 1
+            return 1 + self.tab_to(label)
+        return self.tab_to(label)
+
     def leave_rationale(self, severity: str | None) -> None:
         """From the rationale box just typed in: Tab on (its text reaches the app: a run, waited
-        for); with `severity`, on to the severity box, its name typed and Enter (a run); then Tab
-        until the focus is in no text box."""
-        self.key("Tab", runs=True)  # its text reaches the app
-        if severity is not None:
+        for); with `severity`, Shift+Tab back to the severity box above it instead (Tab where that
+        does not reach it), its name typed and Enter (a run); then Tab until the focus is in no
+        text box."""
+        if severity is not None:  # the severity box is above the rationale box: Shift+Tab goes back to it
             label = self.tr("label.severity")
+            self.key("Shift+Tab", runs=True)  # the rationale's text reaches the app
             if self.page.evaluate(FOCUSED_LABEL) != label:
                 self.tab_to(label)
             self.type(self.tr(f"severity.{severity}"))
             self.key("Enter", runs=True)
+        else:
+            self.key("Tab", runs=True)  # its text reaches the app
         for _ in range(self.max_tabs):
             if not self.page.evaluate(IS_TEXT):
                 return
@@ -456,7 +471,7 @@ def label_queue(person: Person, claims: dict[int, ClaimData], labels: dict[int, 
         person.shift_digit(1)  # cite passage 1
         if value != "support":
             person.look_at("rationale box", "label", person.tr("label.rationale"))
-            record.tabs_to_rationale = person.tab_to(person.tr("label.rationale"))
+            record.tabs_to_rationale = person.reach_rationale(person.tr("label.rationale"))
             person.type(RATIONALE[value])
             person.leave_rationale(SEVERITY if value == "contradict" else None)
         person.look_at("label buttons", "keys", "st-key-label-button-")
@@ -486,7 +501,7 @@ def adjudicate_queue(person: Person, claims: dict[int, ClaimData]) -> list[Claim
         person.look_at("claim", "text", claim.text)
         person.look_at("first passage", "text", claim.first_passage, partly=True)
         person.look_at("rationale box", "label", person.tr("adjudicate.rationale"))
-        record.tabs_to_rationale = person.tab_to(person.tr("adjudicate.rationale"))
+        record.tabs_to_rationale = person.reach_rationale(person.tr("adjudicate.rationale"))
         person.type(DECISION_RATIONALE)
         person.leave_rationale(SEVERITY if claim.intended == "contradict" else None)
         person.look_at("decision buttons", "keys", "st-key-adjudicate-button-")
@@ -552,7 +567,7 @@ def report(title: str, rows: list[Claimed]) -> None:
     print(f"  {'key presses per label':<30} {_spread([r.keys for r in rows], '', 1, 1)}")
     print(f"  {'characters typed per label':<30} {_spread([r.typed for r in rows], '', 1, 1)}")
     if typed_rows:
-        print(f"  {'Tabs to the rationale box':<30} {_spread([r.tabs_to_rationale for r in typed_rows], '', 1, 1)}; "
+        print(f"  {'keys to the rationale box':<30} {_spread([r.tabs_to_rationale for r in typed_rows], '', 1, 1)}; "
               f"not reached by Tab: {sum(r.not_reached_by_tab for r in typed_rows)}")
     if any(r.no_run_seen for r in rows):
         print(f"  {'keys that made no run':<30} {sum(r.no_run_seen for r in rows)} (their waits not counted)")

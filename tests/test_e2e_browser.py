@@ -841,6 +841,26 @@ def test_the_claims_link_copied_from_its_popover_opens_that_claim_in_a_new_tab(s
         context.close()
 
 
+def test_r_puts_the_cursor_in_the_rationale_box_and_tab_from_it_reaches_the_label_buttons(screen_server, browser):
+    base, work = screen_server
+    context, page = log_in_on_screen(browser, base, "aoi", {"width": 1366, "height": 768}, "en", "label")
+    try:
+        settled(page)
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+        page.keyboard.press("r")
+        assert page.evaluate("document.activeElement.tagName") == "TEXTAREA"
+        assert page.evaluate("document.activeElement.closest('[class*=st-key-label-rationale-]') !== null")
+        assert page.evaluate("document.activeElement.value") == ""  # the key typed nothing
+        page.keyboard.type("read it so")
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.closest('[class*=st-key-label-button-support-]') !== null")
+        page.keyboard.press("Shift+Tab")
+        page.keyboard.press("Shift+Tab")  # back through the rationale to the severity box above it
+        assert page.evaluate("document.activeElement.closest('[class*=st-key-label-severity-]') !== null")
+    finally:
+        context.close()
+
+
 def test_the_guideline_opens_wide_and_the_page_s_keys_do_nothing_under_it(screen_server, browser):
     base, work = screen_server
     context, page = log_in_on_screen(browser, base, "ren", {"width": 1366, "height": 768}, "ja", "label")

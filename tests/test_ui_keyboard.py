@@ -167,9 +167,10 @@ def test_the_keys_are_listed_in_words_under_the_label_buttons(engine):
     keys = ["Keys 1, 2, 3 save support, contradict, insufficient.",
             "Shift+1, Shift+2, Shift+3: cite or uncite passage 1, 2, 3.",
             "J: next claim. K: previous claim. A save opens the next claim at once.",
+            "R: write the rationale (Tab from it goes to the buttons).",
             "The keys do nothing while you type in a text box: press Tab to leave it first."]
     start = captions.index(keys[0])
-    assert captions[start:start + 4] == keys
+    assert captions[start:start + 5] == keys
     go_to(at, "case-2-c1")  # two passages: two cite keys
     assert "Shift+1, Shift+2: cite or uncite passage 1, 2." in [c.value for c in at.caption]
 

@@ -473,6 +473,7 @@ JAPANESE: dict[str, str] = {
     # keyboard hints
     "label.shortcuts_cite": "{keys}: パッセージ {passages} を引用する・引用を外す。",
     "label.shortcuts_move": "{next}: 次の主張。{previous}: 前の主張。保存するとすぐ次の主張が開きます。",
+    "label.shortcuts_rationale": "{shortcut}: 判断理由を書く（そこから Tab キーでボタンへ）。",
     "label.shortcuts_typing": "テキスト欄に入力している間、キーは効きません。先に Tab キーで欄から出てください。",
     # the labeling guideline
     "guideline.panel": "ガイドライン {version} · {date} 公開",

@@ -120,6 +120,7 @@ ENGLISH: dict[str, str] = {
     "label.shortcuts": "Keys 1, 2, 3 save support, contradict, insufficient.",
     "label.shortcuts_cite": "{keys}: cite or uncite passage {passages}.",
     "label.shortcuts_move": "{next}: next claim. {previous}: previous claim. A save opens the next claim at once.",
+    "label.shortcuts_rationale": "{shortcut}: write the rationale (Tab from it goes to the buttons).",
     "label.shortcuts_typing": "The keys do nothing while you type in a text box: press Tab to leave it first.",
     "label.saved": "Saved {value} on claim {claim_id}.",
     "label.hold": "Hold this case",

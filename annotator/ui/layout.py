@@ -16,15 +16,23 @@ beside the passages); `claim_screen` does the rest, on the page that calls it on
 
 The script installs its listener once per browser tab, as ui/keyguard.py does; a page without the
 marker scrolls nothing.
+
+The same script gives the rationale box a key, RATIONALE_KEY: pressed outside a text box (and with
+no dialog open), it puts the cursor in the claim's rationale box, so a keyboard user reaches it in
+one press instead of Tabbing through the sidebar and the case (benchmarks/labeling_day.py counted
+24 to 30 Tabs); Tab from the box goes on to the label buttons. The key is taken from Streamlit,
+whose own R (rerun) it would otherwise be.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from annotator.ui.unsaved import hidden_style
+from annotator.ui.unsaved import hidden_style, key_class
 
 CONTAINER = "claim-screen"
+RATIONALE_KEY = "R"
+"""The key that puts the cursor in the rationale box (pressed outside a text box)."""
 
 STYLE = """
 [data-testid="stMainBlockContainer"] { padding: 2.5rem 2rem 3rem 2rem; }
@@ -53,15 +61,32 @@ SCRIPT = """<script>
   new MutationObserver(check).observe(document.body,
     {childList: true, subtree: true, attributes: true, attributeFilter: ["data-claim"]});
   check();
+  const isText = (el) => el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement ||
+    (el instanceof HTMLInputElement && !["checkbox", "radio", "button", "submit"].includes(el.type)) ||
+    (el instanceof HTMLElement && el.isContentEditable);
+  window.addEventListener("keydown", (e) => {
+    const m = document.querySelector("[data-annotator-claim-screen]");
+    if (!m || !m.dataset.rationale || e.ctrlKey || e.altKey || e.metaKey || e.shiftKey || e.repeat) return;
+    if (e.key.toUpperCase() !== m.dataset.rationaleKey || isText(e.target) || document.querySelector("[role=dialog]")) return;
+    const box = document.querySelector(`.${m.dataset.rationale} textarea`);
+    if (!box || box.disabled) return;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    box.focus();
+    box.setSelectionRange(box.value.length, box.value.length);
+  }, true);
 })();
 </script>"""
 
 
-def claim_screen(claim_pk: int) -> None:
+def claim_screen(claim_pk: int, rationale_key: str | None = None) -> None:
     """Lay out the page calling it for one screen per claim (STYLE) and scroll it to its top
     whenever the claim shown changes. Call it on every run, before the claim is drawn, with the
-    key of the claim shown (claim_pk: the claim's primary key). Takes no space on the page."""
-    marker = f'<div data-annotator-claim-screen data-claim="{int(claim_pk)}" hidden></div>'
+    key of the claim shown (claim_pk: the claim's primary key) and the widget key of its rationale
+    box (rationale_key; None: the claim has none now, RATIONALE_KEY does nothing). Takes no space
+    on the page."""
+    rationale = f' data-rationale="{key_class(rationale_key)}" data-rationale-key="{RATIONALE_KEY}"' if rationale_key else ""
+    marker = f'<div data-annotator-claim-screen data-claim="{int(claim_pk)}"{rationale} hidden></div>'
     with st.container(key=CONTAINER):
         st.html(marker + SCRIPT, unsafe_allow_javascript=True)
     st.html(f"<style>{STYLE}</style>" + hidden_style(CONTAINER))  # styles only: take no space

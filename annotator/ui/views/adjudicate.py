@@ -114,7 +114,7 @@ def _decision_form(view: adjudication.AdjudicationView) -> None:
         column.button(t(f"value.{value}"), key=keyguard.button_key(DECISION_BUTTONS, view.claim_pk, value), shortcut=key,
                       width="stretch",
                       on_click=_decide, args=(view.claim_pk, view.claim_id, value, expected, view.content_changed_at))
-    st.caption(t("adjudicate.shortcuts"))
+    st.caption(t("adjudicate.shortcuts") + " " + t("label.shortcuts_rationale", shortcut=layout.RATIONALE_KEY))
 
 
 me = ui.require_page("adjudicate")
@@ -153,7 +153,7 @@ if view is None:
     st.stop()
 
 keyguard.guard(view.claim_pk, DECISION_BUTTONS)  # before the claim: the browser sees a new one first
-layout.claim_screen(view.claim_pk)  # one screen per claim, opened at its top
+layout.claim_screen(view.claim_pk, _rationale_key(view.claim_pk))  # one screen per claim, opened at its top; R: rationale
 ui.case_header(view.case_id, view.slice, view.split, view.question, view.answer, metadata=view.metadata,
                claim_text=view.text, key="adjudicate.case_open")
 claim_col, evidence_col = st.columns([2, 3])

@@ -243,6 +243,7 @@ def _shortcut_list(n_passages: int) -> None:
         st.caption(t("label.shortcuts_cite", keys=", ".join(CITE_KEYS[n - 1] for n in numbers),
                      passages=", ".join(str(n) for n in numbers)))
     st.caption(t("label.shortcuts_move", next=NEXT_KEY, previous=PREVIOUS_KEY))
+    st.caption(t("label.shortcuts_rationale", shortcut=layout.RATIONALE_KEY))
     st.caption(t("label.shortcuts_typing"))
 
 
@@ -401,7 +402,8 @@ if next_pk is None:
     st.success(t("label.queue_done"))
 
 keyguard.guard(view.claim_pk, LABEL_BUTTONS)  # before the claim: the browser sees a new one first
-layout.claim_screen(view.claim_pk)  # one screen per claim, opened at its top
+layout.claim_screen(view.claim_pk,  # one screen per claim, opened at its top; R for the rationale box
+                   None if view.on_hold or not view.can_revise else _rationale_key(view.claim_pk))
 previous_col, where_col, next_col = st.columns([1, 4, 1], vertical_alignment="center")
 previous_col.button(t("label.previous"), key="label.previous", icon=":material/arrow_back:", shortcut=PREVIOUS_KEY,
                     on_click=_go, args=(place.previous_pk,), disabled=place.previous_pk is None)
