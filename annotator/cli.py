@@ -22,7 +22,7 @@ from annotator.errors import AnnotatorError
 from annotator.formats.kinds import kind
 from annotator.services.access import OPERATOR
 from annotator.terminal import json_safe, terminal_safe as safe
-from annotator.vocabulary import REPORT_SPLITS, RETRIEVAL_RULES, RETRIEVAL_UNITS
+from annotator.vocabulary import EXPORT_FORMATS, REPORT_SPLITS, RETRIEVAL_RULES, RETRIEVAL_UNITS
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Blind double labeling, agreement, adjudication and gold releases for RAG claims.")
 labels_app = typer.Typer(no_args_is_help=True, help="Labels: import those made elsewhere, correct a stored one.")
@@ -468,6 +468,48 @@ def release_verify(
         where = str(folder)
     typer.echo(f"OK: {safe(where)} matches its manifest ({len(result.files)} files checked)")
     typer.echo(f"  manifest sha256: {result.manifest_sha256}")
+
+
+@release_app.command("export")
+def release_export(
+    release: Annotated[str, typer.Argument(help="The release: a release folder, or the name of a release in the database.")],
+    fmt: Annotated[str, typer.Option("--format", help="The shape to write: ragas (JSON lines, one case a line, RAGAS's field names, the gold labels per claim).")] = "ragas",
+    output: Annotated[Optional[Path], typer.Option("--output", help="The file to write (replaced when it exists); default: standard output.")] = None,
+    db: Db = None,
+) -> None:
+    """The gold of a release in another tool's record shape (--format ragas: user_input, response,
+    retrieved_contexts, retrieved_context_ids, reference, the claims and their gold labels), so that
+    a team can run its usual metrics on human-checked data. The release is verified first (a folder
+    against its manifest, a stored release also against the manifest hash the database recorded)."""
+    from annotator.release_export import json_line, ragas_records, write_export
+
+    _choice(fmt, EXPORT_FORMATS, "--format")
+    folder = _verified_release_folder(release, db)
+    if output is None:
+        lines = [json_safe(json_line(record)) for record in ragas_records(folder, release)]  # all read before any is printed
+        for line in lines:
+            typer.echo(line)
+        return
+    written = write_export(ragas_records(folder, release), output, folder)
+    typer.echo(f"Wrote {written.cases} cases ({written.claims} claims) of release {safe(release)} to {safe(output)}")
+
+
+def _verified_release_folder(release: str, db: Optional[str]) -> Path:
+    """The folder of `release` (a release folder, or the name of a stored release), verified: a
+    folder against its manifest, a stored release also against the manifest hash recorded."""
+    if Path(release).is_dir():
+        from annotator.errors import NotFoundError
+        from annotator.release import check_release, release_layout
+
+        if not release_layout(release).manifest.is_file():
+            raise NotFoundError.of("msg.judge.not_a_release", folder=release)
+        check_release(release)
+        return Path(release)
+    from annotator.db import session_scope
+    from annotator.services.gold_source import open_release
+
+    with session_scope(_engine(db)) as session:
+        return open_release(session, OPERATOR, release).folder
 
 
 @release_app.command("diff")

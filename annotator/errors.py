@@ -117,6 +117,11 @@ class ReleaseVerifyError(AnnotatorError):
     """A release folder does not match its manifest (missing, altered or extra files)."""
 
 
+class ExportError(AnnotatorError):
+    """A release cannot be exported as asked (it has no cases.jsonl; the output file is a folder,
+    inside a release folder, or cannot be written); nothing was written."""
+
+
 class UndefinedCategoryError(AnnotatorError):
     """A label outside the declared category set was found in agreement input."""
 

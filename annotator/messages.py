@@ -688,6 +688,17 @@ MESSAGES: dict[str, str] = {
     "msg.verify.unexpected_folder": "{name}: unexpected folder (not listed in manifest.json)",
     "msg.verify.fewer_claims": "{name}: holds fewer claims than gold.jsonl",
     "msg.release.verify_mismatch": "release {folder} does not match its manifest: {problems}",
+    "msg.release.load_mismatch": "release {folder} does not match its manifest, so its gold was not loaded: {problems}. "
+                                 "Take a new copy of the release from where it was published (its files must be the ones "
+                                 "`release create` wrote), or ask whoever made it",
+    "msg.release.load_not_a_release": "{path} is not a release folder: give the folder `release create` wrote (it holds "
+                                      "manifest.json and gold.parquet), or its manifest.json",
+    "msg.export.no_cases": "release {release} has no cases.jsonl (a release of schema 1), so its questions, answers and "
+                           "passages are not in it: make a new release of these claims to export them",
+    "msg.export.into_release": "{output} is inside the release folder {folder}, whose files are fixed: write the export "
+                               "elsewhere",
+    "msg.export.is_folder": "{output} is a folder: give the file to write, e.g. {output}/gold.ragas.jsonl",
+    "msg.export.cannot_write": "cannot write {output}: {reason}; nothing was written",
     "msg.import.problem.too_deep": "arrays and objects nest more than {most} levels deep",
     "msg.import.fix.too_deep": "Write each record flat, as the file format describes: a value a key, lists of ids or of small objects",
     "msg.import.problem.duplicate_key": "the key '{name}' appears twice in one JSON object",

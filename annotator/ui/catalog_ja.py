@@ -1065,6 +1065,15 @@ JAPANESE: dict[str, str] = {
     "msg.verify.unexpected_folder": "{name}: 想定外のフォルダーです（manifest.json に載っていません）",
     "msg.verify.fewer_claims": "{name}: gold.jsonl より主張が少なくなっています",
     "msg.release.verify_mismatch": "リリース {folder} はマニフェストと一致しません: {problems}",
+    "msg.release.load_mismatch": "リリース {folder} はマニフェストと一致しないため、ゴールドを読み込みませんでした: {problems}。"
+                                 "リリースを公開元からもう一度コピーするか（ファイルは `release create` が書いたものでなければなりません）、作成者に問い合わせてください",
+    "msg.release.load_not_a_release": "{path} はリリースのフォルダではありません。`release create` が書いたフォルダ"
+                                      "（manifest.json と gold.parquet を含む）か、その manifest.json を指定してください",
+    "msg.export.no_cases": "リリース {release} には cases.jsonl がありません（スキーマ 1 のリリース）。質問・回答・パッセージが含まれないため、"
+                           "書き出すにはこれらの主張の新しいリリースを作成してください",
+    "msg.export.into_release": "{output} はリリースのフォルダ {folder} の中にあります。リリースのファイルは変更できないので、別の場所に書き出してください",
+    "msg.export.is_folder": "{output} はフォルダです。書き出すファイルを指定してください（例: {output}/gold.ragas.jsonl）",
+    "msg.export.cannot_write": "{output} を書き込めません: {reason}。何も書き込まれていません",
     "msg.import.problem.too_deep": "配列とオブジェクトが {most} 段より深く入れ子になっています",
     "msg.import.fix.too_deep": "ファイル形式の説明どおり、各レコードを平らに書いてください（キーごとに値を 1 つ、ID や小さなオブジェクトのリスト）",
     "msg.import.problem.duplicate_key": "1 つの JSON オブジェクトにキー '{name}' が 2 回あります",
