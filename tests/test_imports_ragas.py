@@ -211,3 +211,16 @@ def test_the_command_line_refuses_a_bad_record_naming_file_line_and_field_and_a_
                        "Write 'retrieved_contexts' as a JSON list [...]\n")
     ran = annotator("import", str(path), "--claims", "words", "--db", sqlite_url)
     assert ran.code == 2 and "'words': choose one of sentences, whole" in ran.err
+
+
+def test_the_import_page_checks_a_ragas_upload_with_a_preview_and_stores_nothing(engine, tmp_path):
+    from annotator.services.imports import UploadOptions, check_upload
+
+    data = write_csv(tmp_path / "eval.csv", PARIS, TOKYO).read_bytes()
+    with session_scope(engine) as session:
+        check = check_upload(session, OPERATOR, "eval.csv", data, UploadOptions(fmt="ragas"))
+    assert check.refusal is None and check.report.format == "ragas"
+    assert [row["claim"] for row in check.preview] == ["Paris is the capital of France.", "It had 2.1 million people in 2023.",
+                                                       "東京です。", "人口は約1400万人です。"]
+    assert str(check.report.notes()[1]) == "Claims: 2 answers cut into sentences, 0 kept whole, 0 given in the file (claims)"
+    assert set(counts(engine).values()) == {0}

@@ -84,7 +84,7 @@ PARQUET_BATCH_ROWS = 2_048
 def made_id(prefix: str, *texts: str) -> str:
     """`prefix` and the first ID_HEX_DIGITS hex digits of the SHA-256 of the texts (UTF-8, joined
     by NUL, which no text of a record holds): the same texts always give the same id."""
-    digest = hashlib.sha256("\x00".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
+    digest = hashlib.sha256("\x00".join(texts).encode("utf-8")).hexdigest()
     return prefix + digest[:ID_HEX_DIGITS]
 
 

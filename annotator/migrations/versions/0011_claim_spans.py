@@ -5,9 +5,8 @@ Revision ID: 0011
 Revises: 0010
 """
 
-from alembic import op
 import sqlalchemy as sa
-
+from alembic import op
 
 revision = '0011'
 down_revision = '0010'
