@@ -315,3 +315,12 @@ def test_a_case_id_given_twice_with_other_content_is_refused_naming_both_lines(t
 def test_an_identical_repeat_is_dropped(tmp_path):
     _, records = cases(write_jsonl(tmp_path / "r.jsonl", PARIS, PARIS, TOKYO))
     assert [case.line for case in records] == [1, 3]
+
+
+def test_a_reference_that_contradicts_the_metadatas_expected_answer_is_refused(tmp_path):
+    path = write_jsonl(tmp_path / "r.jsonl", {**PARIS, "metadata": {"expected_answer": "Lyon"}})
+    error = refusal(path)
+    assert where(error) == (str(path), 1, "reference")
+    assert str(error).endswith("'reference' and the metadata key 'expected_answer' have other values. Keep only one of them")
+    _, [case] = cases(write_jsonl(tmp_path / "same.jsonl", {**PARIS, "metadata": {"expected_answer": "Paris"}}))
+    assert case.metadata == {"expected_answer": "Paris"}

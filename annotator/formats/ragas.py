@@ -182,6 +182,7 @@ def read_records(path: Path, skips: Skips | None, position: Position, warnings: 
 
 
 def _record(row: Row) -> RagasRecord:
+    """One record checked (see `read_ragas` for what is refused), its claims not yet cut."""
     names: dict[str, str] = {}
     question = _required_text(row, "question", names, "msg.import.problem.no_question", "msg.import.fix.give_question")
     answer = _required_text(row, "answer", names, "msg.import.problem.no_answer", "msg.import.fix.give_answer")
@@ -193,7 +194,11 @@ def _record(row: Row) -> RagasRecord:
     metadata = _metadata(row)
     reference_name = _spelling(row, "reference")
     if reference_name is not None:
-        metadata["expected_answer"] = row.text(reference_name)
+        reference = row.text(reference_name)
+        if metadata.get("expected_answer", reference) != reference:
+            raise row.error(reference_name, msg("msg.import.problem.rag_and_metadata", name=reference_name,
+                                                snake="expected_answer"), msg("msg.import.fix.keep_one"))
+        metadata["expected_answer"] = reference
     if _spelling(row, "reference_contexts") is not None:
         metadata["reference_contexts"] = _texts(row, "reference_contexts", "msg.import.fix.context_not_empty")
     metadata.update(rag_fields(row, [passage.passage_id for passage in passages], metadata))
