@@ -20,6 +20,7 @@ import typer
 from annotator import __version__
 from annotator.errors import AnnotatorError
 from annotator.formats.kinds import kind
+from annotator.formats.ragas import CLAIM_MODES
 from annotator.services.access import OPERATOR
 from annotator.terminal import json_safe, terminal_safe as safe
 from annotator.vocabulary import EXPORT_FORMATS, REPORT_SPLITS, RETRIEVAL_RULES, RETRIEVAL_UNITS
@@ -231,7 +232,7 @@ def _quoted_or(names: tuple[str, ...]) -> str:
 
 @app.command("import")
 def import_(
-    file: Annotated[Path, typer.Argument(help="Cases file: native JSONL, flat CSV, or CLIMATE-FEVER JSONL.")],
+    file: Annotated[Path, typer.Argument(help="Cases file: native JSONL, flat CSV, CLIMATE-FEVER JSONL, or RAGAS records (JSONL, CSV or Parquet).")],
     fmt: Annotated[str, typer.Option("--format", help=kind("cases").format_help())] = "auto",
     dataset: Annotated[Optional[str], typer.Option("--dataset", help=f"Dataset to import into (default: {_quoted_or(kind('cases').dataset_names())}).")] = None,
     with_votes: Annotated[bool, typer.Option("--with-votes", help="CLIMATE-FEVER: import vote slot j as labeler cf-vote-{j+1}.")] = False,
@@ -239,16 +240,19 @@ def import_(
     update: Annotated[bool, typer.Option("--update", help="Accept changed content for existing ids (recorded; labels and decisions made on the old content are marked for review).")] = False,
     partial: Annotated[bool, typer.Option("--partial", help="Import the good lines and list every skipped bad line (file, line, field, reason).")] = False,
     slices: Annotated[Optional[str], typer.Option("--slices", help="New slice names this file may use, comma-separated (besides the standard ones and the dataset's own).")] = None,
+    claims: Annotated[Optional[str], typer.Option("--claims", help="RAGAS: cut each answer into its sentences (sentences, the default) or keep it whole as one claim (whole); a record's own 'claims' list is used as given.")] = None,
     db: Db = None,
 ) -> None:
     """Import cases, claims and passages (one transaction: a bad line lands nothing, unless --partial)."""
     from annotator.db import session_scope
     from annotator.services.imports import import_cases
 
+    if claims is not None:
+        _choice(claims, CLAIM_MODES, "--claims")
     declared = [name.strip() for name in (slices or "").split(",") if name.strip()]
     with _import_progress(file) as progress, session_scope(_engine(db, create=True)) as session:
         report = import_cases(session, OPERATOR, file, fmt=fmt, dataset=dataset, with_votes=with_votes, first_votes=first_votes,
-                              update=update, partial=partial, slices=declared, progress=progress)
+                              update=update, partial=partial, slices=declared, progress=progress, claims=claims)
     _echo_lines(report.summary_lines())
 
 
@@ -893,7 +897,7 @@ def _meta_options(given: list[str]) -> dict[str, str]:
 
 @run_app.command("import")
 def run_import(
-    file: Annotated[Path, typer.Argument(help="JSONL, one case a line: case_id, retrieved (passage ids, best first), behavior[, answer, cited, claims].")],
+    file: Annotated[Path, typer.Argument(help="JSONL, one case a line: case_id, retrieved (passage ids, best first), behavior[, answer, cited, claims]; or RAGAS records (--format ragas: the contexts' order is the ranking).")],
     run: Annotated[str, typer.Option("--run", help="Name of the new run (letters, digits, . _ : + -); a run is never changed once imported.")],
     dataset: DatasetOpt = None,
     meta: Annotated[Optional[list[str]], typer.Option("--meta", help="KEY=VALUE kept with the run (repeatable): system, model, prompt, index, corpus_release or another name.")] = None,

@@ -759,6 +759,49 @@ MESSAGES: dict[str, str] = {
     "msg.run.two_datasets": "case {case_id} is in another dataset than the run's earlier cases: a run covers the cases of one dataset",
     "msg.run.none_stored": "{path}: no run was stored (the file holds no case, or every line was skipped)",
     "msg.run.all_skipped": "{path}: no run was stored: --partial skipped all {n} lines. The first, line {line}, field '{field}': {reason}",
+    # a RAGAS file (formats/ragas.py): one question a record, as cases (its answer cut into claims) or as a run
+    "msg.import.problem.no_question": "the record has no question ('user_input' or 'question')",
+    "msg.import.fix.give_question": "Give every record the question put to the system as 'user_input' (or 'question')",
+    "msg.import.problem.no_answer": "the record has no answer ('response' or 'answer')",
+    "msg.import.fix.give_answer": "Give every record the system's answer as 'response' (or 'answer'): it is what is "
+                                  "cut into claims to check",
+    "msg.import.problem.no_contexts": "the record has no retrieved contexts, so its claims would have no passage to be "
+                                      "checked against",
+    "msg.import.fix.give_contexts": "Give every record the texts the system retrieved, best first, as '{name}': a list "
+                                    "of texts",
+    "msg.import.fix.context_not_empty": "Remove the empty text from the list, or write the text",
+    "msg.import.fix.claim_not_empty": "Remove the empty claim from the list, or write its text",
+    "msg.import.fix.give_claim_texts": "Give 'claims' at least one text, or leave it out to cut the answer into claims "
+                                       "(--claims)",
+    "msg.import.problem.ids_and_contexts": "{ids} ids for {contexts} texts in '{name}'",
+    "msg.import.fix.ids_and_contexts": "Give one id per text of '{name}', in the same order, or leave "
+                                       "retrieved_context_ids out (ids are then made from the texts)",
+    "msg.import.problem.no_sentence": "the answer holds no sentence to make a claim of",
+    "msg.import.fix.no_sentence": "Give the record an answer with at least one sentence, or its claims as a list of "
+                                  "texts in 'claims', or import with --claims whole",
+    "msg.import.problem.cell_not_json": "the cell is not JSON ({detail})",
+    "msg.import.fix.json_cell": "In a RAGAS CSV file, write a list as a JSON array in its cell, e.g. {example}, and "
+                                "metadata as a JSON object {braces}",
+    "msg.import.problem.parquet_type": "the column is {type}, not {expected}",
+    "msg.import.parquet.text": "text (string)",
+    "msg.import.parquet.texts": "a list of texts (list<string>)",
+    "msg.import.parquet.id": "a text or an integer",
+    "msg.import.fix.ragas_columns": "Write the file with RAGAS's columns: user_input (or question) and response (or "
+                                    "answer) as text, retrieved_contexts (or contexts) as a list of texts, and "
+                                    "optionally retrieved_context_ids, reference (or ground_truth), reference_contexts, "
+                                    "claims and case_id (or id)",
+    "msg.import.file.not_parquet": "{path} starts as a Parquet file but cannot be read as one ({detail}): write it again "
+                                   "(pandas: DataFrame.to_parquet), or export the records as JSON lines",
+    "msg.import.file.parquet_elsewhere": "{path} is a Parquet file: only RAGAS records are read from Parquet (--format "
+                                         "ragas); export other data as JSON lines or CSV",
+    "msg.import.option.claims_mode": "--claims must be sentences or whole, not {mode}",
+    "msg.import.option.claims_ragas_only": "--claims applies to RAGAS files only (this file is read as {fmt}, whose "
+                                           "records give their claims)",
+    "msg.import.report.ragas_ids": "Case ids: {given:,} from the file's case_id or id, {made:,} made from the question "
+                                   "and answer ({prefix} and {digits} hex digits of their SHA-256: the same on every "
+                                   "import of the same texts)",
+    "msg.import.report.ragas_claims": "Claims: {sentences:,} answers cut into sentences, {whole:,} kept whole, {given:,} "
+                                      "given in the file (claims)",
     "msg.denied.no_caller": "no caller was given: a service acts for a logged-in user or the command line, never for nobody",
     "msg.denied.lift_holds": "only an admin may see every hold and lift another person's hold",
     "msg.denied.calibrate": "only an admin may import judge runs or see them and their reports (judge labels would anchor labelers and adjudicators)",

@@ -103,6 +103,8 @@ class Claim(SQLModel, table=True):
     claim_id: str = Field(index=True)
     position: int = 0  # order within its case
     text: str = ""
+    span_start: int | None = None  # where the claim is in its case's answer, in code points: answer[start:end]
+    span_end: int | None = None  # None: not known (the file did not say, or the text is not in the answer)
     created_at: datetime = _time()
     updated_at: datetime = _time()  # content changed: marks an adjudication stale
 

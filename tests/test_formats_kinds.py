@@ -31,7 +31,7 @@ def test_every_kind_has_its_reader_and_its_readers_formats():
         ("cases", read_cases, CASE_FORMATS), ("labels", read_labels, TABLE_FORMATS),
         ("adjudications", read_adjudications, TABLE_FORMATS), ("judge_labels", read_judge_labels, TABLE_FORMATS),
         ("runs", read_run, RUN_FORMATS)]
-    assert CASE_FORMATS == ("jsonl", "csv", "climate-fever")
+    assert CASE_FORMATS == ("jsonl", "csv", "climate-fever", "ragas")
 
 
 @pytest.mark.parametrize("command, name", [("import", "cases"), ("adjudications import", "adjudications")])
@@ -40,7 +40,7 @@ def test_the_format_help_of_each_import_is_the_registrys(command, name):
 
 
 def test_the_format_help_reads_as_before():
-    assert option_help("import", "--format") == "auto | jsonl | csv | climate-fever"
+    assert option_help("import", "--format") == "auto | jsonl | csv | climate-fever | ragas"
     assert option_help("adjudications import", "--format") == "auto | jsonl | csv | climate-fever"
     assert option_help("import", "--dataset") == "Dataset to import into (default: 'default', or 'climate-fever')."
 
@@ -50,8 +50,8 @@ def test_a_format_added_to_a_kind_appears_in_its_help_and_choices_and_dataset_na
     more = dataclasses.replace(cases, formats=(*cases.formats, "parquet"),
                                default_datasets={**cases.default_datasets, "parquet": "tables"})
     registry = tuple(more if each.name == "cases" else each for each in KINDS)
-    assert more.format_help() == "auto | jsonl | csv | climate-fever | parquet"
-    assert page_formats(registry)["cases"] == ("auto", "jsonl", "csv", "climate-fever", "parquet")
+    assert more.format_help() == "auto | jsonl | csv | climate-fever | ragas | parquet"
+    assert page_formats(registry)["cases"] == ("auto", "jsonl", "csv", "climate-fever", "ragas", "parquet")
     assert more.dataset_names() == ("default", "climate-fever", "tables")
     new_kind = FileKind("runs", ("jsonl",), read_cases, uploadable=True)
     assert upload_kinds((*registry, new_kind)) == ("cases", "labels", "adjudications", "runs")
@@ -61,6 +61,7 @@ def test_the_imports_defaults_and_upload_kinds_are_the_registrys():
     assert imports.DEFAULT_DATASETS == dict(kind("cases").default_datasets)
     assert imports.UPLOAD_KINDS == upload_kinds() == ("cases", "labels", "adjudications")
     assert kind("adjudications").default_datasets["climate-fever"] == "climate-fever"
+    assert imports.DEFAULT_DATASETS["ragas"] == "default"
 
 
 def test_judge_labels_are_in_the_registry_but_not_on_the_import_page():
@@ -70,10 +71,10 @@ def test_judge_labels_are_in_the_registry_but_not_on_the_import_page():
         kind("judges")
 
 
-def test_runs_are_in_the_registry_read_as_jsonl_and_not_on_the_import_page():
+def test_runs_are_in_the_registry_read_as_jsonl_or_ragas_and_not_on_the_import_page():
     assert kind("runs").reader is read_run
-    assert kind("runs").format_choices() == ("auto", "jsonl")
-    assert option_help("run import", "--format") == kind("runs").format_help() == "auto | jsonl"
+    assert kind("runs").format_choices() == ("auto", "jsonl", "ragas")
+    assert option_help("run import", "--format") == kind("runs").format_help() == "auto | jsonl | ragas"
     assert "runs" not in upload_kinds() and "runs" not in page_formats()
 
 

@@ -237,4 +237,4 @@ def test_the_quick_check_of_an_id_list_takes_exactly_the_lists_check_ident_takes
 def test_the_run_reader_is_exported_with_the_other_readers():
     assert formats.read_run is read_run
     assert formats.RUN_KEYS == ("case_id", "retrieved", "behavior", "answer", "cited", "claims")
-    assert formats.RUN_FORMATS == ("jsonl",)
+    assert formats.RUN_FORMATS == ("jsonl", "ragas")

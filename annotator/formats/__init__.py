@@ -8,6 +8,7 @@ file, `line N`, the field, the problem and what to do.
     tables         label-shaped tables (labels, adjudications, judge labels) opened alike
     case_parts     what the case readers share (RAG case fields, repeats across a file)
     native, flat_csv, climate_fever, cases     case files (`read_cases`)
+    ragas          RAGAS records (JSONL, CSV, Parquet) as cases or as a run; answers cut into claims
     labels, adjudications, judge_labels        the label-shaped files
     runs           a RAG system's run: one line a case (retrieved, behaviour, answer, claims)
     label_table    the (item_id, rater, label) tables `annotator agreement --labels` reads
@@ -29,7 +30,7 @@ from annotator.formats.adjudications import (
     ADJUDICATION_COLUMNS, ADJUDICATION_REQUIRED, adjudication_key, read_adjudications,
 )
 from annotator.formats.case_parts import RAG_CASE_FIELDS, RAG_ID_LISTS, RAG_SPELLINGS, rag_fields, unique_cases
-from annotator.formats.cases import CASE_FORMATS, detect_format, read_cases
+from annotator.formats.cases import CASE_FORMATS, PARQUET_CASE_FORMATS, detect_format, read_cases
 from annotator.formats.climate_fever import (
     CLIMATE_FEVER_CLAIM_NAMES, CLIMATE_FEVER_PASSAGE_NAMES, CLIMATE_FEVER_SLICE, CLIMATE_FEVER_SOURCE,
     CLIMATE_FEVER_SPLIT, CLIMATE_FEVER_VOTES, VOTER_PREFIX, first_votes, nth_vote, read_climate_fever, slot_votes,
@@ -48,32 +49,38 @@ from annotator.formats.labels import LABEL_COLUMNS, LABEL_REQUIRED, label_key, r
 from annotator.formats.native import (
     NATIVE_CASE_KEYS, NATIVE_CLAIM_KEYS, NATIVE_CLAIM_NAMES, NATIVE_PASSAGE_KEYS, NATIVE_REQUIRED, read_native,
 )
+from annotator.formats.ragas import (
+    CASE_ID_PREFIX, CLAIM_MODES, PASSAGE_ID_PREFIX, RAGAS_KEYS, RAGAS_SPELLINGS, made_id, read_ragas, read_ragas_run,
+)
 from annotator.formats.reading import (
-    BRACES, CP932, EXTRA_CASE_FIELDS, SNIFF_BYTES, UTF8, UTF8_BOM, UTF16_BOMS, Row, Seen, Skips, UnknownKeys,
-    check_input_file, ids_or_none, nfc, nfc_json, refusal_message, skipping, unknown_name_warning, where_message,
+    BRACES, CP932, EXTRA_CASE_FIELDS, PARQUET_MAGIC, SNIFF_BYTES, UTF8, UTF8_BOM, UTF16_BOMS, Row, Seen, Skips,
+    UnknownKeys, check_input_file, ids_or_none, is_parquet, nfc, nfc_json, refusal_message, skipping,
+    unknown_name_warning, where_message,
 )
 from annotator.formats.records import (
     AdjudicationRecord, CaseRecord, ClaimRecord, JudgeLabelRecord, LabelRecord, PassageRecord, Position, RunCaseRecord,
     RunClaimRecord, Source,
 )
-from annotator.formats.runs import RUN_CLAIM_KEYS, RUN_FORMATS, RUN_KEYS, RUN_REQUIRED, read_run
+from annotator.formats.runs import RUN_CLAIM_KEYS, RUN_FORMATS, RUN_KEYS, RUN_REQUIRED, detect_run_format, read_run
 from annotator.formats.tables import TABLE_FORMATS, open_table
 from annotator.text import MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TEXT_CHARS
 
 __all__ = [
-    "ADJUDICATION_COLUMNS", "ADJUDICATION_REQUIRED", "BRACES", "CASE_FORMATS", "CLIMATE_FEVER_CLAIM_NAMES",
+    "ADJUDICATION_COLUMNS", "ADJUDICATION_REQUIRED", "BRACES", "CASE_FORMATS", "CASE_ID_PREFIX", "CLAIM_MODES",
+    "CLIMATE_FEVER_CLAIM_NAMES",
     "CLIMATE_FEVER_PASSAGE_NAMES", "CLIMATE_FEVER_SLICE", "CLIMATE_FEVER_SOURCE", "CLIMATE_FEVER_SPLIT",
     "CLIMATE_FEVER_VOTES", "CP932", "CSV_CASE_COLUMNS", "CSV_CASE_REQUIRED", "CSV_CLAIM_NAMES", "CSV_FIELD_LIMIT",
     "CSV_PASSAGE_NAMES", "EXTRA_CASE_FIELDS", "JUDGE_LABEL_COLUMNS", "JUDGE_LABEL_REQUIRED", "LABEL_COLUMNS", "LABEL_REQUIRED", "MAX_ID_CHARS", "MAX_NAME_CHARS",
     "MAX_TEXT_CHARS", "NATIVE_CASE_KEYS", "NATIVE_CLAIM_KEYS", "NATIVE_CLAIM_NAMES", "NATIVE_PASSAGE_KEYS",
-    "NATIVE_REQUIRED", "RAG_CASE_FIELDS", "RAG_ID_LISTS", "RAG_SPELLINGS", "READ_BYTES", "RUN_CLAIM_KEYS", "RUN_FORMATS",
+    "NATIVE_REQUIRED", "PARQUET_CASE_FORMATS", "PARQUET_MAGIC", "PASSAGE_ID_PREFIX", "RAGAS_KEYS", "RAGAS_SPELLINGS",
+    "RAG_CASE_FIELDS", "RAG_ID_LISTS", "RAG_SPELLINGS", "READ_BYTES", "RUN_CLAIM_KEYS", "RUN_FORMATS",
     "RUN_KEYS", "RUN_REQUIRED", "SNIFF_BYTES",
     "TABLE_FORMATS", "UTF16_BOMS", "UTF8", "UTF8_BOM", "UTF8_BOM_BYTES", "VOTER_PREFIX",
     "AdjudicationRecord", "CaseRecord", "ClaimRecord", "DuplicateKeyError", "JudgeLabelRecord", "LabelRecord", "PassageRecord",
     "Position", "Row", "RunCaseRecord", "RunClaimRecord", "Seen", "Skips", "Source", "UnknownKeys",
     "adjudication_key", "check_input_file", "check_quotes_closed", "csv_encoding", "csv_rows", "decode_csv_bytes",
-    "detect_format", "first_votes", "ids_or_none", "json_lines", "label_key", "loads_unique", "nfc", "nfc_json",
+    "detect_format", "detect_run_format", "first_votes", "ids_or_none", "is_parquet", "json_lines", "label_key", "loads_unique", "made_id", "nfc", "nfc_json",
     "nth_vote", "open_csv_text", "open_table", "rag_fields", "read_adjudications", "read_case_csv", "read_cases",
-    "read_climate_fever", "read_judge_labels", "read_labels", "read_native", "read_run", "refusal_message", "skipping", "slot_votes",
+    "read_climate_fever", "read_judge_labels", "read_labels", "read_native", "read_ragas", "read_ragas_run", "read_run", "refusal_message", "skipping", "slot_votes",
     "unique_cases", "unknown_name_warning", "voter_name", "where_message",
 ]

@@ -116,7 +116,7 @@ def _unique_case(case: CaseRecord, seen: tuple[Seen, Seen, Seen], added: tuple[l
     seen_cases, seen_claims, seen_passages = seen
     whole = (case.question, case.answer, case.slice, case.split, canonical(case.metadata),
              tuple((p.passage_id, p.doc_id, p.version, p.title, p.text) for p in case.passages),
-             tuple((c.claim_id, c.text, c.passage_ids, c.votes) for c in case.claims))
+             tuple((c.claim_id, c.text, c.passage_ids, c.votes, c.span) for c in case.claims))
     if not seen_cases.first_time(case.case_id, whole, case.line, "case_id"):
         return None
     added[0].append(case.case_id)

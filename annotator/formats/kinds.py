@@ -66,7 +66,8 @@ class FileKind:
 
 KINDS: tuple[FileKind, ...] = (
     FileKind("cases", CASE_FORMATS, read_cases,
-             {"jsonl": "default", "csv": "default", "climate-fever": "climate-fever"}, uploadable=True),
+             {"jsonl": "default", "csv": "default", "climate-fever": "climate-fever", "ragas": "default"},
+             uploadable=True),
     FileKind("labels", TABLE_FORMATS, read_labels, choose_format=False, uploadable=True),
     FileKind("adjudications", TABLE_FORMATS, read_adjudications, {"climate-fever": "climate-fever"},
              other_formats=("climate-fever",), uploadable=True),

@@ -313,10 +313,13 @@ def differing(first: Any, second: Any) -> Message | str:
     return msg("msg.import.problem.differ", fields=", ".join(keys)) if keys else ""
 
 
-def resolve_format(path: str | Path, fmt: str, allowed: tuple[str, ...], detect: Callable[[Path], str]) -> str:
+def resolve_format(path: str | Path, fmt: str, allowed: tuple[str, ...], detect: Callable[[Path], str],
+                   parquet_formats: tuple[str, ...] = ()) -> str:
     """The format to read `path` as: detect(path) for "auto", else `fmt`. Raises ImportFileError for
-    a file `check_input_file` refuses, and for a format not in `allowed`."""
-    check_input_file(Path(path))
+    a file `check_input_file` refuses, and for a format not in `allowed`.
+    parquet_formats: the formats whose reader also reads Parquet (a Parquet file is taken for
+    them, and for "auto", whose `detect` must then name one of them for a Parquet file)."""
+    check_input_file(Path(path), parquet=bool(parquet_formats) and (fmt == "auto" or fmt in parquet_formats))
     if fmt == "auto":
         return detect(Path(path))
     if fmt not in allowed:
@@ -329,10 +332,22 @@ SNIFF_BYTES = 1024
 """How much of a file's start is looked at for NUL bytes (UTF-16 without a byte order mark)."""
 
 
-def check_input_file(path: Path) -> None:
+PARQUET_MAGIC = b"PAR1"
+"""The first (and last) four bytes of a Parquet file."""
+
+
+def is_parquet(path: Path) -> bool:
+    """Whether the file at `path` starts as a Parquet file does (PARQUET_MAGIC)."""
+    with path.open("rb") as handle:
+        return handle.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC
+
+
+def check_input_file(path: Path, *, parquet: bool = False) -> None:
     """Raises ImportFileError, saying what to do, unless `path` is a regular, non-empty file that is
     not UTF-16: a missing path, a folder, a device (/dev/null), a file of 0 bytes or only blank
-    lines, and a UTF-16 file (byte order mark FF FE or FE FF, or NUL bytes in its first KB)."""
+    lines, and a UTF-16 file (byte order mark FF FE or FE FF, or NUL bytes in its first KB).
+    A Parquet file (it starts with PARQUET_MAGIC) passes when `parquet` (its reader checks the
+    rest), and is refused saying which format reads Parquet otherwise."""
     if path.is_dir():
         raise ImportFileError.of("msg.import.file.folder", path=str(path))
     if not path.exists():
@@ -343,6 +358,10 @@ def check_input_file(path: Path) -> None:
         head = handle.read(SNIFF_BYTES)
     if not head:
         raise ImportFileError.of("msg.import.file.empty", path=str(path))
+    if head.startswith(PARQUET_MAGIC):
+        if parquet:
+            return
+        raise ImportFileError.of("msg.import.file.parquet_elsewhere", path=str(path))
     if head.startswith(UTF16_BOMS) or head.count(b"\x00") * 4 >= len(head):
         raise ImportFileError.of("msg.import.file.utf16", path=str(path))
     if b"\x00" in head:

@@ -50,6 +50,9 @@ class ClaimRecord:
     """Where the claim is in its record, e.g. "claims[0]." (native JSONL)."""
     names: Mapping[str, str] = field(default_factory=dict)
     """The file's name of a content field where it is not the same (CSV: "text" -> "claim")."""
+    span: tuple[int, int] | None = None
+    """Where the claim is in its case's answer: (start, end) in code points, answer[start:end] ==
+    text; None when the file does not say (native, CSV, CLIMATE-FEVER) or the text is not found there."""
 
     def field_of(self, key: str) -> str:
         """The field path of a content key ("case_id", "text", "passage_ids") in the file, e.g.
@@ -152,6 +155,9 @@ class Source(Generic[T]):
     warnings: list[str] = field(default_factory=list)
     position: Position = field(default_factory=lambda: Position())
     """How far `records` has read the file, as it goes (case files; labels and adjudications: not kept)."""
+    notes: list[Any] = field(default_factory=list)
+    """What the reader made of the file, as messages for the import's report, filled once the
+    records are read (RAGAS: where the case ids and claims came from); empty for the other formats."""
 
 
 @dataclass

@@ -4,7 +4,8 @@
 (text or null), `cited` (the passage ids the answer cites) and `claims` (the answer's claims,
 each with `text`, `label` (vocabulary.LABELS, from a judge or a person) and the optional
 `claim_id` and `severity`). JSONL only; a field the format does not know is warned about and
-ignored, as for the label-shaped files.
+ignored, as for the label-shaped files. A RAGAS file is read as a run too (formats/ragas.py,
+`read_ragas_run`: its contexts' order is the ranking).
 
 Whether the case ids and passage ids name a dataset's cases and passages is the import's to
 check (services/runs.py): a reader never touches the database. A case is given once: a second
@@ -13,14 +14,17 @@ line for it is refused naming the first, even when the two lines are the same.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from pathlib import Path
 from typing import Any
 
 from annotator.formats.jsonl import json_lines
+from annotator.formats.ragas import is_ragas_record, read_ragas_run
 from annotator.formats.reading import (
-    OnePerId, Row, Skips, UnknownKeys, json_type, list_value, nfc, not_empty, resolve_format, skipping,
+    OnePerId, Row, Skips, UnknownKeys, first_nonblank_line, is_parquet, json_type, list_value, nfc, not_empty,
+    resolve_format, skipping,
 )
 from annotator.formats.records import Position, RunCaseRecord, RunClaimRecord, Source
 from annotator.formats.tables import label_severity, label_value
@@ -28,18 +32,35 @@ from annotator.messages import msg
 from annotator.text import MAX_ID_CHARS
 from annotator.vocabulary import BEHAVIORS
 
-RUN_FORMATS: tuple[str, ...] = ("jsonl",)
-"""Formats of run files; "auto" is JSONL."""
+RUN_FORMATS: tuple[str, ...] = ("jsonl", "ragas")
+"""Formats of run files: the run's own JSON lines, or a RAGAS file (formats/ragas.py: JSON lines,
+CSV or Parquet); "auto" detects which (`detect_run_format`)."""
 RUN_KEYS: tuple[str, ...] = ("case_id", "retrieved", "behavior", "answer", "cited", "claims")
 RUN_REQUIRED: tuple[str, ...] = ("case_id", "retrieved", "behavior")
 RUN_CLAIM_KEYS: tuple[str, ...] = ("text", "label", "claim_id", "severity")
 
 
+def detect_run_format(path: Path) -> str:
+    """"ragas" for a Parquet or CSV file and for JSON lines whose first record is a RAGAS record
+    (`ragas.is_ragas_record`: no `retrieved`), else "jsonl"."""
+    if is_parquet(path) or path.suffix.lower() == ".csv":
+        return "ragas"
+    first = first_nonblank_line(path)
+    if not first.lstrip().startswith(b"{"):
+        return "jsonl"  # the run reader reports the line
+    try:
+        record = json.loads(first.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return "jsonl"
+    return "ragas" if is_ragas_record(record) else "jsonl"
+
+
 def read_run(path: str | Path, fmt: str = "auto", *, skips: Skips | None = None) -> Source[RunCaseRecord]:
     """Open a run file and stream its records, in file order.
 
-    path: a JSONL file, one object a line (see the module's docstring).
-    fmt: "auto" or "jsonl" (a run file is always JSON lines).
+    path: a JSONL file, one object a line (see the module's docstring), or a RAGAS file.
+    fmt: "auto" (`detect_run_format`), "jsonl" or "ragas" (`ragas.read_ragas_run`: the contexts'
+        order is the ranking, the response the answer).
     skips: for a partial import (`--partial`): a bad line is noted there and left out, not raised.
     Returns a Source of RunCaseRecords: ids and texts NFC-normalized, `answer` None when the line
         gives none (no key, or null), `cited` and `claims` () when it gives none.
@@ -57,8 +78,10 @@ def read_run(path: str | Path, fmt: str = "auto", *, skips: Skips | None = None)
     not one of vocabulary.SEVERITIES (or one on a `support` label, as for labels), or a
     claim_id an earlier claim of the case has.
     """
-    fmt = resolve_format(path, fmt, RUN_FORMATS, lambda _path: "jsonl")
+    fmt = resolve_format(path, fmt, RUN_FORMATS, detect_run_format, ("ragas",))
     path = Path(path)
+    if fmt == "ragas":
+        return read_ragas_run(path, skips)
     position = Position(path.stat().st_size)
     encoding, rows = json_lines(path, skips, position)
     warnings: list[str] = []

@@ -117,7 +117,8 @@ def import_run(session: Session, actor: Caller, path: str | Path, *, run: str, d
                meta: Mapping[str, str] | None = None, note: str = "", partial: bool = False,
                fmt: str = "auto") -> RunImport:
     """Import a run file (JSONL, one case a line: case_id, retrieved, behavior[, answer, cited,
-    claims]; see `formats.read_run`) as the new run `run`, immutable from then on.
+    claims]; or a RAGAS file, its contexts' order the ranking and its response the answer; see
+    `formats.read_run`) as the new run `run`, immutable from then on.
 
     Case ids are looked up in `dataset`, or across all datasets (the run's dataset is the one its
     cases are in). Passage ids (retrieved, cited) need not be passages of that dataset: they are
@@ -126,7 +127,7 @@ def import_run(session: Session, actor: Caller, path: str | Path, *, run: str, d
     note: free text kept with the run (at most MAX_TEXT_CHARS).
     partial: skip the bad lines (listed in the report's `skipped_lines`) and store the others;
         without it one bad line stores nothing. The file's SHA-256 is kept with the run.
-    fmt: "auto" or "jsonl".
+    fmt: "auto", "jsonl" or "ragas" (case ids as `import_cases` made them from the same file).
     Raises PermissionDeniedError unless `actor` may score runs; InvalidValueError for a bad run
     name, one taken in any letter case, a bad dataset name, a bad meta key or value, or a too long
     note; NotFoundError for an unknown dataset; ImportFileError for a missing, unreadable or empty
@@ -155,7 +156,8 @@ def import_run(session: Session, actor: Caller, path: str | Path, *, run: str, d
     run_pk = _store(session, actor, source.path, run, resolved, stored_meta, note, n_unknown_retrieved)
     counts = {"runs": {"new": len(resolved), "unchanged": 0, "updated": 0}}
     report = ImportReport(source.path, source.format, source.encoding, session.get(Dataset, run_dataset_pk).name, counts,
-                          warnings=tuple(source.warnings), skipped_lines=skipped_lines_of(skips))
+                          warnings=tuple(source.warnings), skipped_lines=skipped_lines_of(skips),
+                          reading_notes=tuple(source.notes))
     return RunImport(run_json(session, session.get(Run, run_pk)), report, n_retrieved, n_cited, n_unknown_cited)
 
 

@@ -1507,4 +1507,44 @@ JAPANESE: dict[str, str] = {
     "metric.behavior_match_rate": "振る舞いの一致率",
     "metric.recall_at_k": "Recall@{k}",
     "metric.reciprocal_rank": "RR",
+    "msg.import.problem.no_question": "レコードに質問（'user_input' または 'question'）がありません",
+    "msg.import.fix.give_question": "すべてのレコードに、システムへの質問を 'user_input'（または 'question'）として書いてください",
+    "msg.import.problem.no_answer": "レコードに回答（'response' または 'answer'）がありません",
+    "msg.import.fix.give_answer": "すべてのレコードに、システムの回答を 'response'（または 'answer'）として書いてください。"
+                                  "確認する主張はこの回答から切り出されます",
+    "msg.import.problem.no_contexts": "レコードに検索されたコンテキストがないため、主張を照らし合わせるパッセージがありません",
+    "msg.import.fix.give_contexts": "すべてのレコードに、システムが検索したテキストを順位の高い順に '{name}'（テキストのリスト）として"
+                                    "書いてください",
+    "msg.import.fix.context_not_empty": "リストから空のテキストを除くか、テキストを書いてください",
+    "msg.import.fix.claim_not_empty": "リストから空の主張を除くか、その文を書いてください",
+    "msg.import.fix.give_claim_texts": "'claims' にテキストを 1 つ以上書くか、'claims' を省いて回答を主張に切り分けてください"
+                                       "（--claims）",
+    "msg.import.problem.ids_and_contexts": "'{name}' のテキスト {contexts} 件に対して ID が {ids} 件です",
+    "msg.import.fix.ids_and_contexts": "'{name}' のテキスト 1 件につき ID を 1 つ、同じ順に書くか、retrieved_context_ids を省いて"
+                                       "ください（ID はテキストから作られます）",
+    "msg.import.problem.no_sentence": "回答に、主張にできる文がありません",
+    "msg.import.fix.no_sentence": "1 文以上の回答を書くか、主張をテキストのリストとして 'claims' に書くか、--claims whole で"
+                                  "取り込んでください",
+    "msg.import.problem.cell_not_json": "セルが JSON ではありません（{detail}）",
+    "msg.import.fix.json_cell": "RAGAS の CSV ファイルでは、リストはセルに JSON の配列（例: {example}）として、metadata は "
+                                "JSON のオブジェクト {braces} として書いてください",
+    "msg.import.problem.parquet_type": "列の型が {type} で、{expected}ではありません",
+    "msg.import.parquet.text": "テキスト（string）",
+    "msg.import.parquet.texts": "テキストのリスト（list<string>）",
+    "msg.import.parquet.id": "テキストまたは整数",
+    "msg.import.fix.ragas_columns": "RAGAS の列でファイルを書き直してください: user_input（または question）と response"
+                                    "（または answer）はテキスト、retrieved_contexts（または contexts）はテキストのリスト、"
+                                    "省略可能な retrieved_context_ids、reference（または ground_truth）、reference_contexts、"
+                                    "claims、case_id（または id）",
+    "msg.import.file.not_parquet": "{path} は Parquet ファイルの先頭を持ちますが、Parquet として読めません（{detail}）。"
+                                   "書き直す（pandas: DataFrame.to_parquet）か、レコードを JSON Lines で書き出してください。",
+    "msg.import.file.parquet_elsewhere": "{path} は Parquet ファイルです。Parquet から読めるのは RAGAS のレコードだけです"
+                                         "（--format ragas）。ほかのデータは JSON Lines か CSV で書き出してください。",
+    "msg.import.option.claims_mode": "--claims には sentences か whole を指定してください（{mode} ではなく）",
+    "msg.import.option.claims_ragas_only": "--claims は RAGAS ファイルにだけ使えます（このファイルは {fmt} として読まれ、"
+                                           "レコードが自分の主張を持ちます）",
+    "msg.import.report.ragas_ids": "ケース ID: {given:,} 件はファイルの case_id または id から、{made:,} 件は質問と回答から"
+                                   "作成（{prefix} と SHA-256 の 16 進 {digits} 桁。同じテキストなら何度取り込んでも同じ）",
+    "msg.import.report.ragas_claims": "主張: {sentences:,} 件の回答を文に分割、{whole:,} 件は回答全体を 1 つの主張に、"
+                                      "{given:,} 件はファイルの claims を使用",
 }

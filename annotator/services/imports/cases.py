@@ -1,5 +1,5 @@
-"""`import_cases`: a native JSONL, flat CSV or CLIMATE-FEVER file (optionally with its votes as
-labels), read, checked against the dataset and written CHUNK_CASES cases at a time.
+"""`import_cases`: a native JSONL, flat CSV, CLIMATE-FEVER (optionally with its votes as labels) or
+RAGAS file, read, checked against the dataset and written CHUNK_CASES cases at a time.
 
 CLIMATE-FEVER: Diggelmann et al. (2020), arXiv:2012.00614.
 """
@@ -50,13 +50,16 @@ def import_cases(
     partial: bool = False,
     slices: Iterable[str] = (),
     progress: Callable[[int, int], None] | None = None,
+    claims: str | None = None,
 ) -> ImportReport:
     """Import a case file into `dataset` (created when missing).
 
-    path: a native JSONL, flat CSV or CLIMATE-FEVER file (see `annotator.formats`); fmt: "auto",
-        "jsonl", "csv" or "climate-fever". dataset: default "default" (native, CSV) or
-        "climate-fever". with_votes: CLIMATE-FEVER vote slot j becomes a label by cf-vote-{j+1};
-        first_votes=N: the k-th non-null vote becomes a label by cf-vote-{k}, k = 1..N.
+    path: a native JSONL, flat CSV, CLIMATE-FEVER or RAGAS file (see `annotator.formats`); fmt:
+        "auto", "jsonl", "csv", "climate-fever" or "ragas". dataset: default "default" (native,
+        CSV, RAGAS) or "climate-fever". with_votes: CLIMATE-FEVER vote slot j becomes a label by
+        cf-vote-{j+1}; first_votes=N: the k-th non-null vote becomes a label by cf-vote-{k}, k = 1..N.
+    claims: RAGAS only (`--claims`): how an answer without its own `claims` is cut, "sentences"
+        (None: the default) or "whole" (formats/ragas.py); each claim's span in the answer is stored.
     update: replace cases, claims, passages and vote labels whose content differs from the
         database (claims get a new updated_at, so adjudicated ones become stale and the labels
         written before are to review, workflow.label_to_review, counted in the report's
@@ -72,15 +75,21 @@ def import_cases(
     Streams: the file is read, checked and written CHUNK_CASES cases at a time, in the caller's
     transaction, so a refusal late in the file still leaves nothing. Memory holds the ids seen and
     a digest of each (formats.Seen), not the records.
-    Raises ImportFileError (missing, empty, UTF-16 or not a regular file), ImportRowError (a bad
-    line, an unknown slice, or an id already stored with other content), InvalidValueError (a
-    blank or space-padded dataset name, vote options on a non-CLIMATE-FEVER file).
+    Raises ImportFileError (missing, empty, UTF-16 or not a regular file; a Parquet file that is
+    not RAGAS or does not read), ImportRowError (a bad line, an unknown slice, or an id already
+    stored with other content), InvalidValueError (a blank or space-padded dataset name, vote
+    options on a non-CLIMATE-FEVER file, a --claims other than sentences or whole, or on a file
+    that is not RAGAS).
     """
     require(actor, Permission.IMPORT)
     check_dataset_name(dataset)
+    if claims is not None and claims not in formats.CLAIM_MODES:
+        raise InvalidValueError.of("msg.import.option.claims_mode", mode=repr(claims))
     skips = formats.Skips() if partial else None
-    source = formats.read_cases(path, fmt, skips=skips)
+    source = formats.read_cases(path, fmt, skips=skips, claims=claims or formats.CLAIM_MODES[0])
     _check_vote_options(source.format, with_votes, first_votes)
+    if claims is not None and source.format != "ragas":
+        raise InvalidValueError.of("msg.import.option.claims_ragas_only", fmt=source.format)
     name = dataset or DEFAULT_DATASETS[source.format]
     found = session.exec(select(Dataset).where(Dataset.name == name)).first()
     run = _CaseImport(session, source.path, source.format, name, found.id if found else None, update, skips,
@@ -92,7 +101,7 @@ def import_cases(
     warnings = list(source.warnings) + run.warnings()
     people = run.people()
     return replace(people.report(source.path, source.format, source.encoding, name, run.tally.as_dict(), {}, warnings),
-                   skipped_lines=skipped_lines_of(skips),
+                   skipped_lines=skipped_lines_of(skips), reading_notes=tuple(source.notes),
                    labels_to_review=run.labels_to_review(claims_still_to_label(session, actor)))
 
 
@@ -151,7 +160,22 @@ def _passage_content(doc_id: str, version: str, title: str, text: str) -> dict[s
 
 
 def _claim_content(case_id: str, claim: ClaimRecord) -> dict[str, Any]:
-    return {"case_id": case_id, "text": claim.text, "passage_ids": list(claim.passage_ids)}
+    return _stored_claim_content(case_id, claim.text, list(claim.passage_ids), claim.span)
+
+
+def _stored_claim_content(case_id: str, text: str, passage_ids: list[str], span: tuple[int, int] | None) -> dict[str, Any]:
+    """A claim's content as compared and audited; its span ([start, end]) only when it has one, so
+    that a claim without one (native, CSV, CLIMATE-FEVER) reads as before."""
+    content: dict[str, Any] = {"case_id": case_id, "text": text, "passage_ids": passage_ids}
+    if span is not None:
+        content["span"] = list(span)
+    return content
+
+
+def _span_columns(claim: ClaimRecord) -> dict[str, int | None]:
+    """The claim's span as the claim table stores it."""
+    start, end = claim.span if claim.span is not None else (None, None)
+    return {"span_start": start, "span_end": end}
 
 
 @dataclass
@@ -328,12 +352,14 @@ class _CaseImport:
                 stored.cases[row[0]] = _Found(row[1], _case_content(*row[2:7]), row[7])
         claim_rows = []
         for batch in batches([claim.claim_id for case in cases for claim in case.claims]):
-            claim_rows += session.exec(select(Claim.claim_id, Claim.id, Case.case_id, Claim.text, Claim.updated_at)
+            claim_rows += session.exec(select(Claim.claim_id, Claim.id, Case.case_id, Claim.text, Claim.updated_at,
+                                              Claim.span_start, Claim.span_end)
                                        .join(Case, Case.id == Claim.case_pk)
                                        .where(Claim.dataset_id == dataset_pk, Claim.claim_id.in_(batch))).all()
         shown = shown_passages(session, [row[1] for row in claim_rows])
-        for claim_id, pk, case_id, text, written_at in claim_rows:
-            stored.claims[claim_id] = _Found(pk, {"case_id": case_id, "text": text, "passage_ids": shown.get(pk, [])}, written_at)
+        for claim_id, pk, case_id, text, written_at, start, end in claim_rows:
+            span = None if start is None or end is None else (start, end)
+            stored.claims[claim_id] = _Found(pk, _stored_claim_content(case_id, text, shown.get(pk, []), span), written_at)
         if self.pick_votes is not None:
             claim_pks = [found.pk for found in stored.claims.values()]
             stored.labels = stored_labels_by_claim_pk(session, claim_pks)
@@ -360,11 +386,11 @@ class _CaseImport:
         claim_pks = {claim_id: found.pk for claim_id, found in stored.claims.items()}
         claim_pks.update(self._insert_new(Claim, Claim.claim_id, [
             {"dataset_id": dataset_pk, "case_pk": case_pks[case_id], "claim_id": claim.claim_id, "position": position,
-             "text": claim.text, "created_at": self.now, "updated_at": self.now}
+             "text": claim.text, **_span_columns(claim), "created_at": self.now, "updated_at": self.now}
             for case_id, position, claim in plan.new_claims]))
         for pk, before, case_id, position, claim in plan.changed_claims:
             session.exec(update(Claim).where(Claim.id == pk).values(
-                case_pk=case_pks[case_id], position=position, text=claim.text, updated_at=self.now))
+                case_pk=case_pks[case_id], position=position, text=claim.text, **_span_columns(claim), updated_at=self.now))
             record_event(session, actor_pk=None, entity="claim", entity_pk=pk, claim_pk=pk, action="update",
                          before=before, after=_claim_content(case_id, claim))
         bulk_insert(session, ClaimPassage, [

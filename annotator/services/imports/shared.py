@@ -72,6 +72,9 @@ class ImportReport:
     given_role: str | None = None
     skipped_lines: tuple[SkippedLine, ...] = ()
     labels_to_review: int = 0
+    reading_notes: tuple[Message, ...] = ()
+    """What the reader made of the file (formats.Source.notes; RAGAS: where its case ids and
+    claims came from), shown first among the notes."""
 
     def total(self, kind: str) -> int:
         """How many records of `kind` the file held (new + unchanged + updated)."""
@@ -129,8 +132,9 @@ class ImportReport:
 
     def notes(self) -> list[Message]:
         """The summary's lines between the counts and the lines skipped: the users created, the
-        existing users given a role, the labels marked for review, the claims skipped (vote mode)."""
-        notes = []
+        existing users given a role, the labels marked for review, the claims skipped (vote mode);
+        first, what the reader made of the file (`reading_notes`)."""
+        notes = list(self.reading_notes)
         if self.created_users:
             key = "msg.import.report.created_users" if len(self.created_users) > 1 else "msg.import.report.created_user"
             notes.append(msg(key, names=", ".join(self.created_users), role=Term("role", self.created_role or "")))
@@ -284,7 +288,7 @@ def differences(stored: dict[str, Any], new: dict[str, Any]) -> tuple[list[str],
 def _shown(value: Any) -> Message | str:
     if value is None or value in ("", ()):
         return msg("msg.import.problem.empty_value")
-    text = "; ".join(value) if isinstance(value, tuple | list) else str(value)
+    text = "; ".join(map(str, value)) if isinstance(value, tuple | list) else str(value)
     if len(text) > SHOWN_CHARACTERS:
         text = text[:SHOWN_CHARACTERS - 1] + "\u2026"
     return f"'{text}'"
