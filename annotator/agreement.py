@@ -25,7 +25,7 @@ Alpha-Reliability"; Brennan & Prediger (1981).
 
 from __future__ import annotations
 
-import warnings
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from operator import itemgetter
@@ -182,9 +182,10 @@ class AgreementReport:
     n_items: items with >= 2 ratings; n_in_scope: all items given; fractions are 0..1.
     ci95: metric -> (low, high) 95% percentile bootstrap interval over items, or None;
     ci95_missing: metric -> why it has no bootstrap interval.
-    analytic_ci95: metric -> (low, high) 95% large-sample interval where a library gives one
-    (two raters: Cohen's kappa from statsmodels, Fleiss, Cohen & Everitt 1969 variance, clipped
-    to [-1, 1]; percent agreement, a binomial proportion of items, by Wilson's score interval),
+    analytic_ci95: metric -> (low, high) 95% large-sample interval where a closed formula gives
+    one (two raters: Cohen's kappa with the variance of Fleiss, Cohen & Everitt 1969, clipped to
+    [-1, 1], `kappa_interval`; percent agreement, a binomial proportion of items, by Wilson's
+    score interval, `wilson_interval`),
     else None; analytic_ci95_missing: metric -> why one of those two has none (fewer than
     INDICATIVE_BELOW items, the coefficient undefined, a zero variance); empty with another number
     of raters, where no metric has one.
@@ -893,47 +894,97 @@ def _analytic(conf: np.ndarray, coefs: dict[str, Coefficient]) -> dict[str, dict
     return {"analytic_ci95": intervals, "analytic_ci95_missing": missing}
 
 
+Z_975 = 1.9599639845400545
+"""The normal quantile z_0.975 of the 95% intervals, as scipy's `norm.isf(0.025)` returns it (and so
+as statsmodels' intervals used it): the double one step above 1.959963984540054, the nearest to the
+exact 1.95996398454005423...; kept so that the intervals are the same to the last bit."""
+
+
+def normal_quantile(alpha: float) -> float:
+    """z_(1 - alpha/2), the two-sided normal quantile of level 1 - alpha: Z_975 for alpha 0.05,
+    else `statistics.NormalDist().inv_cdf(1 - alpha / 2)` (Wichura 1988, AS 241; within 1e-13 of
+    scipy's for alpha >= 0.001). alpha: 0 < alpha < 1."""
+    if alpha == 0.05:
+        return Z_975
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(1 - alpha / 2)
+
+
 def kappa_interval(conf: np.ndarray) -> Interval | None:
-    """The large-sample 95% interval of Cohen's kappa of one confusion matrix, as statsmodels'
-    `cohens_kappa` gives it (kappa +- 1.96 * the square root of the variance of Fleiss, Cohen &
-    Everitt 1969, "Large sample standard errors of kappa and weighted kappa", Psychol. Bull. 72),
-    clipped to [-1, 1].
+    """The large-sample 95% interval of Cohen's kappa of one confusion matrix: kappa +- Z_975 *
+    the square root of its large-sample variance (`kappa_variance`), clipped to [-1, 1]; the
+    figures statsmodels' `cohens_kappa` gives (kappa_low, kappa_upp), bit for bit.
 
     conf: (q, q) counts, conf[i, j] = items rater A (or gold) put in i and rater B (or judge) in j.
     Returns (low, high), or None when kappa is undefined, the variance is NaN or zero (a zero-
         width interval says nothing), or there are fewer than INDICATIVE_BELOW items (a
         large-sample interval from a handful of items is none).
     """
-    from statsmodels.stats.inter_rater import cohens_kappa
-
     n = int(np.asarray(conf).sum())
     if n < max(2, INDICATIVE_BELOW) or np.isnan(cohen_kappa_from_confusion(np.asarray(conf, dtype=float)[None])[0]):
         return None
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a degenerate table: its variance is NaN
-        result = cohens_kappa(np.asarray(conf))
-    low, high = float(result.kappa_low), float(result.kappa_upp)
+    with np.errstate(all="ignore"):  # a degenerate table: its variance is NaN
+        kappa, variance = kappa_variance(conf)
+        delta = Z_975 * np.sqrt(variance)
+    low, high = float(kappa - delta), float(kappa + delta)
     if not (np.isfinite([low, high]).all() and high - low > 1e-6):
         return None
     return max(low, -1.0), min(high, 1.0)
 
 
+def kappa_variance(conf: np.ndarray) -> tuple[float, float]:
+    """Cohen's kappa of a confusion matrix and its large-sample variance (not under kappa = 0).
+
+    conf: (q, q) counts of n > 0 items, conf[i, j] = items rater A put in i and rater B in j.
+    Returns (kappa, variance) as numpy floats; the variance is NaN or infinite for a degenerate
+    table (p_e = 1), with numpy's warnings, which the caller silences.
+    With p_ij = conf / n, row and column margins p_i. and p_.j, p_o = sum_i p_ii and
+    p_e = sum_i p_i. p_.i:
+        kappa = (p_o - p_e) / (1 - p_e)
+        var = [sum_i p_ii (1 - (p_i. + p_.i)(1 - kappa))^2
+               + (1 - kappa)^2 sum_{i != j} p_ij (p_.i + p_j.)^2
+               - (kappa - p_e (1 - kappa))^2] / ((1 - p_e)^2 n)
+    Source: Fleiss, Cohen & Everitt (1969), "Large sample standard errors of kappa and weighted
+    kappa", Psychological Bulletin 72, eq. 13; computed in the order statsmodels' `cohens_kappa`
+    (statsmodels.stats.inter_rater) computes it, so that the floats are the same.
+    """
+    table = np.asarray(conf, dtype=float)
+    n = table.sum()
+    probs = table / n
+    row, col = table.sum(1) / n, table.sum(0) / n
+    p_e = np.diag(col * row[:, None]).sum()
+    kappa = (np.diag(table).sum() / n - p_e) / (1 - p_e)
+    term_a = (np.diag(probs) * (1 - (row + col) * (1 - kappa)) ** 2).sum()
+    off = probs * (col[:, None] + row) ** 2
+    np.fill_diagonal(off, 0)
+    term_b = (1 - kappa) ** 2 * off.sum()
+    term_c = (kappa - p_e * (1 - kappa)) ** 2
+    return kappa, (term_a + term_b - term_c) / (1 - p_e) ** 2 / n
+
+
 def wilson_interval(successes: int, n: int, alpha: float = 0.05) -> Interval | None:
-    """Wilson's score interval of a binomial proportion successes / n, as statsmodels'
-    `proportion_confint(method="wilson")` gives it; a fraction 0..1 at both ends.
+    """Wilson's score interval of a binomial proportion successes / n; a fraction 0..1 at both
+    ends (the figures of statsmodels' `proportion_confint(method="wilson")`).
 
     successes, n: counts, 0 <= successes <= n; alpha: 1 - the confidence level (0.05: 95%).
-    Returns (low, high), or None when n = 0.
+    Returns (low, high), or None when n = 0. With p = successes / n and z = z_(1 - alpha/2)
+    (`normal_quantile`):
+        (p + z^2 / 2n) / (1 + z^2 / n)  -+  z sqrt(p (1 - p) / n + z^2 / 4n^2) / (1 + z^2 / n)
     Source: Wilson (1927), "Probable inference, the law of succession, and statistical
     inference", JASA 22; it keeps near-nominal coverage at small n and near 0 or 1 (Brown,
     Cai & DasGupta 2001, "Interval estimation for a binomial proportion", Statist. Sci. 16).
     """
-    from statsmodels.stats.proportion import proportion_confint
-
     if n == 0:
         return None
-    low, high = proportion_confint(int(successes), int(n), alpha=alpha, method="wilson")
-    return float(low), float(high)
+    successes, n = int(successes), int(n)
+    p = successes / n
+    z = normal_quantile(alpha)
+    z2 = z**2
+    denominator = 1 + z2 / n
+    center = (p + z2 / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n**2)) / denominator
+    return min(max(center - half, 0.0), 1.0), min(max(center + half, 0.0), 1.0)
 
 
 def _bootstrap(freq: np.ndarray, features: np.ndarray, q: int, n_bootstrap: int, seed: int) -> dict[str, np.ndarray]:
