@@ -26,18 +26,20 @@ Alpha-Reliability"; Brennan & Prediger (1981).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from operator import itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from annotator.errors import AgreementInputError, UndefinedCategoryError
 from annotator.formats.label_table import COLUMNS, read_label_frame, read_label_table  # noqa: F401 - re-exported
 from annotator.messages import english
 from annotator.vocabulary import INDICATIVE_BELOW, LABELS
+
+if TYPE_CHECKING:  # a DataFrame is one input; pandas is not loaded for the others
+    import pandas as pd
 
 METRICS: tuple[str, ...] = (
     "percent_agreement",
@@ -366,7 +368,7 @@ def items_needed(report: AgreementReport, metric: str = "krippendorff_alpha",
 
 
 def compute_agreement(
-    rows: Iterable[tuple] | pd.DataFrame,
+    rows: Iterable[tuple] | Mapping[str, Sequence[Any]] | pd.DataFrame,
     categories: Sequence[Any] = LABELS,
     *,
     n_bootstrap: int = 1000,
@@ -376,11 +378,12 @@ def compute_agreement(
     """Agreement coefficients, confidence intervals, pairs and groups of a long rating table.
 
     rows: an iterable of (item_id, rater, label) or (item_id, rater, label, line) tuples, one
-        per rating; or a DataFrame with columns item_id, rater, label, optionally `line` and
-        the group column named by `by`. `line` is only used to name the line in errors.
+        per rating; or a table of columns, a DataFrame or a mapping of column name -> equally
+        long sequence (a dict of lists), with item_id, rater, label, optionally `line` and the
+        group column named by `by`. `line` is only used to name the line in errors.
     categories: the declared categories (>= 2, distinct); all coefficients use all of them.
     n_bootstrap: bootstrap resamples of items for ci95 (0: no intervals); seed: numpy seed.
-    by: a DataFrame column holding each item's group (e.g. "slice"), or several: groups[column]
+    by: a column of the table holding each item's group (e.g. "slice"), or several: groups[column]
         gets one report per group value, each flagged indicative below INDICATIVE_BELOW items.
     Returns an AgreementReport; coefficients are fractions (0..1 for agreement, kappa-like
         ones in [-1, 1]), None with a reason when undefined (0/0).
@@ -440,25 +443,35 @@ class _Ratings:
     n_items: int
 
 
-def _columns(rows: Iterable[tuple] | pd.DataFrame, by: tuple[str, ...]) -> dict[str, Any]:
+def _columns(rows: Iterable[tuple] | Mapping[str, Sequence[Any]] | pd.DataFrame, by: tuple[str, ...]) -> dict[str, Any]:
     """item_id, rater, label, line (or None) and each `by` column as array-likes."""
-    if isinstance(rows, pd.DataFrame):
+    if _is_pandas(rows) or isinstance(rows, Mapping):
         return _frame_columns(rows, by)
     if by:
-        raise AgreementInputError(f"by={by[0]!r} needs a DataFrame with a {by[0]!r} column, not tuples")
+        raise AgreementInputError(f"by={by[0]!r} needs a table with a {by[0]!r} column, not tuples")
     return _tuple_columns(rows)
 
 
-def _frame_columns(frame: pd.DataFrame, by: tuple[str, ...]) -> dict[str, Any]:
-    """The needed columns of a DataFrame; ValueError when one is missing."""
+def _is_pandas(values: Any) -> bool:
+    """Whether `values` is a pandas object (a DataFrame, Series, Index or Categorical)."""
+    return type(values).__module__.partition(".")[0] == "pandas"
+
+
+def _frame_columns(frame: Mapping[str, Sequence[Any]] | pd.DataFrame, by: tuple[str, ...]) -> dict[str, Any]:
+    """The needed columns of a DataFrame or a mapping of columns; ValueError when one is missing
+    (or a mapping's columns differ in length)."""
     needed = [*COLUMNS, *by]
-    missing = [c for c in needed if c not in frame.columns]
+    names = list(frame.columns) if _is_pandas(frame) else list(frame)
+    missing = [c for c in needed if c not in names]
     if missing:
         raise AgreementInputError(f"the table has no column {missing[0]!r}; it needs {', '.join(needed)}")
     if len(set(by)) != len(by) or set(by) & {*COLUMNS, "line"}:
         raise AgreementInputError(f"group by distinct columns other than {', '.join((*COLUMNS, 'line'))}; got {by!r}")
     out = {c: frame[c] for c in needed}
-    out["line"] = frame["line"].to_numpy() if "line" in frame.columns else None
+    line = frame["line"] if "line" in names else None
+    out["line"] = None if line is None else line.to_numpy() if _is_pandas(line) else np.asarray(line)
+    if not _is_pandas(frame) and len({len(out[c]) for c in needed}) > 1:
+        raise AgreementInputError(f"the columns {', '.join(needed)} differ in length; give one value per rating in each")
     return out
 
 
@@ -488,16 +501,38 @@ def _object_array(values: Sequence[Any]) -> np.ndarray:
 def _encode(columns: dict[str, Any], categories: tuple[Any, ...]) -> _Ratings:
     """Integer codes of the ratings; checks labels, missing ids and duplicates."""
     cat = _category_codes(columns["label"], categories, columns["line"])
-    item, _ = pd.factorize(columns["item_id"])
-    rater_codes, rater_names = pd.factorize(columns["rater"])
+    item, _ = factorize(columns["item_id"])
+    rater_codes, rater_names = factorize(columns["rater"])
     for name, codes in (("item_id", item), ("rater", rater_codes)):
         if codes.size and codes.min() < 0:
             row = int(np.argmax(codes < 0))
             raise AgreementInputError(f"{name} is missing{_where(columns['line'], row)}")
-    rater, raters = _sorted_codes(rater_codes, rater_names.tolist())
+    rater, raters = _sorted_codes(rater_codes, rater_names)
     _check_duplicates(item, rater, columns)
     n_items = int(item.max()) + 1 if item.size else 0
     return _Ratings(item.astype(np.int64), rater, cat, raters, n_items)
+
+
+def factorize(values: Any) -> tuple[np.ndarray, list[Any]]:
+    """Codes of `values` in the order each value first appears, and the distinct values.
+
+    values: a 1-d sequence (list, numpy array, pandas Series or Categorical).
+    Returns (codes: int64 array, -1 where a value is missing: None, or NaN, which is not equal
+        to itself; the distinct values,
+        codes[i] indexing them). pandas.factorize's result: a pandas object is factorized by
+        pandas itself (loaded already, since it made it); any other sequence by a dict, which
+        gives the same codes without loading pandas (its import costs more than most reports).
+    """
+    if _is_pandas(values):
+        import pandas as pd
+
+        codes, uniques = pd.factorize(values)
+        return codes.astype(np.int64, copy=False), uniques.tolist()
+    index: dict[Any, int] = {}
+    add = index.setdefault
+    codes = np.fromiter((-1 if value is None or value != value else add(value, len(index)) for value in values),
+                        dtype=np.int64, count=len(values))
+    return codes, list(index)
 
 
 def category_codes(labels: Any, categories: Sequence[Any]) -> tuple[np.ndarray, int | None, Any]:
@@ -506,12 +541,12 @@ def category_codes(labels: Any, categories: Sequence[Any]) -> tuple[np.ndarray, 
     labels: a 1-d sequence (numpy array, list, Series by position); categories: the declared ones.
     Returns (codes: int64 array, -1 at a label outside `categories` or a missing one; the row of
     the first such label, or None when there is none; that label, None when it is missing).
-    Method: pandas.factorize once, then a lookup of the distinct values (not one per label).
+    Method: `factorize` once, then a lookup of the distinct values (not one per label).
     Callers raise their own error for the first bad row.
     """
-    codes, uniques = pd.factorize(labels)
+    codes, uniques = factorize(labels)
     index = {c: k for k, c in enumerate(categories)}
-    lookup = np.array([index.get(u, -1) for u in list(uniques)] + [-1], dtype=np.int64)
+    lookup = np.array([index.get(u, -1) for u in uniques] + [-1], dtype=np.int64)
     out = lookup[codes]  # code -1 (a missing label) picks the trailing -1
     bad = np.flatnonzero(out < 0)
     if not bad.size:
@@ -552,7 +587,8 @@ def _check_duplicates(item: np.ndarray, rater: np.ndarray, columns: dict[str, An
     """ValueError naming the first (item, rater) pair rated twice, with lines when known."""
     n_raters = int(rater.max()) + 1 if rater.size else 1
     key = item.astype(np.int64) * n_raters + rater
-    repeated = pd.Index(key).duplicated()
+    repeated = np.ones(key.size, dtype=bool)
+    repeated[np.unique(key, return_index=True)[1]] = False  # every occurrence after a key's first
     if not repeated.any():
         return
     second = int(np.argmax(repeated))
@@ -567,7 +603,7 @@ def _check_duplicates(item: np.ndarray, rater: np.ndarray, columns: dict[str, An
 
 def _at(values: Any, row: int) -> Any:
     """Element `row` of an array or Series, by position."""
-    return _plain(values.iloc[row] if isinstance(values, pd.Series) else values[row])
+    return _plain(values.iloc[row] if _is_pandas(values) else values[row])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1104,7 +1140,7 @@ def _pair_result(rater_a: Any, rater_b: Any, conf: np.ndarray, categories: tuple
 def _group_reports(ratings: _Ratings, columns: dict[str, Any], by: str, categories: tuple[Any, ...],
                    n_bootstrap: int, seed: int) -> dict[Any, AgreementReport]:
     """group value -> report of its items (sorted by value); ValueError if an item has two."""
-    codes, names = pd.factorize(columns[by])
+    codes, names = factorize(columns[by])
     per_item = np.full(ratings.n_items, -1, dtype=np.int64)
     per_item[ratings.item] = codes
     bad = np.flatnonzero((codes < 0) | (per_item[ratings.item] != codes))
@@ -1113,7 +1149,7 @@ def _group_reports(ratings: _Ratings, columns: dict[str, Any], by: str, categori
         problem = "has no value" if codes[row] < 0 else "has two values"
         raise AgreementInputError(f"item {_at(columns['item_id'], row)!r} {problem} in column {by!r}"
                          f"{_where(columns['line'], row)}; give each item one group")
-    codes, names = _sorted_codes(codes, names.tolist())
+    codes, names = _sorted_codes(codes, names)
     order = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(len(names) + 1))
     return {name: _report(_subset(ratings, order[bounds[g]:bounds[g + 1]]), categories, n_bootstrap, seed)
