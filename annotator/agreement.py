@@ -25,19 +25,21 @@ Alpha-Reliability"; Brennan & Prediger (1981).
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from operator import itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from annotator.errors import AgreementInputError, UndefinedCategoryError
 from annotator.formats.label_table import COLUMNS, read_label_frame, read_label_table  # noqa: F401 - re-exported
 from annotator.messages import english
 from annotator.vocabulary import INDICATIVE_BELOW, LABELS
+
+if TYPE_CHECKING:  # a DataFrame is one input; pandas is not loaded for the others
+    import pandas as pd
 
 METRICS: tuple[str, ...] = (
     "percent_agreement",
@@ -182,9 +184,10 @@ class AgreementReport:
     n_items: items with >= 2 ratings; n_in_scope: all items given; fractions are 0..1.
     ci95: metric -> (low, high) 95% percentile bootstrap interval over items, or None;
     ci95_missing: metric -> why it has no bootstrap interval.
-    analytic_ci95: metric -> (low, high) 95% large-sample interval where a library gives one
-    (two raters: Cohen's kappa from statsmodels, Fleiss, Cohen & Everitt 1969 variance, clipped
-    to [-1, 1]; percent agreement, a binomial proportion of items, by Wilson's score interval),
+    analytic_ci95: metric -> (low, high) 95% large-sample interval where a closed formula gives
+    one (two raters: Cohen's kappa with the variance of Fleiss, Cohen & Everitt 1969, clipped to
+    [-1, 1], `kappa_interval`; percent agreement, a binomial proportion of items, by Wilson's
+    score interval, `wilson_interval`),
     else None; analytic_ci95_missing: metric -> why one of those two has none (fewer than
     INDICATIVE_BELOW items, the coefficient undefined, a zero variance); empty with another number
     of raters, where no metric has one.
@@ -365,7 +368,7 @@ def items_needed(report: AgreementReport, metric: str = "krippendorff_alpha",
 
 
 def compute_agreement(
-    rows: Iterable[tuple] | pd.DataFrame,
+    rows: Iterable[tuple] | Mapping[str, Sequence[Any]] | pd.DataFrame,
     categories: Sequence[Any] = LABELS,
     *,
     n_bootstrap: int = 1000,
@@ -375,11 +378,12 @@ def compute_agreement(
     """Agreement coefficients, confidence intervals, pairs and groups of a long rating table.
 
     rows: an iterable of (item_id, rater, label) or (item_id, rater, label, line) tuples, one
-        per rating; or a DataFrame with columns item_id, rater, label, optionally `line` and
-        the group column named by `by`. `line` is only used to name the line in errors.
+        per rating; or a table of columns, a DataFrame or a mapping of column name -> equally
+        long sequence (a dict of lists), with item_id, rater, label, optionally `line` and the
+        group column named by `by`. `line` is only used to name the line in errors.
     categories: the declared categories (>= 2, distinct); all coefficients use all of them.
     n_bootstrap: bootstrap resamples of items for ci95 (0: no intervals); seed: numpy seed.
-    by: a DataFrame column holding each item's group (e.g. "slice"), or several: groups[column]
+    by: a column of the table holding each item's group (e.g. "slice"), or several: groups[column]
         gets one report per group value, each flagged indicative below INDICATIVE_BELOW items.
     Returns an AgreementReport; coefficients are fractions (0..1 for agreement, kappa-like
         ones in [-1, 1]), None with a reason when undefined (0/0).
@@ -439,25 +443,35 @@ class _Ratings:
     n_items: int
 
 
-def _columns(rows: Iterable[tuple] | pd.DataFrame, by: tuple[str, ...]) -> dict[str, Any]:
+def _columns(rows: Iterable[tuple] | Mapping[str, Sequence[Any]] | pd.DataFrame, by: tuple[str, ...]) -> dict[str, Any]:
     """item_id, rater, label, line (or None) and each `by` column as array-likes."""
-    if isinstance(rows, pd.DataFrame):
+    if _is_pandas(rows) or isinstance(rows, Mapping):
         return _frame_columns(rows, by)
     if by:
-        raise AgreementInputError(f"by={by[0]!r} needs a DataFrame with a {by[0]!r} column, not tuples")
+        raise AgreementInputError(f"by={by[0]!r} needs a table with a {by[0]!r} column, not tuples")
     return _tuple_columns(rows)
 
 
-def _frame_columns(frame: pd.DataFrame, by: tuple[str, ...]) -> dict[str, Any]:
-    """The needed columns of a DataFrame; ValueError when one is missing."""
+def _is_pandas(values: Any) -> bool:
+    """Whether `values` is a pandas object (a DataFrame, Series, Index or Categorical)."""
+    return type(values).__module__.partition(".")[0] == "pandas"
+
+
+def _frame_columns(frame: Mapping[str, Sequence[Any]] | pd.DataFrame, by: tuple[str, ...]) -> dict[str, Any]:
+    """The needed columns of a DataFrame or a mapping of columns; ValueError when one is missing
+    (or a mapping's columns differ in length)."""
     needed = [*COLUMNS, *by]
-    missing = [c for c in needed if c not in frame.columns]
+    names = list(frame.columns) if _is_pandas(frame) else list(frame)
+    missing = [c for c in needed if c not in names]
     if missing:
         raise AgreementInputError(f"the table has no column {missing[0]!r}; it needs {', '.join(needed)}")
     if len(set(by)) != len(by) or set(by) & {*COLUMNS, "line"}:
         raise AgreementInputError(f"group by distinct columns other than {', '.join((*COLUMNS, 'line'))}; got {by!r}")
     out = {c: frame[c] for c in needed}
-    out["line"] = frame["line"].to_numpy() if "line" in frame.columns else None
+    line = frame["line"] if "line" in names else None
+    out["line"] = None if line is None else line.to_numpy() if _is_pandas(line) else np.asarray(line)
+    if not _is_pandas(frame) and len({len(out[c]) for c in needed}) > 1:
+        raise AgreementInputError(f"the columns {', '.join(needed)} differ in length; give one value per rating in each")
     return out
 
 
@@ -487,16 +501,38 @@ def _object_array(values: Sequence[Any]) -> np.ndarray:
 def _encode(columns: dict[str, Any], categories: tuple[Any, ...]) -> _Ratings:
     """Integer codes of the ratings; checks labels, missing ids and duplicates."""
     cat = _category_codes(columns["label"], categories, columns["line"])
-    item, _ = pd.factorize(columns["item_id"])
-    rater_codes, rater_names = pd.factorize(columns["rater"])
+    item, _ = factorize(columns["item_id"])
+    rater_codes, rater_names = factorize(columns["rater"])
     for name, codes in (("item_id", item), ("rater", rater_codes)):
         if codes.size and codes.min() < 0:
             row = int(np.argmax(codes < 0))
             raise AgreementInputError(f"{name} is missing{_where(columns['line'], row)}")
-    rater, raters = _sorted_codes(rater_codes, rater_names.tolist())
+    rater, raters = _sorted_codes(rater_codes, rater_names)
     _check_duplicates(item, rater, columns)
     n_items = int(item.max()) + 1 if item.size else 0
     return _Ratings(item.astype(np.int64), rater, cat, raters, n_items)
+
+
+def factorize(values: Any) -> tuple[np.ndarray, list[Any]]:
+    """Codes of `values` in the order each value first appears, and the distinct values.
+
+    values: a 1-d sequence (list, numpy array, pandas Series or Categorical).
+    Returns (codes: int64 array, -1 where a value is missing: None, or NaN, which is not equal
+        to itself; the distinct values,
+        codes[i] indexing them). pandas.factorize's result: a pandas object is factorized by
+        pandas itself (loaded already, since it made it); any other sequence by a dict, which
+        gives the same codes without loading pandas (its import costs more than most reports).
+    """
+    if _is_pandas(values):
+        import pandas as pd
+
+        codes, uniques = pd.factorize(values)
+        return codes.astype(np.int64, copy=False), uniques.tolist()
+    index: dict[Any, int] = {}
+    add = index.setdefault
+    codes = np.fromiter((-1 if value is None or value != value else add(value, len(index)) for value in values),
+                        dtype=np.int64, count=len(values))
+    return codes, list(index)
 
 
 def category_codes(labels: Any, categories: Sequence[Any]) -> tuple[np.ndarray, int | None, Any]:
@@ -505,12 +541,12 @@ def category_codes(labels: Any, categories: Sequence[Any]) -> tuple[np.ndarray, 
     labels: a 1-d sequence (numpy array, list, Series by position); categories: the declared ones.
     Returns (codes: int64 array, -1 at a label outside `categories` or a missing one; the row of
     the first such label, or None when there is none; that label, None when it is missing).
-    Method: pandas.factorize once, then a lookup of the distinct values (not one per label).
+    Method: `factorize` once, then a lookup of the distinct values (not one per label).
     Callers raise their own error for the first bad row.
     """
-    codes, uniques = pd.factorize(labels)
+    codes, uniques = factorize(labels)
     index = {c: k for k, c in enumerate(categories)}
-    lookup = np.array([index.get(u, -1) for u in list(uniques)] + [-1], dtype=np.int64)
+    lookup = np.array([index.get(u, -1) for u in uniques] + [-1], dtype=np.int64)
     out = lookup[codes]  # code -1 (a missing label) picks the trailing -1
     bad = np.flatnonzero(out < 0)
     if not bad.size:
@@ -551,7 +587,8 @@ def _check_duplicates(item: np.ndarray, rater: np.ndarray, columns: dict[str, An
     """ValueError naming the first (item, rater) pair rated twice, with lines when known."""
     n_raters = int(rater.max()) + 1 if rater.size else 1
     key = item.astype(np.int64) * n_raters + rater
-    repeated = pd.Index(key).duplicated()
+    repeated = np.ones(key.size, dtype=bool)
+    repeated[np.unique(key, return_index=True)[1]] = False  # every occurrence after a key's first
     if not repeated.any():
         return
     second = int(np.argmax(repeated))
@@ -566,7 +603,7 @@ def _check_duplicates(item: np.ndarray, rater: np.ndarray, columns: dict[str, An
 
 def _at(values: Any, row: int) -> Any:
     """Element `row` of an array or Series, by position."""
-    return _plain(values.iloc[row] if isinstance(values, pd.Series) else values[row])
+    return _plain(values.iloc[row] if _is_pandas(values) else values[row])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -893,47 +930,97 @@ def _analytic(conf: np.ndarray, coefs: dict[str, Coefficient]) -> dict[str, dict
     return {"analytic_ci95": intervals, "analytic_ci95_missing": missing}
 
 
+Z_975 = 1.9599639845400545
+"""The normal quantile z_0.975 of the 95% intervals, as scipy's `norm.isf(0.025)` returns it (and so
+as statsmodels' intervals used it): the double one step above 1.959963984540054, the nearest to the
+exact 1.95996398454005423...; kept so that the intervals are the same to the last bit."""
+
+
+def normal_quantile(alpha: float) -> float:
+    """z_(1 - alpha/2), the two-sided normal quantile of level 1 - alpha: Z_975 for alpha 0.05,
+    else `statistics.NormalDist().inv_cdf(1 - alpha / 2)` (Wichura 1988, AS 241; within 1e-13 of
+    scipy's for alpha >= 0.001). alpha: 0 < alpha < 1."""
+    if alpha == 0.05:
+        return Z_975
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(1 - alpha / 2)
+
+
 def kappa_interval(conf: np.ndarray) -> Interval | None:
-    """The large-sample 95% interval of Cohen's kappa of one confusion matrix, as statsmodels'
-    `cohens_kappa` gives it (kappa +- 1.96 * the square root of the variance of Fleiss, Cohen &
-    Everitt 1969, "Large sample standard errors of kappa and weighted kappa", Psychol. Bull. 72),
-    clipped to [-1, 1].
+    """The large-sample 95% interval of Cohen's kappa of one confusion matrix: kappa +- Z_975 *
+    the square root of its large-sample variance (`kappa_variance`), clipped to [-1, 1]; the
+    figures statsmodels' `cohens_kappa` gives (kappa_low, kappa_upp), bit for bit.
 
     conf: (q, q) counts, conf[i, j] = items rater A (or gold) put in i and rater B (or judge) in j.
     Returns (low, high), or None when kappa is undefined, the variance is NaN or zero (a zero-
         width interval says nothing), or there are fewer than INDICATIVE_BELOW items (a
         large-sample interval from a handful of items is none).
     """
-    from statsmodels.stats.inter_rater import cohens_kappa
-
     n = int(np.asarray(conf).sum())
     if n < max(2, INDICATIVE_BELOW) or np.isnan(cohen_kappa_from_confusion(np.asarray(conf, dtype=float)[None])[0]):
         return None
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a degenerate table: its variance is NaN
-        result = cohens_kappa(np.asarray(conf))
-    low, high = float(result.kappa_low), float(result.kappa_upp)
+    with np.errstate(all="ignore"):  # a degenerate table: its variance is NaN
+        kappa, variance = kappa_variance(conf)
+        delta = Z_975 * np.sqrt(variance)
+    low, high = float(kappa - delta), float(kappa + delta)
     if not (np.isfinite([low, high]).all() and high - low > 1e-6):
         return None
     return max(low, -1.0), min(high, 1.0)
 
 
+def kappa_variance(conf: np.ndarray) -> tuple[float, float]:
+    """Cohen's kappa of a confusion matrix and its large-sample variance (not under kappa = 0).
+
+    conf: (q, q) counts of n > 0 items, conf[i, j] = items rater A put in i and rater B in j.
+    Returns (kappa, variance) as numpy floats; the variance is NaN or infinite for a degenerate
+    table (p_e = 1), with numpy's warnings, which the caller silences.
+    With p_ij = conf / n, row and column margins p_i. and p_.j, p_o = sum_i p_ii and
+    p_e = sum_i p_i. p_.i:
+        kappa = (p_o - p_e) / (1 - p_e)
+        var = [sum_i p_ii (1 - (p_i. + p_.i)(1 - kappa))^2
+               + (1 - kappa)^2 sum_{i != j} p_ij (p_.i + p_j.)^2
+               - (kappa - p_e (1 - kappa))^2] / ((1 - p_e)^2 n)
+    Source: Fleiss, Cohen & Everitt (1969), "Large sample standard errors of kappa and weighted
+    kappa", Psychological Bulletin 72, eq. 13; computed in the order statsmodels' `cohens_kappa`
+    (statsmodels.stats.inter_rater) computes it, so that the floats are the same.
+    """
+    table = np.asarray(conf, dtype=float)
+    n = table.sum()
+    probs = table / n
+    row, col = table.sum(1) / n, table.sum(0) / n
+    p_e = np.diag(col * row[:, None]).sum()
+    kappa = (np.diag(table).sum() / n - p_e) / (1 - p_e)
+    term_a = (np.diag(probs) * (1 - (row + col) * (1 - kappa)) ** 2).sum()
+    off = probs * (col[:, None] + row) ** 2
+    np.fill_diagonal(off, 0)
+    term_b = (1 - kappa) ** 2 * off.sum()
+    term_c = (kappa - p_e * (1 - kappa)) ** 2
+    return kappa, (term_a + term_b - term_c) / (1 - p_e) ** 2 / n
+
+
 def wilson_interval(successes: int, n: int, alpha: float = 0.05) -> Interval | None:
-    """Wilson's score interval of a binomial proportion successes / n, as statsmodels'
-    `proportion_confint(method="wilson")` gives it; a fraction 0..1 at both ends.
+    """Wilson's score interval of a binomial proportion successes / n; a fraction 0..1 at both
+    ends (the figures of statsmodels' `proportion_confint(method="wilson")`).
 
     successes, n: counts, 0 <= successes <= n; alpha: 1 - the confidence level (0.05: 95%).
-    Returns (low, high), or None when n = 0.
+    Returns (low, high), or None when n = 0. With p = successes / n and z = z_(1 - alpha/2)
+    (`normal_quantile`):
+        (p + z^2 / 2n) / (1 + z^2 / n)  -+  z sqrt(p (1 - p) / n + z^2 / 4n^2) / (1 + z^2 / n)
     Source: Wilson (1927), "Probable inference, the law of succession, and statistical
     inference", JASA 22; it keeps near-nominal coverage at small n and near 0 or 1 (Brown,
     Cai & DasGupta 2001, "Interval estimation for a binomial proportion", Statist. Sci. 16).
     """
-    from statsmodels.stats.proportion import proportion_confint
-
     if n == 0:
         return None
-    low, high = proportion_confint(int(successes), int(n), alpha=alpha, method="wilson")
-    return float(low), float(high)
+    successes, n = int(successes), int(n)
+    p = successes / n
+    z = normal_quantile(alpha)
+    z2 = z**2
+    denominator = 1 + z2 / n
+    center = (p + z2 / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n**2)) / denominator
+    return min(max(center - half, 0.0), 1.0), min(max(center + half, 0.0), 1.0)
 
 
 def _bootstrap(freq: np.ndarray, features: np.ndarray, q: int, n_bootstrap: int, seed: int) -> dict[str, np.ndarray]:
@@ -1053,7 +1140,7 @@ def _pair_result(rater_a: Any, rater_b: Any, conf: np.ndarray, categories: tuple
 def _group_reports(ratings: _Ratings, columns: dict[str, Any], by: str, categories: tuple[Any, ...],
                    n_bootstrap: int, seed: int) -> dict[Any, AgreementReport]:
     """group value -> report of its items (sorted by value); ValueError if an item has two."""
-    codes, names = pd.factorize(columns[by])
+    codes, names = factorize(columns[by])
     per_item = np.full(ratings.n_items, -1, dtype=np.int64)
     per_item[ratings.item] = codes
     bad = np.flatnonzero((codes < 0) | (per_item[ratings.item] != codes))
@@ -1062,7 +1149,7 @@ def _group_reports(ratings: _Ratings, columns: dict[str, Any], by: str, categori
         problem = "has no value" if codes[row] < 0 else "has two values"
         raise AgreementInputError(f"item {_at(columns['item_id'], row)!r} {problem} in column {by!r}"
                          f"{_where(columns['line'], row)}; give each item one group")
-    codes, names = _sorted_codes(codes, names.tolist())
+    codes, names = _sorted_codes(codes, names)
     order = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(len(names) + 1))
     return {name: _report(_subset(ratings, order[bounds[g]:bounds[g + 1]]), categories, n_bootstrap, seed)

@@ -15,7 +15,7 @@ fractions 0..1. A figure that is 0/0 is None with an English reason in `undefine
 from annotator/messages.py (the app finds its key again with messages.recognize).
 
 The formulas that agreement needs too live in annotator/agreement.py and are used from there:
-Cohen's kappa from confusion matrices, Wilson's interval, statsmodels' kappa interval, the
+Cohen's kappa from confusion matrices, Wilson's interval, the large-sample kappa interval, the
 percentile interval, the grouping of identical rows into patterns and the multinomial bootstrap
 over patterns.
 """
@@ -94,8 +94,8 @@ def score_judge(case_ids: Sequence[Any], gold: Sequence[Any], judge: Sequence[An
         false_pass_rate = sum_{i != p} n_ip / sum_{i != p} n_i. (judge p, gold not p, over gold not p).
         false_fail_rate = sum_{j != p} n_pj / n_p. (judge not p, gold p, over gold p).
     ci95_analytic: the three rates by Wilson's (1927) score interval (agreement.wilson_interval);
-        kappa by statsmodels' `cohens_kappa`, the large-sample variance of Fleiss, Cohen &
-        Everitt (1969), none under INDICATIVE_BELOW claims (agreement.kappa_interval).
+        kappa by the large-sample variance of Fleiss, Cohen & Everitt (1969), none under
+        INDICATIVE_BELOW claims (agreement.kappa_interval).
     ci95: the claims of one case share its passages and its question, so they are not
         independent; resampling claims would understate the variance. The bootstrap resamples
         whole cases with replacement (the cluster bootstrap: Davison & Hinkley 1997, Bootstrap

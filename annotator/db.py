@@ -305,10 +305,39 @@ def _sqlite_schema(path: str) -> tuple[list[str], list[str]] | None:
         return None
 
 
-def _known_revisions() -> set[str]:
-    from alembic.script import ScriptDirectory
+MIGRATIONS = Path(__file__).parent / "migrations" / "versions"
 
-    return {script.revision for script in ScriptDirectory.from_config(alembic_config()).walk_revisions()}
+
+def _revisions() -> dict[str, tuple[str, ...]]:
+    """Revision -> the revisions it follows (down_revision), of every migration script, read from
+    the scripts' text as Alembic reads them, without importing Alembic (which takes longer than
+    most commands' own work)."""
+    import ast
+
+    out = {}
+    for script in MIGRATIONS.glob("*.py"):
+        found = {}
+        for node in ast.parse(script.read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Name) and target.id in ("revision", "down_revision"):
+                        found[target.id] = ast.literal_eval(node.value)
+        if "revision" in found:
+            down = found.get("down_revision")
+            out[found["revision"]] = () if down is None else (down,) if isinstance(down, str) else tuple(down)
+    return out
+
+
+def _known_revisions() -> set[str]:
+    return set(_revisions())
+
+
+def head_revisions() -> set[str]:
+    """The newest schema revisions (Alembic's heads): those no other migration follows."""
+    revisions = _revisions()
+    followed = {down for downs in revisions.values() for down in downs}
+    return set(revisions) - followed
 
 
 def _require_annotator_tables(schema: tuple[list[str], list[str]], resolved: str) -> None:
@@ -340,9 +369,6 @@ def init_db(url: str | None = None, *, create: bool = True) -> Engine:
     DatabaseReadOnlyError (a DatabaseUnavailableError) when it cannot be written (see
     `read_only_error`), DiskFullError when the disk is full.
     """
-    from alembic import command
-    from alembic.util.exc import CommandError
-
     resolved = resolve_url(url)
     if not create and resolved.startswith("sqlite"):
         path = resolved.split(":///", 1)[-1]
@@ -356,13 +382,13 @@ def init_db(url: str | None = None, *, create: bool = True) -> Engine:
         if schema is not None:
             _require_annotator_tables(schema, resolved)  # read-only: nothing is written before this check
     engine = make_engine(url)
-    config = alembic_config(url)
     try:
         with engine.begin() as connection:
+            schema = _schema_of(connection)
             if not create and not resolved.startswith("sqlite"):
-                _require_annotator_tables(_schema_of(connection), resolved)
-            config.attributes["connection"] = connection
-            command.upgrade(config, "head")
+                _require_annotator_tables(schema, resolved)
+            if set(schema[1]) != head_revisions():  # at the newest schema there is nothing to migrate
+                _upgrade(connection, url, resolved)
     except DBAPIError as error:
         engine.dispose()
         if is_disk_full(error):
@@ -372,9 +398,23 @@ def init_db(url: str | None = None, *, create: bool = True) -> Engine:
             raise refused from None
         reason = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
         raise DatabaseUnavailableError(f"cannot open the database {display_url(resolve_url(url))}: {reason}. {URL_HELP}") from None
-    except CommandError as error:  # a schema revision this annotator does not know
+    except DatabaseUnavailableError:
         engine.dispose()
+        raise
+    return engine
+
+
+def _upgrade(connection, url: str | None, resolved: str) -> None:  # noqa: ANN001 - a Connection
+    """Migrate the database of `connection` to the newest schema with Alembic. Raises
+    DatabaseUnavailableError for a schema revision this annotator does not know."""
+    from alembic import command
+    from alembic.util.exc import CommandError
+
+    config = alembic_config(url)
+    config.attributes["connection"] = connection
+    try:
+        command.upgrade(config, "head")
+    except CommandError as error:
         raise DatabaseUnavailableError(
             f"{display_url(resolved)} is not an annotator database this version knows ({error}): another "
             "application's, or one made by a newer annotator. Check --db / DATABASE_URL, or upgrade annotator") from None
-    return engine

@@ -45,6 +45,31 @@ def _head() -> str:
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
+def test_the_revisions_read_from_the_scripts_are_alembics():
+    from alembic.script import ScriptDirectory
+
+    from annotator.db import _known_revisions, alembic_config, head_revisions
+
+    scripts = ScriptDirectory.from_config(alembic_config())
+    assert head_revisions() == set(scripts.get_heads()) == {_head()}
+    assert _known_revisions() == {script.revision for script in scripts.walk_revisions()}
+    assert len(_known_revisions()) >= 10
+
+
+def test_a_database_at_the_newest_schema_opens_without_alembic(tmp_path):
+    import subprocess
+    import sys
+
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    init_db(url).dispose()
+    code = ("import sys\n"
+            "from annotator.db import init_db\n"
+            f"init_db({url!r}, create=False).dispose()\n"
+            "print(sorted(name for name in sys.modules if name.split('.')[0] == 'alembic'))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
 def test_init_twice_is_harmless(sqlite_url):
     init_db(sqlite_url).dispose()
     engine = init_db(sqlite_url)

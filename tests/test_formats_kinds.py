@@ -53,7 +53,7 @@ def test_a_format_added_to_a_kind_appears_in_its_help_and_choices_and_dataset_na
     assert more.format_help() == "auto | jsonl | csv | climate-fever | ragas | parquet"
     assert page_formats(registry)["cases"] == ("auto", "jsonl", "csv", "climate-fever", "ragas", "parquet")
     assert more.dataset_names() == ("default", "climate-fever", "tables")
-    new_kind = FileKind("runs", ("jsonl",), read_cases, uploadable=True)
+    new_kind = FileKind("runs", ("jsonl",), "annotator.formats.cases:read_cases", uploadable=True)
     assert upload_kinds((*registry, new_kind)) == ("cases", "labels", "adjudications", "runs")
 
 

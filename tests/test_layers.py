@@ -1,12 +1,20 @@
 """The layers of docs/design.md ("Layers"): imports point down only."""
 
 import ast
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "annotator"
+LAZY_NAME = re.compile(r"annotator(\.\w+)+(:\w+)?")
+"""A module named in a string, imported when first used ("annotator.formats.cases:read_cases" in
+formats/kinds.py, "annotator.formats.reading" in formats/__init__.py): an import all the same."""
 
 
 def imported_modules(path: Path) -> set[str]:
+    """Every module `path` imports: at the top, inside functions, and named in strings for a
+    lazy import (LAZY_NAME)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     names = set()
     for node in ast.walk(tree):
@@ -14,6 +22,8 @@ def imported_modules(path: Path) -> set[str]:
             names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
             names.add(node.module)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and LAZY_NAME.fullmatch(node.value):
+            names.add(node.value.split(":")[0])
     return names
 
 
@@ -52,3 +62,36 @@ def test_the_readers_are_part_of_the_core():
 def test_the_scanner_sees_imports():
     """Guard against a vacuous pass: the UI does import streamlit."""
     assert "streamlit" in imported_modules(PACKAGE / "ui" / "app.py")
+
+
+def test_the_scanner_sees_lazy_imports():
+    assert "annotator.formats.cases" in imported_modules(PACKAGE / "formats" / "kinds.py")
+    assert "annotator.formats.reading" in imported_modules(PACKAGE / "formats" / "__init__.py")
+
+
+HEAVY = ("sqlalchemy", "sqlmodel", "alembic", "numpy", "pandas", "pyarrow", "scipy", "statsmodels", "streamlit",
+         "annotator.models", "annotator.db", "annotator.formats.reading")
+"""What the command line's start and its help do without: the ORM, the migrations, the numeric
+libraries, the readers (each costs from tens to hundreds of milliseconds to import). Not pydantic:
+Typer itself loads it to read a command's options."""
+
+
+def modules_loaded(code: str) -> set[str]:
+    """The modules of HEAVY loaded after running `code` in a fresh interpreter."""
+    script = code + "\nimport sys\nprint(' '.join(sorted(sys.modules)))\n"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    loaded = set(done.stdout.split())
+    return {name for name in HEAVY if name in loaded}
+
+
+def test_the_command_line_starts_and_gives_its_help_without_the_orm_or_numeric_libraries():
+    assert modules_loaded("import annotator.cli") == set()
+    helped = ("from typer.testing import CliRunner\nfrom annotator.cli import app\n"
+              "for words in ([\"--help\"], [\"import\", \"--help\"], [\"release\", \"create\", \"--help\"]):\n"
+              "    assert CliRunner().invoke(app, words).exit_code == 0\n")
+    assert modules_loaded(helped) == set()
+
+
+def test_the_import_check_sees_a_heavy_import():
+    """Guard against a vacuous pass: a command that opens the database loads the ORM."""
+    assert {"sqlalchemy", "annotator.models"} <= modules_loaded("import annotator.services.status")

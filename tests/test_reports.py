@@ -75,3 +75,19 @@ def test_each_slice_counts_all_its_claims_in_scope_and_unlabeled_slices_are_list
     assert {name: (part.n_items, part.n_in_scope) for name, part in slices.items()} == {
         "normal": (1, 4), "paraphrase": (0, 2), "permission": (0, 2)}
     assert report.to_json()["by_slice"]["permission"]["percent_agreement"] is None
+
+
+def test_the_report_computed_without_pandas_is_the_one_of_label_tables_dataframe(labeled_db):
+    from annotator.agreement import compute_agreement
+    from annotator.services.reports import _label_columns
+
+    with session_scope(labeled_db) as s:
+        table = label_table(s, OPERATOR)
+        columns = _label_columns(s, OPERATOR, None, None)
+        report = agreement_report(s, OPERATOR, by=("slice", "guideline_version"), n_bootstrap=200, seed=3)
+    assert {name: table[name].tolist() for name in table.columns} == columns
+    assert MIXED_VERSIONS in columns["guideline_version"]
+    from_frame = compute_agreement(table, n_bootstrap=200, seed=3, by=("slice", "guideline_version"))
+    assert report.to_json()["by_pair"] == from_frame.to_json()["by_pair"]
+    assert report.groups["guideline_version"] == from_frame.groups["guideline_version"]
+    assert report.krippendorff_alpha == from_frame.krippendorff_alpha and report.ci95 == from_frame.ci95

@@ -26,44 +26,45 @@ line where it opens; a severity on a support label is refused (a supported claim
 Every name below is importable as `from annotator.formats import X`.
 """
 
-from annotator.formats.adjudications import (
-    ADJUDICATION_COLUMNS, ADJUDICATION_REQUIRED, adjudication_key, read_adjudications,
-)
-from annotator.formats.case_parts import RAG_CASE_FIELDS, RAG_ID_LISTS, RAG_SPELLINGS, rag_fields, unique_cases
-from annotator.formats.cases import CASE_FORMATS, PARQUET_CASE_FORMATS, detect_format, read_cases
-from annotator.formats.climate_fever import (
-    CLIMATE_FEVER_CLAIM_NAMES, CLIMATE_FEVER_PASSAGE_NAMES, CLIMATE_FEVER_SLICE, CLIMATE_FEVER_SOURCE,
-    CLIMATE_FEVER_SPLIT, CLIMATE_FEVER_VOTES, VOTER_PREFIX, first_votes, nth_vote, read_climate_fever, slot_votes,
-    voter_name,
-)
-from annotator.formats.csv_text import (
-    CSV_FIELD_LIMIT, READ_BYTES, UTF8_BOM_BYTES, check_quotes_closed, csv_encoding, csv_rows, decode_csv_bytes,
-    open_csv_text,
-)
-from annotator.formats.flat_csv import (
-    CSV_CASE_COLUMNS, CSV_CASE_REQUIRED, CSV_CLAIM_NAMES, CSV_PASSAGE_NAMES, read_case_csv,
-)
-from annotator.formats.judge_labels import JUDGE_LABEL_COLUMNS, JUDGE_LABEL_REQUIRED, read_judge_labels
-from annotator.formats.jsonl import DuplicateKeyError, json_lines, loads_unique
-from annotator.formats.labels import LABEL_COLUMNS, LABEL_REQUIRED, label_key, read_labels
-from annotator.formats.native import (
-    NATIVE_CASE_KEYS, NATIVE_CLAIM_KEYS, NATIVE_CLAIM_NAMES, NATIVE_PASSAGE_KEYS, NATIVE_REQUIRED, read_native,
-)
-from annotator.formats.ragas import (
-    CASE_ID_PREFIX, CLAIM_MODES, PASSAGE_ID_PREFIX, RAGAS_KEYS, RAGAS_SPELLINGS, made_id, read_ragas, read_ragas_run,
-)
-from annotator.formats.reading import (
-    BRACES, CP932, EXTRA_CASE_FIELDS, PARQUET_MAGIC, SNIFF_BYTES, UTF8, UTF8_BOM, UTF16_BOMS, Row, Seen, Skips,
-    UnknownKeys, check_input_file, ids_or_none, is_parquet, nfc, nfc_json, refusal_message, skipping,
-    unknown_name_warning, where_message,
-)
-from annotator.formats.records import (
-    AdjudicationRecord, CaseRecord, ClaimRecord, JudgeLabelRecord, LabelRecord, PassageRecord, Position, RunCaseRecord,
-    RunClaimRecord, Source,
-)
-from annotator.formats.runs import RUN_CLAIM_KEYS, RUN_FORMATS, RUN_KEYS, RUN_REQUIRED, detect_run_format, read_run
-from annotator.formats.tables import TABLE_FORMATS, open_table
-from annotator.text import MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TEXT_CHARS
+from __future__ import annotations
+
+import importlib
+
+_DEFINED_IN: dict[str, tuple[str, ...]] = {
+    "annotator.formats.adjudications": ("ADJUDICATION_COLUMNS", "ADJUDICATION_REQUIRED", "adjudication_key",
+        "read_adjudications"),
+    "annotator.formats.case_parts": ("RAG_CASE_FIELDS", "RAG_ID_LISTS", "RAG_SPELLINGS", "rag_fields",
+        "unique_cases"),
+    "annotator.formats.cases": ("CASE_FORMATS", "PARQUET_CASE_FORMATS", "detect_format", "read_cases"),
+    "annotator.formats.climate_fever": ("CLIMATE_FEVER_CLAIM_NAMES", "CLIMATE_FEVER_PASSAGE_NAMES",
+        "CLIMATE_FEVER_SLICE", "CLIMATE_FEVER_SOURCE", "CLIMATE_FEVER_SPLIT", "CLIMATE_FEVER_VOTES",
+        "VOTER_PREFIX", "first_votes", "nth_vote", "read_climate_fever", "slot_votes", "voter_name"),
+    "annotator.formats.csv_text": ("CSV_FIELD_LIMIT", "READ_BYTES", "UTF8_BOM_BYTES", "check_quotes_closed",
+        "csv_encoding", "csv_rows", "decode_csv_bytes", "open_csv_text"),
+    "annotator.formats.flat_csv": ("CSV_CASE_COLUMNS", "CSV_CASE_REQUIRED", "CSV_CLAIM_NAMES",
+        "CSV_PASSAGE_NAMES", "read_case_csv"),
+    "annotator.formats.judge_labels": ("JUDGE_LABEL_COLUMNS", "JUDGE_LABEL_REQUIRED", "read_judge_labels"),
+    "annotator.formats.jsonl": ("DuplicateKeyError", "json_lines", "loads_unique"),
+    "annotator.formats.labels": ("LABEL_COLUMNS", "LABEL_REQUIRED", "label_key", "read_labels"),
+    "annotator.formats.native": ("NATIVE_CASE_KEYS", "NATIVE_CLAIM_KEYS", "NATIVE_CLAIM_NAMES",
+        "NATIVE_PASSAGE_KEYS", "NATIVE_REQUIRED", "read_native"),
+    "annotator.formats.ragas": ("CASE_ID_PREFIX", "CLAIM_MODES", "PASSAGE_ID_PREFIX", "RAGAS_KEYS", "RAGAS_SPELLINGS",
+        "made_id", "read_ragas", "read_ragas_run"),
+    "annotator.formats.reading": ("BRACES", "CP932", "EXTRA_CASE_FIELDS", "PARQUET_MAGIC", "SNIFF_BYTES", "UTF8", "UTF8_BOM",
+        "UTF16_BOMS", "Row", "Seen", "Skips", "UnknownKeys", "check_input_file", "ids_or_none", "is_parquet", "nfc",
+        "nfc_json", "refusal_message", "skipping", "unknown_name_warning", "where_message"),
+    "annotator.formats.records": ("AdjudicationRecord", "CaseRecord", "ClaimRecord", "JudgeLabelRecord",
+        "LabelRecord", "PassageRecord", "Position", "RunCaseRecord", "RunClaimRecord", "Source"),
+    "annotator.formats.runs": ("RUN_CLAIM_KEYS", "RUN_FORMATS", "RUN_KEYS", "RUN_REQUIRED", "detect_run_format",
+        "read_run"),
+    "annotator.formats.tables": ("TABLE_FORMATS", "open_table"),
+    "annotator.text": ("MAX_ID_CHARS", "MAX_NAME_CHARS", "MAX_TEXT_CHARS"),
+}
+"""Module -> the names of it this package exports. A name is imported from its module when it is
+first used (PEP 562), so that importing one reader (or the registry of file kinds, for the command
+line's help) does not import every reader."""
+
+_HOME = {name: module for module, names in _DEFINED_IN.items() for name in names}
 
 __all__ = [
     "ADJUDICATION_COLUMNS", "ADJUDICATION_REQUIRED", "BRACES", "CASE_FORMATS", "CASE_ID_PREFIX", "CLAIM_MODES",
@@ -84,3 +85,17 @@ __all__ = [
     "read_climate_fever", "read_judge_labels", "read_labels", "read_native", "read_ragas", "read_ragas_run", "read_run", "refusal_message", "skipping", "slot_votes",
     "unique_cases", "unknown_name_warning", "voter_name", "where_message",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """`annotator.formats.X`: X from the module that defines it (imported now, once)."""
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOME})

@@ -2,20 +2,20 @@
 labels, runs) the formats its reader reads, the reader, the dataset an import goes to when none is
 named, and whether the app's Import page takes it. The command line's --format help, the Import
 page's choices and the imports' default datasets are derived from it, so a new format or kind is
-added here (and in its reader) only."""
+added here (and in its reader) only.
+
+The registry names each reader by where it is and imports it when it is first used, so that the
+command line's help, which is derived from it, starts without loading the readers."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from annotator.formats.adjudications import read_adjudications
-from annotator.formats.cases import CASE_FORMATS, read_cases
-from annotator.formats.judge_labels import read_judge_labels
-from annotator.formats.labels import read_labels
-from annotator.formats.records import Source
-from annotator.formats.runs import RUN_FORMATS, read_run
-from annotator.formats.tables import TABLE_FORMATS
+if TYPE_CHECKING:
+    from annotator.formats.records import Source
 
 AUTO = "auto"
 """The format choice that detects a file's format (each reader's default)."""
@@ -27,8 +27,10 @@ class FileKind:
 
     name: the kind ("cases", "labels", "adjudications", "judge_labels", "runs"), as the Import page and
         the imports' options (UploadOptions.kind) name it.
-    formats: what `reader` reads besides "auto", e.g. ("jsonl", "csv", "climate-fever").
-    reader: the reader, called as reader(path, fmt, skips=...) and returning a formats.Source.
+    formats: what `reader` reads besides "auto", e.g. ("jsonl", "csv", "climate-fever"): the
+        reader module's own list (CASE_FORMATS, TABLE_FORMATS, RUN_FORMATS), written out here.
+    reader_at: where the reader is, "module:function"; `reader` is the function, called as
+        reader(path, fmt, skips=...) and returning a formats.Source.
     default_datasets: format -> the dataset an import of this kind goes to when none is named
         (a format without one: the import looks its claims up in every dataset).
     choose_format: whether its import takes a format (--format); False: always detected.
@@ -39,11 +41,17 @@ class FileKind:
 
     name: str
     formats: tuple[str, ...]
-    reader: Callable[..., Source]
+    reader_at: str
     default_datasets: Mapping[str, str] = field(default_factory=dict)
     choose_format: bool = True
     other_formats: tuple[str, ...] = ()
     uploadable: bool = False
+
+    @property
+    def reader(self) -> Callable[..., Source]:
+        """The reader function (its module imported now, if it was not yet)."""
+        module, name = self.reader_at.split(":")
+        return getattr(importlib.import_module(module), name)
 
     def format_choices(self) -> tuple[str, ...]:
         """The values of its import's --format: "auto", its formats and its other formats; ("auto",)
@@ -64,15 +72,18 @@ class FileKind:
         return tuple(dict.fromkeys(self.default_datasets.values()))
 
 
+_TABLE_FORMATS = ("jsonl", "csv")
+"""tables.TABLE_FORMATS: what the label-shaped readers read."""
+
 KINDS: tuple[FileKind, ...] = (
-    FileKind("cases", CASE_FORMATS, read_cases,
+    FileKind("cases", ("jsonl", "csv", "climate-fever", "ragas"), "annotator.formats.cases:read_cases",
              {"jsonl": "default", "csv": "default", "climate-fever": "climate-fever", "ragas": "default"},
              uploadable=True),
-    FileKind("labels", TABLE_FORMATS, read_labels, choose_format=False, uploadable=True),
-    FileKind("adjudications", TABLE_FORMATS, read_adjudications, {"climate-fever": "climate-fever"},
-             other_formats=("climate-fever",), uploadable=True),
-    FileKind("judge_labels", TABLE_FORMATS, read_judge_labels),
-    FileKind("runs", RUN_FORMATS, read_run),
+    FileKind("labels", _TABLE_FORMATS, "annotator.formats.labels:read_labels", choose_format=False, uploadable=True),
+    FileKind("adjudications", _TABLE_FORMATS, "annotator.formats.adjudications:read_adjudications",
+             {"climate-fever": "climate-fever"}, other_formats=("climate-fever",), uploadable=True),
+    FileKind("judge_labels", _TABLE_FORMATS, "annotator.formats.judge_labels:read_judge_labels"),
+    FileKind("runs", ("jsonl", "ragas"), "annotator.formats.runs:read_run"),
 )
 """Every kind of input file, in the order the app shows them."""
 

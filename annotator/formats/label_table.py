@@ -17,10 +17,9 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from annotator.errors import ImportFileError, ImportRowError
 from annotator.formats.csv_text import check_quotes_closed, decode_csv_bytes
@@ -29,6 +28,9 @@ from annotator.messages import msg
 from annotator.formats.reading import nfc
 from annotator.text import MAX_TEXT_CHARS
 from annotator.vocabulary import LABELS
+
+if TYPE_CHECKING:  # pandas is imported when a file is read, not with agreement.py
+    import pandas as pd
 
 COLUMNS: tuple[str, ...] = ("item_id", "rater", "label")
 """The columns of a label table (CSV header or JSONL keys)."""
@@ -67,6 +69,8 @@ def read_label_frame(path: str | Path, categories: Sequence[str] = LABELS, keep:
     pyarrow engine; anything else, or any problem, is read line by line with the csv module,
     which names the first bad line.
     """
+    import pandas as pd
+
     path, cats, keep = Path(path), tuple(categories), tuple(keep)
     if path.is_dir():
         raise ImportFileError(f"{path} is a folder, not a file: give a .csv or .jsonl file with columns item_id, rater, label")
@@ -119,6 +123,8 @@ def _plain_csv_frame(path: Path, data: bytes, categories: tuple[str, ...], keep:
     (item, rater) pair repeats. Otherwise None: _csv_rows then reads the file and names the
     first problem.
     """
+    import pandas as pd
+
     header = _plain_header(data)
     if header is None or _CONTROL_BYTE.search(data):
         return None
@@ -147,6 +153,7 @@ def _plain_csv_frame(path: Path, data: bytes, categories: tuple[str, ...], keep:
 def _arrow_text_columns(data: bytes, width: int) -> pd.DataFrame | None:
     """The records after the header as text columns 0..width-1, parsed by pyarrow with every
     column typed as text (so "001" stays "001"); None when pyarrow refuses the bytes."""
+    import pandas as pd
     import pyarrow as pa
     from pyarrow import csv as pa_csv
 

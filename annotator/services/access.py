@@ -9,11 +9,14 @@ The rules themselves live in `workflow.allowed`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias
 
 from annotator.errors import PermissionDeniedError
-from annotator.models import User
 from annotator.vocabulary import ROLES
 from annotator.workflow import Permission, allowed
+
+if TYPE_CHECKING:  # the ORM is not loaded for a caller: the command line starts without it
+    from annotator.models import User
 
 
 @dataclass(frozen=True)
@@ -29,8 +32,8 @@ class Operator:
 OPERATOR = Operator()
 """The caller of every command-line command."""
 
-Caller = User | Operator
-"""Whoever calls a service."""
+Caller: TypeAlias = "User | Operator"
+"""Whoever calls a service (an annotation only)."""
 
 _DENIED = {permission: f"msg.denied.{permission.value}" for permission in Permission}
 """The refusal of each permission, saying who may (a key of annotator.messages.MESSAGES)."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from sqlmodel import Session, func, select
 
 from annotator.agreement import AgreementReport, compute_agreement
@@ -16,12 +16,19 @@ from annotator.workflow import Permission
 from annotator.models import Case, Claim, Label, User
 from annotator.vocabulary import LABELS
 
+if TYPE_CHECKING:  # label_table's DataFrame; a report is computed without pandas
+    import pandas as pd
+
 DEFAULT_BOOTSTRAP = 1000
 IN_CHUNK = 30_000
 GROUP_COLUMNS = ("slice", "split", "guideline_version")
 """What a report can be broken down by."""
 MIXED_VERSIONS = "mixed"
 """The guideline_version group of a claim whose labels were made under different versions."""
+
+
+TABLE_COLUMNS = ("item_id", "rater", "label", "slice", "split", "guideline_version")
+"""The columns of label_table (and of _label_columns)."""
 
 
 def label_table(session: Session, actor: Caller, dataset_pk: int | None = None, claim_pks: Iterable[int] | None = None) -> pd.DataFrame:
@@ -36,6 +43,18 @@ def label_table(session: Session, actor: Caller, dataset_pk: int | None = None, 
     are left out (blind.claims_still_to_label), so an admin who also labels sees no other label
     of a claim before labeling it; for everyone else (and the command line) nothing is.
     """
+    import pandas as pd
+
+    frame = pd.DataFrame(_label_rows(session, actor, dataset_pk, claim_pks), columns=list(TABLE_COLUMNS))
+    frame["item_id"] = frame["item_id"].astype(str)
+    versions = frame.groupby("item_id")["guideline_version"].transform("nunique")
+    frame.loc[versions > 1, "guideline_version"] = MIXED_VERSIONS
+    return frame
+
+
+def _label_rows(session: Session, actor: Caller, dataset_pk: int | None, claim_pks: Iterable[int] | None) -> list[tuple]:
+    """label_table's rows as the database gives them: (claim_pk, labeler name, label, slice, split,
+    guideline_version) tuples, the blind rule applied. Raises PermissionDeniedError as label_table."""
     require(actor, Permission.SEE_AGREEMENT)
     query = (
         select(Label.claim_pk, User.name, Label.value, Case.slice, Case.split, Label.guideline_version)
@@ -49,16 +68,25 @@ def label_table(session: Session, actor: Caller, dataset_pk: int | None = None, 
     if dataset_pk is not None:
         query = query.where(Claim.dataset_id == dataset_pk)
     if claim_pks is None:
-        rows = session.exec(query).all()
-    else:  # in chunks: PostgreSQL takes at most 65,535 parameters a statement
-        wanted = sorted(set(claim_pks))
-        rows = [row for start in range(0, len(wanted), IN_CHUNK)
-                for row in session.exec(query.where(Label.claim_pk.in_(wanted[start:start + IN_CHUNK]))).all()]
-    frame = pd.DataFrame(rows, columns=["item_id", "rater", "label", "slice", "split", "guideline_version"])
-    frame["item_id"] = frame["item_id"].astype(str)
-    versions = frame.groupby("item_id")["guideline_version"].transform("nunique")
-    frame.loc[versions > 1, "guideline_version"] = MIXED_VERSIONS
-    return frame
+        return [tuple(row) for row in session.exec(query).all()]
+    wanted = sorted(set(claim_pks))  # in chunks: PostgreSQL takes at most 65,535 parameters a statement
+    return [tuple(row) for start in range(0, len(wanted), IN_CHUNK)
+            for row in session.exec(query.where(Label.claim_pk.in_(wanted[start:start + IN_CHUNK]))).all()]
+
+
+def _label_columns(session: Session, actor: Caller, dataset_pk: int | None, claim_pks: Iterable[int] | None) -> dict[str, list]:
+    """label_table as a dict of columns (TABLE_COLUMNS -> lists), the same values, built without
+    pandas: compute_agreement takes it as it takes the DataFrame."""
+    rows = _label_rows(session, actor, dataset_pk, claim_pks)
+    columns = {name: [row[k] for row in rows] for k, name in enumerate(TABLE_COLUMNS)}
+    columns["item_id"] = [str(pk) for pk in columns["item_id"]]
+    versions: dict[str, set] = {}
+    for item, version in zip(columns["item_id"], columns["guideline_version"]):
+        if version is not None:  # as pandas' nunique counts: a missing version is no version
+            versions.setdefault(item, set()).add(version)
+    columns["guideline_version"] = [MIXED_VERSIONS if len(versions.get(item, ())) > 1 else version
+                                    for item, version in zip(columns["item_id"], columns["guideline_version"])]
+    return columns
 
 
 def agreement_report(
@@ -82,7 +110,7 @@ def agreement_report(
     if unknown:
         raise ValueError(f"cannot break agreement down by {unknown[0]!r}; use {', '.join(GROUP_COLUMNS)}")
     wanted = None if claim_pks is None else list(claim_pks)
-    table = label_table(session, actor, dataset_pk, wanted)
+    table = _label_columns(session, actor, dataset_pk, wanted)
     report = compute_agreement(table, categories, n_bootstrap=n_bootstrap, seed=seed, by=group_by)
     groups = {column: _with_claims_in_scope(session, parts, column, dataset_pk, wanted, categories)
               for column, parts in report.groups.items()}

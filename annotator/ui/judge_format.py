@@ -3,7 +3,7 @@ returns (and a judge run as `services.judges.list_judge_runs` lists it).
 
 Rates are fractions 0..1, written with three decimals as the Agreement page writes coefficients:
 "0.474 [0.263, 0.700]" (the case-level bootstrap interval), the analytic interval (Wilson's for
-the rates, statsmodels' for kappa) in a column of its own, every rate with its n (the claims it is
+the rates, Fleiss, Cohen & Everitt's for kappa) in a column of its own, every rate with its n (the claims it is
 a fraction of) and "indicative only" when that n is under 10. An undefined rate reads "undefined:
 <reason>" in the current language (format.note). Values from users and files (run, model, claim
 and case ids, slices, labeler names) go through plain_text (or plain_markdown, for Markdown
