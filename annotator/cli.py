@@ -20,10 +20,9 @@ import typer
 from annotator import __version__
 from annotator.errors import AnnotatorError
 from annotator.formats.kinds import kind
-from annotator.formats.ragas import CLAIM_MODES
 from annotator.services.access import OPERATOR
 from annotator.terminal import json_safe, terminal_safe as safe
-from annotator.vocabulary import EXPORT_FORMATS, REPORT_SPLITS, RETRIEVAL_RULES, RETRIEVAL_UNITS
+from annotator.vocabulary import CLAIM_MODES, EXPORT_FORMATS, REPORT_SPLITS, RETRIEVAL_RULES, RETRIEVAL_UNITS
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Blind double labeling, agreement, adjudication and gold releases for RAG claims.")
 labels_app = typer.Typer(no_args_is_help=True, help="Labels: import those made elsewhere, correct a stored one.")

@@ -68,6 +68,9 @@ REPORT_SPLITS: tuple[str, ...] = ("all", *SPLITS)
 RETRIEVAL_RULES: tuple[str, ...] = ("all", "any")
 """When a case's retrieval is ok: every relevant passage in the top k, or at least one (`--retrieval-rule`)."""
 
+CLAIM_MODES: tuple[str, ...] = ("sentences", "whole")
+"""How an answer without its own `claims` is cut (`--claims`): into its sentences, or kept whole."""
+
 EXPORT_FORMATS: tuple[str, ...] = ("ragas",)
 """The shapes `release export --format` writes a release's gold in (annotator/release_export.py)."""
 

@@ -48,7 +48,7 @@ from annotator.formats.reading import (
 from annotator.formats.records import CaseRecord, ClaimRecord, PassageRecord, Position, RunCaseRecord, Source
 from annotator.messages import Message, msg
 from annotator.segment import sentences
-from annotator.vocabulary import SPLITS
+from annotator.vocabulary import CLAIM_MODES, SPLITS  # noqa: F401 - CLAIM_MODES re-exported (annotator.formats)
 
 RAGAS_SPELLINGS: dict[str, tuple[str, ...]] = {
     "case_id": ("case_id", "id"),
@@ -68,8 +68,6 @@ RAGAS_KEYS: tuple[str, ...] = tuple(name for names in RAGAS_SPELLINGS.values() f
 RAGAS_TEXT_LISTS: frozenset[str] = frozenset(
     {*RAGAS_SPELLINGS["contexts"], *RAGAS_SPELLINGS["context_ids"], *RAGAS_SPELLINGS["reference_contexts"], "claims"})
 """The fields that are lists of texts (in CSV: a JSON array in the cell)."""
-CLAIM_MODES: tuple[str, ...] = ("sentences", "whole")
-"""How an answer without its own `claims` is cut (`--claims`): into its sentences, or kept whole."""
 RAGAS_SLICE, RAGAS_SPLIT = "normal", "dev"
 """A record's slice and split when it gives none."""
 CASE_ID_PREFIX, PASSAGE_ID_PREFIX = "ragas-", "ctx-"
