@@ -1,5 +1,6 @@
 """Reading aids for a claim's evidence: the claim's words that also occur in a passage, as spans
-over the passage's text, and which passages are an old version of their document.
+over the passage's text; where the claim is in its case's answer (`claim_in_answer`, from the
+claim's stored span); and which passages are an old version of their document.
 
 Plain functions over plain strings (no Streamlit, no database); the UI renders what they return.
 
@@ -228,7 +229,7 @@ def highlight(claim: str, passage: str) -> Highlight:
 def _whole_clusters(text: str, spans: list[list[int]]) -> tuple[tuple[int, int], ...]:
     """`spans` widened to whole grapheme clusters of `text` (a mark never starts or ends inside
     one, where it would part a letter from its vowel sign), merged where they then touch."""
-    if not spans or text.isascii():
+    if not spans or (text.isascii() and "\r\n" not in text):  # ASCII: one cluster a character, but CR LF
         return tuple((start, end) for start, end in spans)
     bounds = [found.start() for found in _CLUSTER.finditer(text)] + [len(text)]
     out: list[list[int]] = []
@@ -260,6 +261,82 @@ def to_html(text: str, spans: Iterable[tuple[int, int]], shown: Callable[[str], 
         parts.append(f'<mark style="{MARK_STYLE}">{html.escape(shown(text[start:end]))}</mark>')
         at = end
     parts.append(html.escape(shown(text[at:])))
+    return ('<div style="white-space: pre-wrap; overflow-wrap: anywhere; line-height: 1.6">'
+            + "".join(parts) + "</div>")
+
+
+# --- the claim in its answer --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClaimInAnswer:
+    """A case's answer cut at its claim's place: `before + claim + after` is the answer, and
+    `claim` is answer[start:end] (code points), made of whole grapheme clusters."""
+    before: str
+    claim: str
+    after: str
+    start: int
+    end: int
+
+
+def _comparable(text: str) -> str:
+    """A claim's text as a span is compared with it: NFC, white space runs (line breaks, CRLF,
+    no-break spaces) as one space, none at the ends."""
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def claim_in_answer(answer: str, span_start: object, span_end: object, claim_text: str) -> ClaimInAnswer | None:
+    """Where the claim is in its case's answer, for the Label and Adjudicate pages to mark it in
+    place; None when its stored span cannot be used, so the page marks the claim's words instead.
+
+    answer: the case's answer; span_start, span_end: the claim's stored span (Claim.span_start,
+    Claim.span_end: code points, Python str indices, answer[start:end]); claim_text: the claim.
+    None when either bound is missing or not an int (a bool is none), when 0 <= start < end <=
+    len(answer) does not hold, or when answer[start:end] is not the claim's text (compared by
+    `_comparable`: NFC, white space collapsed): the answer or the claim changed since the span
+    was taken. A span that starts or ends inside a grapheme cluster (UAX #29 extended, `\\X`: an
+    emoji with its skin tone or the rest of its ZWJ sequence, a letter with its combining marks)
+    is widened to whole clusters. Raises nothing.
+    """
+    if not all(isinstance(bound, int) and not isinstance(bound, bool) for bound in (span_start, span_end)):
+        return None
+    if not 0 <= span_start < span_end <= len(answer):
+        return None
+    if _comparable(answer[span_start:span_end]) != _comparable(claim_text) or not _comparable(claim_text):
+        return None
+    ((start, end),) = _whole_clusters(answer, [[span_start, span_end]])
+    return ClaimInAnswer(answer[:start], answer[start:end], answer[end:], start, end)
+
+
+PLACE_STYLE = ("background-color: rgba(0, 120, 255, 0.14); outline: 2px solid rgba(0, 100, 220, 0.9); "
+               "outline-offset: 1px; border-radius: 3px; color: inherit; scroll-margin: 2rem")
+"""The claim's place in its answer: outlined as well as tinted (a shape, never colour alone), and
+named in words for a screen reader (claim_html's `label`)."""
+HIDDEN_STYLE = ("position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; border: 0; "
+                "overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap")
+"""Text a screen reader reads and the screen does not show (the common "visually hidden" pattern)."""
+CLAIM_ELEMENT_ID = "annotator-current-claim"
+"""The id of the claim's place in the answer: the address's #annotator-current-claim scrolls to it."""
+
+
+def claim_html(placed: ClaimInAnswer, *, shown: Callable[[str], str] = str, lead: str = "",
+               label: tuple[str, str] = ("", ""), claim_key: object = "") -> str:
+    """The answer as HTML (as `to_html` writes it: escaped, white space kept, `lead` first in bold)
+    with the claim's place (`placed`, from claim_in_answer) in one outlined <span> (PLACE_STYLE),
+    id CLAIM_ELEMENT_ID and data-annotator-current-claim `claim_key` (the page's script scrolls
+    the answer's box to it once per claim: ui/layout.py). `label`: (opening, closing) words around
+    the claim that only a screen reader reads ("Current claim:", "End of the current claim."),
+    escaped; empty ones are left out. Each piece of text goes through `shown` before it is
+    escaped (ui.plain.plain_text). No other part of the answer is marked."""
+    def hidden(words: str) -> str:
+        return f'<span style="{HIDDEN_STYLE}">{html.escape(words)}</span>' if words else ""
+
+    opening, closing = label
+    parts = [f"<strong>{html.escape(lead)}</strong> "] if lead else []
+    parts += [html.escape(shown(placed.before)),
+              f'<span id="{CLAIM_ELEMENT_ID}" data-annotator-current-claim="{html.escape(str(claim_key))}" '
+              f'style="{PLACE_STYLE}">{hidden(opening)}{html.escape(shown(placed.claim))}{hidden(closing)}</span>',
+              html.escape(shown(placed.after))]
     return ('<div style="white-space: pre-wrap; overflow-wrap: anywhere; line-height: 1.6">'
             + "".join(parts) + "</div>")
 

@@ -73,6 +73,8 @@ class AdjudicationView:
     decision: Adjudication | None
     content_changed_at: object = None  # the claim's updated_at: adjudicate's seen_content_at
     document_versions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # labeling.versions_in_dataset
+    span_start: int | None = None  # the claim's span in the answer, as labeling.ClaimView has it
+    span_end: int | None = None
 
 
 def adjudication_queue(session: Session, user: Caller, dataset_pk: int | None = None) -> list[QueueItem]:
@@ -152,6 +154,7 @@ def view_for_adjudicator(session: Session, user: User, claim_pk: int) -> Adjudic
         metadata=dict(case.meta or {}), passages=passages,
         labels=blind_labels(session, claim_pk), state=state.value, decision=decision,
         content_changed_at=claim.updated_at, document_versions=versions_in_dataset(session, claim.dataset_id, passages),
+        span_start=claim.span_start, span_end=claim.span_end,
     )
 
 

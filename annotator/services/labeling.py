@@ -111,6 +111,11 @@ class ClaimView:
     # {doc_id: every version of the document in the dataset} for the shown passages' documents
     # (versions_in_dataset): a passage whose document has a newer version anywhere is marked old.
     document_versions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # Where the claim is in the answer (Claim.span_start, Claim.span_end: code points,
+    # answer[span_start:span_end]); None when not known. The page marks it in place
+    # (highlight.claim_in_answer checks it against the answer and the claim first).
+    span_start: int | None = None
+    span_end: int | None = None
 
 
 BULK_ASSIGNMENTS = 100
@@ -428,6 +433,7 @@ def _claim_for_labeler_statement():  # noqa: ANN202 - a Select
     return (
         sa_select(
             claim.c.claim_id, claim.c.text, claim.c.case_pk, claim.c.updated_at, claim.c.dataset_id,
+            claim.c.span_start, claim.c.span_end,
             case.c.case_id, case.c.question, case.c.answer, case.c.slice, case.c.split, case.c.meta,
             _first_pk(assignment, assignment.c.case_pk == claim.c.case_pk,
                       assignment.c.labeler_pk == bindparam("user_pk")).label("assignment_pk"),
@@ -488,6 +494,7 @@ def claim_for_labeler(session: Session, user: User, claim_pk: int) -> ClaimView:
         content_changed_at=row.updated_at,
         draft_at=row.draft_at,
         document_versions=versions_in_dataset(session, row.dataset_id, passages),
+        span_start=row.span_start, span_end=row.span_end,
     )
 
 

@@ -21,7 +21,7 @@ from sqlmodel import Session
 
 from annotator.db import make_engine, read_scope, resolve_url, session_scope
 from annotator.errors import AnnotatorError, InvalidValueError, NotFoundError, PermissionDeniedError
-from annotator.highlight import Highlight, highlight, old_versions, to_html
+from annotator.highlight import Highlight, claim_html, claim_in_answer, highlight, old_versions, to_html
 from annotator.messages import shortened
 from annotator.models import User
 from annotator.services import login_sessions
@@ -391,19 +391,42 @@ def passage_card(passage: PassageView, *, number: int | None = None, claim_text:
     return card
 
 
+ANSWER_HEIGHT = 170
+"""Pixels of a long answer shown at once in the case box (about six lines); it scrolls inside."""
+LONG_ANSWER_CHARS = 600
+LONG_ANSWER_LINES = 6
+"""An answer longer than this (characters or lines) is shown in the scrolling box."""
+
+
 def case_header(case_id: str, slice_: str, split: str, question: str, answer: str, *, metadata: Mapping,
-                claim_text: str, key: str) -> None:
+                claim_text: str, key: str, span: tuple[int | None, int | None] = (None, None),
+                claim_key: object = "") -> None:
     """The case on top of a claim, compact (ui/layout.py): one line with the case id, slice, split
     and the case's RAG fields (case_fields.detail_parts), then a box that opens and closes, headed
-    by the question, holding the generated answer with the claim's words marked in it (highlight.py,
-    as in a passage). The box starts open; `key` keeps its state for the browser session, so a
-    user who closed it finds it closed on the next claim."""
+    by the question, holding the generated answer. The claim is outlined in place in the answer
+    when its stored `span` (span_start, span_end, as the claim's view carries them) holds its text
+    (highlight.claim_in_answer; screen readers read "Current claim begins/ends" around it); else
+    the claim's words are marked wherever they occur in it (highlight.py, as in a passage). A long
+    answer (LONG_ANSWER_CHARS, LONG_ANSWER_LINES) scrolls in a box of ANSWER_HEIGHT, which the
+    page's script (ui/layout.py) scrolls to the claim's place once per claim (`claim_key`, the
+    claim's primary key). The box starts open; `key` keeps its state for the browser session, so
+    a user who closed it finds it closed on the next claim."""
     st.caption(" · ".join([md("case.meta", case_id=case_id, slice=slice_, split=split),
                            *case_fields.detail_parts(dict(metadata or {}))]))
     with st.expander(md("case.question_line", question=question), expanded=True, key=key, on_change="rerun"):
-        marked = highlight(claim_text, answer)
-        st.html(to_html(answer, marked.spans, shown=plain_text,
-                        lead=t("case.answer_marked" if marked.spans else "case.answer_lead")))
+        placed = claim_in_answer(answer, *span, claim_text)
+        if placed is not None:
+            body = claim_html(placed, shown=plain_text, lead=t("case.answer_placed"),
+                              label=(t("case.claim_start"), t("case.claim_end")), claim_key=claim_key)
+        else:
+            marked = highlight(claim_text, answer)
+            body = to_html(answer, marked.spans, shown=plain_text,
+                           lead=t("case.answer_marked" if marked.spans else "case.answer_lead"))
+        if len(answer) > LONG_ANSWER_CHARS or answer.count("\n") + 1 > LONG_ANSWER_LINES:
+            with st.container(height=ANSWER_HEIGHT, border=False):
+                st.html(body)
+        else:
+            st.html(body)
 
 
 def dataset_select(key: str) -> str | None:

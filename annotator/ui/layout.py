@@ -12,7 +12,10 @@ beside the passages); `claim_screen` does the rest, on the page that calls it on
 - a marker naming the claim shown, and a script that scrolls the main area (Streamlit scrolls it
   inside the window, not the document) back to its top when the marker names another claim: a
   save, J or K, another claim picked. A rerun of the same claim (a refused save, a typed draft)
-  stays where the user is.
+  stays where the user is;
+- the same script scrolls a long answer's box (ui/components.case_header) so that the claim's
+  place, outlined in it (highlight.claim_html), is in view: once per claim, inside the box only
+  (the page stays at its top); a rerun of the same claim leaves the box where the user put it.
 
 The script installs its listener once per browser tab, as ui/keyguard.py does; a page without the
 marker scrolls nothing.
@@ -58,9 +61,26 @@ SCRIPT = """<script>
     if (main) main.scrollTo({top: 0, left: 0, behavior: "instant"});
     window.scrollTo({top: 0, left: 0, behavior: "instant"});
   };
-  new MutationObserver(check).observe(document.body,
+  let placed = null;
+  const place = () => {
+    const mark = Array.from(document.querySelectorAll("[data-annotator-current-claim]"))
+      .find((m) => !m.closest("[data-stale=true]"));
+    if (!mark || mark.dataset.annotatorCurrentClaim === placed || !mark.getClientRects().length) return;
+    placed = mark.dataset.annotatorCurrentClaim;
+    const main = document.querySelector("[data-testid=stMain]");
+    for (let box = mark.parentElement; box && box !== main && box !== document.body; box = box.parentElement) {
+      const overflow = getComputedStyle(box).overflowY;
+      if ((overflow === "auto" || overflow === "scroll") && box.scrollHeight > box.clientHeight) {
+        const top = mark.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
+        box.scrollTo({top: Math.max(0, top - box.clientHeight / 4), left: 0, behavior: "instant"});
+        return;
+      }
+    }
+  };
+  new MutationObserver(() => { check(); place(); }).observe(document.body,
     {childList: true, subtree: true, attributes: true, attributeFilter: ["data-claim"]});
   check();
+  place();
   const isText = (el) => el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement ||
     (el instanceof HTMLInputElement && !["checkbox", "radio", "button", "submit"].includes(el.type)) ||
     (el instanceof HTMLElement && el.isContentEditable);

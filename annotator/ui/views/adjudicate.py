@@ -155,7 +155,8 @@ if view is None:
 keyguard.guard(view.claim_pk, DECISION_BUTTONS)  # before the claim: the browser sees a new one first
 layout.claim_screen(view.claim_pk, _rationale_key(view.claim_pk))  # one screen per claim, opened at its top; R: rationale
 ui.case_header(view.case_id, view.slice, view.split, view.question, view.answer, metadata=view.metadata,
-               claim_text=view.text, key="adjudicate.case_open")
+               claim_text=view.text, key="adjudicate.case_open", span=(view.span_start, view.span_end),
+               claim_key=view.claim_pk)
 claim_col, evidence_col = st.columns([2, 3])
 with claim_col:
     st.header(ui.md("label.claim", claim_id=view.claim_id))

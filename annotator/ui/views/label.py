@@ -414,7 +414,8 @@ next_col.button(t("label.next"), key="label.next", icon=":material/arrow_forward
                 on_click=_go, args=(place.next_pk,), disabled=place.next_pk is None)
 
 ui.case_header(view.case_id, view.slice, view.split, view.question, view.answer, metadata=view.metadata,
-               claim_text=view.text, key="label.case_open")
+               claim_text=view.text, key="label.case_open", span=(view.span_start, view.span_end),
+               claim_key=view.claim_pk)
 
 own = view.own_label
 read_only = view.on_hold or not view.can_revise
