@@ -157,3 +157,22 @@ def test_the_adjudicate_page_outlines_the_disputed_claim_in_place_and_falls_back
     body = answer_html(mika)
     assert placed_claim(body) is None and shown_text(body).startswith(ENGLISH["case.answer_marked"] + " ")
 
+
+
+@ON_BOTH
+def test_the_label_and_adjudicate_views_carry_the_claims_span_as_plain_ints_or_none(engine):
+    from annotator.services.adjudication import view_for_adjudicator
+    from annotator.services.labeling import claim_for_labeler, save_label
+
+    c1, c2 = _claim_pk(engine, "case-1-c1"), _claim_pk(engine, "case-1-c2")
+    start = ANSWER.index(PLACED)
+    with session_scope(engine) as session:
+        aoi, ren, mika = (get_user(session, name) for name in ("aoi", "ren", "mika"))
+        views = [claim_for_labeler(session, aoi, c1), claim_for_labeler(session, aoi, c2)]
+        for user, value in ((aoi, "support"), (ren, "insufficient")):
+            save_label(session, user, c1, value, rationale="read", guideline_version="")
+        views.append(view_for_adjudicator(session, mika, c1))
+    spans = [(view.span_start, view.span_end) for view in views]
+    assert spans == [(start, start + len(PLACED)), (None, None), (start, start + len(PLACED))]
+    assert {type(bound) for span in spans for bound in span} == {int, type(None)}
+    assert views[0].answer[views[0].span_start:views[0].span_end] == PLACED
