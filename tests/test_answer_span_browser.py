@@ -96,3 +96,22 @@ def test_a_ragas_claim_is_outlined_in_its_long_answer_and_scrolled_into_view(rag
         assert seen["text"] == SENTENCES[TARGET] and seen["insideBox"] and seen["insideWindow"], seen
     finally:
         context.close()
+
+
+def test_the_outlined_claim_and_the_long_answers_box_pass_axe(ragas_server, browser):  # noqa: F811 - the fixture
+    pytest.importorskip("axe_playwright_python")  # the test extra installs it (tests/test_accessibility_browser.py)
+    from tests.test_accessibility_browser import unexpected_violations
+
+    base, _ = ragas_server
+    context = browser.new_context(viewport={"width": 1366, "height": 768}, locale="en-US")
+    page = context.new_page()
+    try:
+        page.goto(f"{base}/?claim={CASE_ID}-c{TARGET}")
+        log_in_here(page, "aoi", "aoi-demo-pass")
+        page.locator(f"#{CLAIM_ELEMENT_ID}").wait_for(timeout=20_000)
+        settled(page)
+        region = page.get_by_role("region", name="Generated answer")
+        assert region.count() == 1 and region.get_attribute("tabindex") == "0"  # the keyboard scrolls it too
+        assert unexpected_violations(page, "Label page, a claim outlined in a long answer", "label") == []
+    finally:
+        context.close()

@@ -52,6 +52,7 @@ JAPANESE: dict[str, str] = {
     "case.question_line": "**質問**: {question}",
     "case.answer_lead": "生成された回答:",
     "case.answer_marked": "生成された回答（主張と共通の語に印を付けています）:",
+    "case.answer_box": "生成された回答",
     "case.answer_placed": "生成された回答（下の主張を、回答の中のその位置に枠で示しています）:",
     "case.claim_start": "現在の主張ここから:",
     "case.claim_end": "現在の主張ここまで。",

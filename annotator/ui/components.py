@@ -9,6 +9,7 @@ click.
 
 from __future__ import annotations
 
+import html
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -407,7 +408,8 @@ def case_header(case_id: str, slice_: str, split: str, question: str, answer: st
     when its stored `span` (span_start, span_end, as the claim's view carries them) holds its text
     (highlight.claim_in_answer; screen readers read "Current claim begins/ends" around it); else
     the claim's words are marked wherever they occur in it (highlight.py, as in a passage). A long
-    answer (LONG_ANSWER_CHARS, LONG_ANSWER_LINES) scrolls in a box of ANSWER_HEIGHT, which the
+    answer (LONG_ANSWER_CHARS, LONG_ANSWER_LINES) scrolls in a box of ANSWER_HEIGHT (a region named
+    "Generated answer" that takes the keyboard's focus, so arrow keys scroll it too), which the
     page's script (ui/layout.py) scrolls to the claim's place once per claim (`claim_key`, the
     claim's primary key). The box starts open; `key` keeps its state for the browser session, so
     a user who closed it finds it closed on the next claim."""
@@ -423,10 +425,10 @@ def case_header(case_id: str, slice_: str, split: str, question: str, answer: st
             body = to_html(answer, marked.spans, shown=plain_text,
                            lead=t("case.answer_marked" if marked.spans else "case.answer_lead"))
         if len(answer) > LONG_ANSWER_CHARS or answer.count("\n") + 1 > LONG_ANSWER_LINES:
-            with st.container(height=ANSWER_HEIGHT, border=False):
-                st.html(body)
-        else:
-            st.html(body)
+            # a named region that takes the focus: a keyboard user scrolls it too (WCAG 2.1.1)
+            body = (f'<div role="region" aria-label="{html.escape(t("case.answer_box"))}" tabindex="0" '
+                    f'style="max-height: {ANSWER_HEIGHT}px; overflow-y: auto">{body}</div>')
+        st.html(body)
 
 
 def dataset_select(key: str) -> str | None:

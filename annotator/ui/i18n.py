@@ -80,6 +80,7 @@ ENGLISH: dict[str, str] = {
     "case.question_line": "**Question**: {question}",
     "case.answer_lead": "Generated answer:",
     "case.answer_marked": "Generated answer (the words it shares with the claim marked):",
+    "case.answer_box": "Generated answer",
     "case.answer_placed": "Generated answer (the claim shown below is outlined where it is in the answer):",
     "case.claim_start": "Current claim begins:",
     "case.claim_end": "Current claim ends.",
