@@ -642,6 +642,10 @@ MESSAGES: dict[str, str] = {
     "msg.import.warn.unknown_field_kept": "{path}, line {line}: field '{name}' is not one of {known}; it is kept as case "
                                           "metadata",
     "msg.import.warn.unnamed_column": "{path}, line {line}: column {number} has no name in the header; it is ignored",
+    "msg.import.warn.export_only_column": "{path}, line {line}: column '{name}' is written by `annotator release export` "
+                                          "(a release's gold labels, which labelers must not see); it was not imported",
+    "msg.import.warn.export_only_field": "{path}, line {line}: field '{name}' is written by `annotator release export` "
+                                         "(a release's gold labels, which labelers must not see); it was not imported",
     "msg.import.warn.changed_passages": "{n} claims are shown with changed passages: they are marked changed "
                                         "(adjudicated ones become stale)",
     # --- verifying a release folder (release.py): each problem names its file. VerifyResult.problems

@@ -1022,6 +1022,10 @@ JAPANESE: dict[str, str] = {
     "msg.import.warn.unknown_field_kept": "{path} の {line} 行目: フィールド「{name}」は {known} のいずれでもありません。ケースの"
                                           "メタデータとして保存します",
     "msg.import.warn.unnamed_column": "{path} の {line} 行目: {number} 列目にヘッダーの名前がありません。無視します",
+    "msg.import.warn.export_only_column": "{path} の {line} 行目: 列「{name}」は `annotator release export` が書くもの"
+                                          "（リリースのゴールドラベルで、ラベラーに見せてはいけません）です。取り込みませんでした",
+    "msg.import.warn.export_only_field": "{path} の {line} 行目: フィールド「{name}」は `annotator release export` が書くもの"
+                                         "（リリースのゴールドラベルで、ラベラーに見せてはいけません）です。取り込みませんでした",
     "msg.import.warn.changed_passages": "主張 {n} 件が、変更されたパッセージと一緒に表示されます。変更ありとして記録します"
                                         "（裁定済みのものは要再確認になります）",
     # verifying a release folder (found again in English texts by `recognize`: no format spec)
