@@ -780,7 +780,8 @@ MESSAGES: dict[str, str] = {
     "msg.import.problem.ids_and_contexts": "{ids} ids for {contexts} texts in '{name}'",
     "msg.import.fix.ids_and_contexts": "Give one id per text of '{name}', in the same order, or leave "
                                        "retrieved_context_ids out (ids are then made from the texts)",
-    "msg.import.problem.no_sentence": "the answer holds no sentence to make a claim of",
+    "msg.import.problem.no_sentence": "the answer holds no sentence to make a claim of (no letter or digit: "
+                                    "only punctuation, symbols or white space)",
     "msg.import.fix.no_sentence": "Give the record an answer with at least one sentence, or its claims as a list of "
                                   "texts in 'claims', or import with --claims whole",
     "msg.import.problem.cell_not_json": "the cell is not JSON ({detail})",

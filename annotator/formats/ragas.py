@@ -428,9 +428,19 @@ def _check_schema(path: str, schema: Any) -> None:
         kind = _COLUMN_KINDS.get(field.name)
         if kind is not None and not _type_fits(field.type, kind):
             raise ImportRowError(path, None, field.name,
-                                 msg("msg.import.problem.parquet_type", type=str(field.type),
+                                 msg("msg.import.problem.parquet_type", type=_type_text(field.type),
                                      expected=msg(f"msg.import.parquet.{kind}")),
                                  msg("msg.import.fix.ragas_columns"))
+
+
+def _type_text(kind_of: Any) -> str:
+    """A Parquet column's type as a message writes it: a list as list<its item's type>
+    ("list<int64>", as the expected "list<string>"; pyarrow writes "list<element: int64>")."""
+    import pyarrow.types as pt
+
+    if pt.is_list(kind_of) or pt.is_large_list(kind_of):
+        return f"list<{_type_text(kind_of.value_type)}>"
+    return str(kind_of)
 
 
 def _type_fits(kind_of: Any, kind: str) -> bool:

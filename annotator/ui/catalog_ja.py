@@ -1526,7 +1526,7 @@ JAPANESE: dict[str, str] = {
     "msg.import.problem.ids_and_contexts": "'{name}' のテキスト {contexts} 件に対して ID が {ids} 件です",
     "msg.import.fix.ids_and_contexts": "'{name}' のテキスト 1 件につき ID を 1 つ、同じ順に書くか、retrieved_context_ids を省いて"
                                        "ください（ID はテキストから作られます）",
-    "msg.import.problem.no_sentence": "回答に、主張にできる文がありません",
+    "msg.import.problem.no_sentence": "回答に、主張にできる文がありません（文字も数字もなく、句読点・記号・空白だけです）",
     "msg.import.fix.no_sentence": "1 文以上の回答を書くか、主張をテキストのリストとして 'claims' に書くか、--claims whole で"
                                   "取り込んでください",
     "msg.import.problem.cell_not_json": "セルが JSON ではありません（{detail}）",
