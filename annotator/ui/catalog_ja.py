@@ -420,7 +420,7 @@ JAPANESE: dict[str, str] = {
     "imports.kind.cases": "ケース（主張とパッセージ）",
     "imports.kind.labels": "ラベル",
     "imports.kind.adjudications": "裁定",
-    "imports.file": "ファイル（JSONL または CSV）",
+    "imports.file": "ファイル（JSONL または CSV。RAGAS のレコードは Parquet も可）",
     "imports.format": "形式（--format）",
     "imports.dataset": "データセット（--dataset）",
     "imports.dataset_help": "空欄: ケースは {defaults} に入ります。ラベルと裁定は、すべてのデータセットから対象の主張を探します。",
