@@ -421,3 +421,22 @@ def test_a_reference_that_contradicts_the_metadatas_expected_answer_is_refused(t
     assert str(error).endswith("'reference' and the metadata key 'expected_answer' have other values. Keep only one of them")
     _, [case] = cases(write_jsonl(tmp_path / "same.jsonl", {**PARIS, "metadata": {"expected_answer": "Paris"}}))
     assert case.metadata == {"expected_answer": "Paris"}
+
+
+@WRITERS
+def test_the_gold_an_export_holds_is_not_imported_and_the_warning_says_why(tmp_path, write):
+    """`gold_claims` (what `release export --format ragas` writes beside RAGAS's fields) is neither
+    a field nor case metadata, in any container; the warning names it once."""
+    gold = [{"dataset": "d", "claim_id": "x-c1", "text": "Paris is the capital of France.", "gold_label": "contradict",
+             "resolution": "adjudicated", "severity": "other", "passage_ids": ["p1"]}]
+    exported = {**PARIS, "case_id": "x", "claims": ["Paris is the capital of France."], "gold_claims": gold}
+    suffix = {write_jsonl: "jsonl", write_csv: "csv", write_parquet: "parquet"}[write]
+    path = write(tmp_path / f"gold.{suffix}", exported, {**exported, "case_id": "y"})
+    source, records = cases(path)
+    assert [case.metadata for case in records] == [{"expected_answer": "Paris"}] * 2
+    noun, line = ("column", 1) if write is write_csv else ("field", 1)
+    assert source.warnings == [f"{path}, line {line}: {noun} 'gold_claims' is written by `annotator release export` "
+                               "(a release's gold labels, which labelers must not see); it was not imported"]
+    assert "gold_claims" not in ragas.RAGAS_KEYS and ragas.EXPORT_ONLY_KEYS == ("gold_claims",)
+    run = formats.read_run(path, "ragas")
+    assert [case.case_id for case in run.records] == ["x", "y"] and run.warnings == source.warnings
