@@ -642,6 +642,10 @@ MESSAGES: dict[str, str] = {
     "msg.import.warn.unknown_field_kept": "{path}, line {line}: field '{name}' is not one of {known}; it is kept as case "
                                           "metadata",
     "msg.import.warn.unnamed_column": "{path}, line {line}: column {number} has no name in the header; it is ignored",
+    "msg.import.warn.export_only_column": "{path}, line {line}: column '{name}' is written by `annotator release export` "
+                                          "(a release's gold labels, which labelers must not see); it was not imported",
+    "msg.import.warn.export_only_field": "{path}, line {line}: field '{name}' is written by `annotator release export` "
+                                         "(a release's gold labels, which labelers must not see); it was not imported",
     "msg.import.warn.changed_passages": "{n} claims are shown with changed passages: they are marked changed "
                                         "(adjudicated ones become stale)",
     # --- verifying a release folder (release.py): each problem names its file. VerifyResult.problems
@@ -776,7 +780,8 @@ MESSAGES: dict[str, str] = {
     "msg.import.problem.ids_and_contexts": "{ids} ids for {contexts} texts in '{name}'",
     "msg.import.fix.ids_and_contexts": "Give one id per text of '{name}', in the same order, or leave "
                                        "retrieved_context_ids out (ids are then made from the texts)",
-    "msg.import.problem.no_sentence": "the answer holds no sentence to make a claim of",
+    "msg.import.problem.no_sentence": "the answer holds no sentence to make a claim of (no letter or digit: "
+                                    "only punctuation, symbols or white space)",
     "msg.import.fix.no_sentence": "Give the record an answer with at least one sentence, or its claims as a list of "
                                   "texts in 'claims', or import with --claims whole",
     "msg.import.problem.cell_not_json": "the cell is not JSON ({detail})",

@@ -32,22 +32,11 @@ from annotator.durable import sync_folder
 from annotator.errors import ExportError, ReleaseVerifyError
 from annotator.filemodes import make_private_folders
 from annotator.release import read_gold, read_released_cases, release_layout
+from annotator.vocabulary import RAGAS_EXPORT_KEYS
 
-RAGAS_KEYS: tuple[str, ...] = (
-    "case_id",
-    "user_input",
-    "response",
-    "retrieved_contexts",
-    "retrieved_context_ids",
-    "reference",
-    "reference_contexts",
-    "slice",
-    "split",
-    "metadata",
-    "claims",
-    "gold_claims",
-)
-"""The keys of one exported RAGAS record, in the order they are written."""
+RAGAS_KEYS: tuple[str, ...] = RAGAS_EXPORT_KEYS
+"""The keys of one exported RAGAS record, in the order they are written (vocabulary.RAGAS_EXPORT_KEYS:
+the RAGAS reader drops those it does not read)."""
 
 GOLD_CLAIM_KEYS: tuple[str, ...] = ("dataset", "claim_id", "text", "gold_label", "resolution", "severity", "passage_ids")
 """The keys of one entry of a record's `gold_claims`: the claim's dataset and id, its text, its

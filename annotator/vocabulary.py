@@ -74,6 +74,24 @@ CLAIM_MODES: tuple[str, ...] = ("sentences", "whole")
 EXPORT_FORMATS: tuple[str, ...] = ("ragas",)
 """The shapes `release export --format` writes a release's gold in (annotator/release_export.py)."""
 
+RAGAS_EXPORT_KEYS: tuple[str, ...] = (
+    "case_id",
+    "user_input",
+    "response",
+    "retrieved_contexts",
+    "retrieved_context_ids",
+    "reference",
+    "reference_contexts",
+    "slice",
+    "split",
+    "metadata",
+    "claims",
+    "gold_claims",
+)
+"""The keys of one record of `release export --format ragas`, in the order they are written
+(annotator/release_export.py). The RAGAS reader (annotator/formats/ragas.py) reads those it knows
+and drops the others (`gold_claims`: the released gold labels, which no labeler may see), saying so."""
+
 CLIMATE_FEVER_LABELS: dict[str, str] = {
     "SUPPORTS": "support",
     "REFUTES": "contradict",

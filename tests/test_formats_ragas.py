@@ -258,10 +258,107 @@ def test_an_answer_that_segments_to_no_claim_is_refused_at_its_field(tmp_path, m
     path = write_jsonl(tmp_path / "r.jsonl", legacy(PARIS))
     error = refusal(path)
     assert where(error) == (str(path), 1, "answer")
-    assert str(error).endswith("the answer holds no sentence to make a claim of. Give the record an answer with at "
+    assert str(error).endswith("the answer holds no sentence to make a claim of (no letter or digit: only punctuation, "
+                               "symbols or white space). Give the record an answer with at "
                                "least one sentence, or its claims as a list of texts in 'claims', or import with --claims whole")
     _, [case] = cases(path, claims="whole")  # the whole answer is a claim all the same
     assert [c.text for c in case.claims] == [PARIS["response"]]
+
+
+WRITERS = pytest.mark.parametrize("write", [write_jsonl, write_csv, write_parquet], ids=["jsonl", "csv", "parquet"])
+"""A test run on a RAGAS file as JSON lines, CSV and Parquet."""
+
+
+def second_line(write) -> int:  # noqa: ANN001 - a writer
+    """The line (Parquet: the row) of a file's second record: CSV has its header on line 1."""
+    return 3 if write is write_csv else 2
+
+
+NO_SENTENCE = ("the answer holds no sentence to make a claim of (no letter or digit: only punctuation, symbols or white "
+               "space). Give the record an answer with at least one sentence, or its claims as a list of texts in "
+               "'claims', or import with --claims whole")
+
+BAD_IN_EVERY_CONTAINER = [
+    ({"user_input": None}, "user_input",
+     "the record has no question ('user_input' or 'question'). Give every record the question put to the system as "
+     "'user_input' (or 'question')"),
+    ({"response": None}, "response",
+     "the record has no answer ('response' or 'answer'). Give every record the system's answer as 'response' (or "
+     "'answer'): it is what is cut into claims to check"),
+    ({"retrieved_contexts": ["ok", None]}, "retrieved_contexts[1]", "expected a string, got null. Write it in double quotes"),
+    ({"retrieved_context_ids": ["p1", "p2", "p3"]}, "retrieved_context_ids",
+     "3 ids for 2 texts in 'retrieved_contexts'. Give one id per text of 'retrieved_contexts', in the same order, or "
+     "leave retrieved_context_ids out (ids are then made from the texts)"),
+    ({"response": "…！？"}, "response", NO_SENTENCE),
+    ({"response": "・・・\n- ...\n👍 🙏"}, "response", NO_SENTENCE),
+]
+"""Bad records any container can hold: no question, no answer, a context that is no text, ids of
+another number than the contexts, answers with no sentence (the real segmenter)."""
+
+
+@WRITERS
+@pytest.mark.parametrize("change, field, message", BAD_IN_EVERY_CONTAINER,
+                         ids=["no-question", "no-answer", "null-context", "ids-length", "punctuation", "symbols"])
+def test_a_bad_record_is_refused_in_json_lines_csv_and_parquet_naming_file_line_and_field(tmp_path, write, change, field,
+                                                                                          message):
+    suffix = {write_jsonl: "jsonl", write_csv: "csv", write_parquet: "parquet"}[write]
+    path = write(tmp_path / f"r.{suffix}", TOKYO, {**PARIS, **change})
+    error = refusal(path)
+    assert where(error) == (str(path), second_line(write), field)
+    assert str(error) == f"{path}, line {second_line(write)}, field '{field}': {message}"
+    skips = formats.Skips()  # --partial: the good record is read, the bad one listed
+    _, records = cases(path, skips=skips)
+    assert [case.question for case in records] == [TOKYO["user_input"]]
+    assert [(error.line, error.field) for error in skips.errors] == [(second_line(write), field)]
+
+
+@pytest.mark.parametrize("write, cell, field, message", [
+    (write_jsonl, "Paris is the capital.", "retrieved_contexts",
+     "expected a list, got a string. Write 'retrieved_contexts' as a JSON list [...]"),
+    (write_jsonl, {"text": "Paris is the capital."}, "retrieved_contexts",
+     "expected a list, got an object. Write 'retrieved_contexts' as a JSON list [...]"),
+    (write_jsonl, [["Paris"]], "retrieved_contexts[0]", "expected a string, got a list. Write it in double quotes"),
+    (write_csv, ["ok", 3], "retrieved_contexts[1]", "expected a string, got a number. Write it in double quotes"),
+    (write_csv, '"Paris is the capital."', "retrieved_contexts",
+     "expected a list, got a string. Write 'retrieved_contexts' as a JSON list [...]"),
+    (write_csv, "Paris is the capital.", "retrieved_contexts",
+     'the cell is not JSON (Expecting value). In a RAGAS CSV file, write a list as a JSON array in its cell, e.g. '
+     '["first text", "second text"], and metadata as a JSON object {...}'),
+], ids=["jsonl-text", "jsonl-object", "jsonl-nested", "csv-number", "csv-json-text", "csv-not-json"])
+def test_contexts_that_are_not_a_list_of_texts_are_refused_naming_the_field(tmp_path, write, cell, field, message):
+    suffix = "csv" if write is write_csv else "jsonl"
+    path = write(tmp_path / f"r.{suffix}", TOKYO, {**PARIS, "retrieved_contexts": cell})
+    error = refusal(path)
+    assert where(error) == (str(path), second_line(write), field)
+    assert str(error) == f"{path}, line {second_line(write)}, field '{field}': {message}"
+
+
+RAGAS_COLUMNS = ("Write the file with RAGAS's columns: user_input (or question) and response (or answer) as text, "
+                 "retrieved_contexts (or contexts) as a list of texts, and optionally retrieved_context_ids, reference "
+                 "(or ground_truth), reference_contexts, claims and case_id (or id)")
+
+
+@pytest.mark.parametrize("columns, field, problem", [
+    ({"user_input": ["q"], "response": ["A b."], "retrieved_contexts": [[1, 2]]}, "retrieved_contexts",
+     "the column is list<int64>, not a list of texts (list<string>)"),
+    ({"user_input": ["q"], "response": ["A b."], "retrieved_contexts": [[{"text": "a"}]]}, "retrieved_contexts",
+     "the column is list<struct<text: string>>, not a list of texts (list<string>)"),
+    ({"user_input": [1], "response": ["A b."], "retrieved_contexts": [["a"]]}, "user_input",
+     "the column is int64, not text (string)"),
+    ({"question": ["q"], "answer": [b"A b."], "contexts": [["a"]]}, "answer", "the column is binary, not text (string)"),
+    ({"user_input": ["q"], "response": ["A b."], "retrieved_contexts": [["a"]], "retrieved_context_ids": [[1.5]]},
+     "retrieved_context_ids", "the column is list<double>, not a list of texts (list<string>)"),
+    ({"user_input": ["q"], "retrieved_contexts": [["a"]]}, None, "missing column(s) response/answer"),
+    ({"response": ["A b."], "contexts": [["a"]]}, None, "missing column(s) user_input/question"),
+], ids=["int-contexts", "struct-contexts", "int-question", "binary-answer", "float-ids", "no-answer", "no-question"])
+def test_a_parquet_file_of_another_schema_is_refused_as_a_whole_naming_the_column(tmp_path, columns, field, problem):
+    path = tmp_path / "other.parquet"
+    pq.write_table(pa.table(columns), path)
+    for skips in (None, formats.Skips()):  # --partial or not: no row of it can be read
+        with pytest.raises(ImportRowError) as caught:
+            cases(path, skips=skips)
+        assert where(caught.value) == (str(path), None, field)
+        assert str(caught.value) == f"{path}{'' if field is None else f', field {field!r}'}: {problem}. {RAGAS_COLUMNS}"
 
 
 def test_a_csv_list_cell_that_is_not_json_is_refused_naming_its_row_and_column(tmp_path):
@@ -324,3 +421,22 @@ def test_a_reference_that_contradicts_the_metadatas_expected_answer_is_refused(t
     assert str(error).endswith("'reference' and the metadata key 'expected_answer' have other values. Keep only one of them")
     _, [case] = cases(write_jsonl(tmp_path / "same.jsonl", {**PARIS, "metadata": {"expected_answer": "Paris"}}))
     assert case.metadata == {"expected_answer": "Paris"}
+
+
+@WRITERS
+def test_the_gold_an_export_holds_is_not_imported_and_the_warning_says_why(tmp_path, write):
+    """`gold_claims` (what `release export --format ragas` writes beside RAGAS's fields) is neither
+    a field nor case metadata, in any container; the warning names it once."""
+    gold = [{"dataset": "d", "claim_id": "x-c1", "text": "Paris is the capital of France.", "gold_label": "contradict",
+             "resolution": "adjudicated", "severity": "other", "passage_ids": ["p1"]}]
+    exported = {**PARIS, "case_id": "x", "claims": ["Paris is the capital of France."], "gold_claims": gold}
+    suffix = {write_jsonl: "jsonl", write_csv: "csv", write_parquet: "parquet"}[write]
+    path = write(tmp_path / f"gold.{suffix}", exported, {**exported, "case_id": "y"})
+    source, records = cases(path)
+    assert [case.metadata for case in records] == [{"expected_answer": "Paris"}] * 2
+    noun, line = ("column", 1) if write is write_csv else ("field", 1)
+    assert source.warnings == [f"{path}, line {line}: {noun} 'gold_claims' is written by `annotator release export` "
+                               "(a release's gold labels, which labelers must not see); it was not imported"]
+    assert "gold_claims" not in ragas.RAGAS_KEYS and ragas.EXPORT_ONLY_KEYS == ("gold_claims",)
+    run = formats.read_run(path, "ragas")
+    assert [case.case_id for case in run.records] == ["x", "y"] and run.warnings == source.warnings

@@ -26,6 +26,9 @@ Kind (the issue's list) -> data file -> test:
                   import_partial_mixed.jsonl -> the --partial tests
   6 RAG fields    import_rag_*.jsonl, import_flat_rag_both_spellings.csv -> REFUSALS; import_rag_fields.jsonl,
                   import_flat_rag.csv -> the RAG case field tests
+  7 RAGAS files   import_ragas_no_answer.jsonl, import_ragas_ids_length.jsonl, import_ragas_no_sentence.jsonl,
+                  import_ragas_contexts_not_texts.csv, import_ragas_context_ids_as_contexts.parquet (found by auto)
+                  -> REFUSALS (every container and --partial: tests/test_formats_ragas.py, test_imports_ragas.py)
   9 gold.csv      import_formula_cells.jsonl, labels_formula_cells.csv
                   -> test_gold_csv_quotes_formula_cells_and_jsonl_and_parquet_keep_them_raw
  12 tampering     the same release -> test_release_verify_names_the_tampered_file
@@ -153,6 +156,24 @@ REFUSALS = [
     ("import_rag_ids_not_a_list.jsonl",
      "line 1, field 'requiredEvidenceIds': expected a list of passage ids, got a string. Write it as a JSON list, "
      'e.g. "requiredEvidenceIds": ["p1", "p2"]'),
+    # 7 RAGAS files (found by --format auto)
+    ("import_ragas_no_answer.jsonl",
+     "line 2, field 'response': the record has no answer ('response' or 'answer'). Give every record the system's "
+     "answer as 'response' (or 'answer'): it is what is cut into claims to check"),
+    ("import_ragas_ids_length.jsonl",
+     "line 2, field 'retrieved_context_ids': 1 ids for 2 texts in 'retrieved_contexts'. Give one id per text of "
+     "'retrieved_contexts', in the same order, or leave retrieved_context_ids out (ids are then made from the texts)"),
+    ("import_ragas_no_sentence.jsonl",
+     "line 2, field 'response': the answer holds no sentence to make a claim of (no letter or digit: only punctuation, "
+     "symbols or white space). Give the record an answer with at least one sentence, or its claims as a list of texts "
+     "in 'claims', or import with --claims whole"),
+    ("import_ragas_contexts_not_texts.csv",
+     "line 3, field 'contexts[1]': expected a string, got a number. Write it in double quotes"),
+    ("import_ragas_context_ids_as_contexts.parquet",
+     "field 'retrieved_contexts': the column is list<int64>, not a list of texts (list<string>). Write the file with "
+     "RAGAS's columns: user_input (or question) and response (or answer) as text, retrieved_contexts (or contexts) as "
+     "a list of texts, and optionally retrieved_context_ids, reference (or ground_truth), reference_contexts, claims "
+     "and case_id (or id)"),
 ]
 
 

@@ -16,7 +16,9 @@ from annotator.services.access import OPERATOR
 from annotator.services.imports import import_cases
 from annotator.services.runs import import_run, run_cases
 from tests.conftest import TEST_DATA, annotator
-from tests.test_formats_ragas import PARIS, TOKYO, legacy, sha, write_csv, write_jsonl, write_parquet
+from tests.test_formats_ragas import (
+    BAD_IN_EVERY_CONTAINER, PARIS, TOKYO, WRITERS, legacy, second_line, sha, write_csv, write_jsonl, write_parquet,
+)
 
 TABLES = (Dataset, Case, Claim, Passage, ClaimPassage, LabelEvent)
 
@@ -155,6 +157,22 @@ def test_a_bad_record_late_in_the_file_stores_nothing_and_partial_stores_the_res
     assert [case[1] for case in stored(any_engine)] == [TOKYO["user_input"]]
 
 
+@WRITERS
+@pytest.mark.parametrize("change, field", [(change, field) for change, field, _ in BAD_IN_EVERY_CONTAINER],
+                         ids=["no-question", "no-answer", "null-context", "ids-length", "punctuation", "symbols"])
+def test_a_bad_record_in_json_lines_csv_or_parquet_stores_nothing_and_partial_stores_the_rest(engine, tmp_path, write,
+                                                                                              change, field):
+    suffix = {write_jsonl: "jsonl", write_csv: "csv", write_parquet: "parquet"}[write]
+    path = write(tmp_path / f"r.{suffix}", TOKYO, {**PARIS, **change})
+    with pytest.raises(ImportRowError) as caught:
+        imported(engine, path, fmt="ragas")
+    assert (caught.value.path, caught.value.line, caught.value.field) == (str(path), second_line(write), field)
+    assert set(counts(engine).values()) == {0}
+    report = imported(engine, path, fmt="ragas", partial=True)
+    assert [(line.path, line.line, line.field) for line in report.skipped_lines] == [(str(path), second_line(write), field)]
+    assert [case[1] for case in stored(engine)] == [TOKYO["user_input"]]
+
+
 def test_a_parquet_file_of_another_schema_stores_nothing(any_engine, tmp_path):
     path = write_parquet(tmp_path / "gold.parquet", {"claim_id": "c1", "gold_label": "support"})
     with pytest.raises(ImportRowError, match="missing column"):
@@ -211,6 +229,18 @@ def test_the_command_line_refuses_a_bad_record_naming_file_line_and_field_and_a_
                        "Write 'retrieved_contexts' as a JSON list [...]\n")
     ran = annotator("import", str(path), "--claims", "words", "--db", sqlite_url)
     assert ran.code == 2 and "'words': choose one of sentences, whole" in ran.err
+
+
+def test_the_command_line_with_partial_imports_the_good_records_and_lists_the_bad_ones(sqlite_url, tmp_path):
+    path = write_parquet(tmp_path / "eval.parquet", PARIS, {**TOKYO, "response": "…！？"}, {**TOKYO, "user_input": None})
+    ran = annotator("import", str(path), "--format", "ragas", "--db", sqlite_url)
+    assert ran.code == 1 and ran.err.startswith(f"Error: {path}, line 2, field 'response': the answer holds no sentence")
+    ran = annotator("import", str(path), "--format", "ragas", "--partial", "--db", sqlite_url)
+    assert (ran.code, ran.err) == (0, "")
+    assert ran.out.startswith("Read eval.parquet as Parquet (ragas) into dataset 'default': 1 cases, 2 claims, 2 passages")
+    assert "Skipped 2 bad lines (--partial):" in ran.out
+    assert f"{path}, line 2, field 'response': the answer holds no sentence to make a claim of" in ran.out
+    assert f"{path}, line 3, field 'user_input': the record has no question" in ran.out
 
 
 def test_the_import_page_checks_a_ragas_upload_with_a_preview_and_stores_nothing(engine, tmp_path):

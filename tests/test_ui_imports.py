@@ -234,3 +234,37 @@ def test_an_adjudicator_cannot_open_the_import_page(engine):
     with pytest.raises(ValueError):
         at.switch_page("views/imports.py")
 
+
+
+def _ragas_parquet(tmp_path: Path) -> bytes:
+    from tests.test_formats_ragas import PARIS, TOKYO, write_parquet
+
+    return write_parquet(tmp_path / "eval.parquet", PARIS, TOKYO).read_bytes()
+
+
+@ON_BOTH
+def test_a_ragas_parquet_file_is_taken_checked_with_its_claims_then_imported(engine, tmp_path):
+    at = import_page()
+    assert "parquet" in [kind.lstrip(".") for kind in at.file_uploader(key="imports.file").proto.type]
+    at.selectbox(key="imports.format.cases").set_value("ragas").run()
+    before = row_counts(engine)
+    upload(at, "eval.parquet", _ragas_parquet(tmp_path))
+    assert row_counts(engine) == before
+    assert [info.value for info in at.info] == ["Read eval.parquet as Parquet (ragas) into dataset 'default': 2 cases, 4 claims, "
+                                                "3 passages"]
+    assert "Claims: 2 answers cut into sentences, 0 kept whole, 0 given in the file (claims)" in [c.value for c in at.caption]
+    [preview] = frames(at)
+    assert [row["claim"] for row in preview] == ["Paris is the capital of France.", "It had 2.1 million people in 2023.",
+                                                 "東京です。", "人口は約1400万人です。"]
+    at.button(key="imports.confirm").click().run()
+    assert not at.exception
+    assert [s.value for s in at.success] == ["Imported eval.parquet."]
+    after = row_counts(engine)
+    assert [after[table] - before[table] for table in ("case", "claim", "passage")] == [2, 4, 3]
+
+
+def test_a_parquet_file_as_labels_is_refused_saying_only_ragas_records_are_read_from_parquet(engine, tmp_path):
+    at = upload(import_page(), "eval.parquet", _ragas_parquet(tmp_path), kind="labels")
+    [error] = [e.value for e in at.error]
+    assert "eval.parquet is a Parquet file: only RAGAS records are read from Parquet (--format ragas)" in error
+    assert not [b for b in at.button if b.key == "imports.confirm"]

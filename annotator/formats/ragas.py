@@ -17,7 +17,10 @@ the ranking, the response the answer.
 A record's case id is its `case_id` (or `id`), else `ragas-` and 16 hex digits of the SHA-256 of its
 question and answer, the same on every import of the same texts. Its `slice` and `split` are read
 when given (default `normal`, `dev`); every other field is kept in the case's metadata, with a
-warning. In CSV a list (and `metadata`) is JSON in its cell; in Parquet, line N is the N-th row.
+warning, but for the fields `release export --format ragas` writes that are no RAGAS field
+(EXPORT_ONLY_KEYS: `gold_claims`, a release's gold labels): those are not imported at all, with a
+warning saying why, so that a release's export imported again shows labelers no gold. In CSV a list
+(and `metadata`) is JSON in its cell; in Parquet, line N is the N-th row.
 
 Source: RAGAS, "Evaluation Sample" (SingleTurnSample: user_input, retrieved_contexts,
 reference_contexts, response, reference), https://docs.ragas.io/en/stable/concepts/components/eval_sample/,
@@ -46,9 +49,9 @@ from annotator.formats.reading import (
     nfc, nfc_json, not_empty, skipping,
 )
 from annotator.formats.records import CaseRecord, ClaimRecord, PassageRecord, Position, RunCaseRecord, Source
-from annotator.messages import Message, msg
+from annotator.messages import Message, english, msg
 from annotator.segment import sentences
-from annotator.vocabulary import CLAIM_MODES, SPLITS  # noqa: F401 - CLAIM_MODES re-exported (annotator.formats)
+from annotator.vocabulary import CLAIM_MODES, RAGAS_EXPORT_KEYS, SPLITS  # noqa: F401 - CLAIM_MODES re-exported
 
 RAGAS_SPELLINGS: dict[str, tuple[str, ...]] = {
     "case_id": ("case_id", "id"),
@@ -65,6 +68,10 @@ RAGAS_SPELLINGS: dict[str, tuple[str, ...]] = {
 }
 """What a RAGAS record holds -> the names it may have in the file (the first is RAGAS's own)."""
 RAGAS_KEYS: tuple[str, ...] = tuple(name for names in RAGAS_SPELLINGS.values() for name in names)
+EXPORT_ONLY_KEYS: tuple[str, ...] = tuple(key for key in RAGAS_EXPORT_KEYS if key not in RAGAS_KEYS)
+"""The keys `release export --format ragas` writes (vocabulary.RAGAS_EXPORT_KEYS) that are no RAGAS
+field: ("gold_claims",), the release's gold labels. A record's field of these names is not imported
+(neither as a field nor as metadata), and the report says so once per file and name."""
 RAGAS_TEXT_LISTS: frozenset[str] = frozenset(
     {*RAGAS_SPELLINGS["contexts"], *RAGAS_SPELLINGS["context_ids"], *RAGAS_SPELLINGS["reference_contexts"], "claims"})
 """The fields that are lists of texts (in CSV: a JSON array in the cell)."""
@@ -147,17 +154,35 @@ def _rows(path: Path, skips: Skips | None, position: Position, warnings: list[st
     if kind == "parquet":
         return PARQUET, _warned(_parquet_rows(path, position), warnings, extra)
     if kind == "csv":
-        rows = csv_rows(path, RAGAS_KEYS, (), extra=extra, also_known=RAG_SPELLINGS, position=position)
+        rows = csv_rows(path, RAGAS_KEYS, (), extra=extra, also_known=_ALSO_KNOWN, position=position)
         warnings += rows.warnings
-        return rows.encoding, skipping(rows.records, _csv_values, skips)
+        return rows.encoding, skipping(_not_imported(rows.records, warnings, "column"), _csv_values, skips)
     encoding, rows = json_lines(path, skips, position)
     return encoding, _warned(rows, warnings, extra)
 
 
+_ALSO_KNOWN = RAG_SPELLINGS | frozenset(EXPORT_ONLY_KEYS)
+"""Fields that are no RAGAS_KEYS but are not unknown either: the RAG case fields, and the export's own."""
+
+
 def _warned(rows: Iterator[Row], warnings: list[str], extra: str) -> Iterator[Row]:
     unknown = UnknownKeys(warnings)
+    for row in _not_imported(rows, warnings, "field"):
+        unknown.check(row, RAGAS_KEYS, extra, also_known=_ALSO_KNOWN)
+        yield row
+
+
+def _not_imported(rows: Iterator[Row], warnings: list[str], noun: str) -> Iterator[Row]:
+    """The rows; the first that has a field of EXPORT_ONLY_KEYS (noun "field"; a CSV column, noun
+    "column", is named at the header's line 1) adds the warning that it is not imported."""
+    warned: set[str] = set()
     for row in rows:
-        unknown.check(row, RAGAS_KEYS, extra, also_known=RAG_SPELLINGS)
+        if len(warned) < len(EXPORT_ONLY_KEYS):
+            for key in EXPORT_ONLY_KEYS:
+                if key in row.values and key not in warned:
+                    warned.add(key)
+                    warnings.append(english(f"msg.import.warn.export_only_{noun}", path=row.path,
+                                            line=1 if noun == "column" else row.line, name=key))
         yield row
 
 
@@ -283,15 +308,15 @@ def _passage_names(contexts: str, index: int) -> dict[str, str]:
 
 
 def _metadata(row: Row) -> dict[str, Any]:
-    """The record's `metadata` object with every field the format does not know (as plain JSON).
-    A field also in `metadata` must agree."""
+    """The record's `metadata` object with every field the format does not know (as plain JSON),
+    but EXPORT_ONLY_KEYS. A field also in `metadata` must agree."""
     given = row.values.get("metadata")
     if given is not None and not isinstance(given, dict):
         raise row.error("metadata", msg("msg.import.problem.expected_object_value", type=json_type(given)),
                         msg("msg.import.fix.metadata_object", braces=BRACES))
     metadata = nfc_json(_plain(given)) if given else {}
     for key, value in row.values.items():
-        if key in RAGAS_KEYS or key in RAG_SPELLINGS:
+        if key in RAGAS_KEYS or key in _ALSO_KNOWN:
             continue
         name, value = nfc(key), nfc_json(_plain(value))
         if name in metadata and metadata[name] != value:
@@ -403,9 +428,19 @@ def _check_schema(path: str, schema: Any) -> None:
         kind = _COLUMN_KINDS.get(field.name)
         if kind is not None and not _type_fits(field.type, kind):
             raise ImportRowError(path, None, field.name,
-                                 msg("msg.import.problem.parquet_type", type=str(field.type),
+                                 msg("msg.import.problem.parquet_type", type=_type_text(field.type),
                                      expected=msg(f"msg.import.parquet.{kind}")),
                                  msg("msg.import.fix.ragas_columns"))
+
+
+def _type_text(kind_of: Any) -> str:
+    """A Parquet column's type as a message writes it: a list as list<its item's type>
+    ("list<int64>", as the expected "list<string>"; pyarrow writes "list<element: int64>")."""
+    import pyarrow.types as pt
+
+    if pt.is_list(kind_of) or pt.is_large_list(kind_of):
+        return f"list<{_type_text(kind_of.value_type)}>"
+    return str(kind_of)
 
 
 def _type_fits(kind_of: Any, kind: str) -> bool:

@@ -424,7 +424,7 @@ JAPANESE: dict[str, str] = {
     "imports.kind.cases": "ケース（主張とパッセージ）",
     "imports.kind.labels": "ラベル",
     "imports.kind.adjudications": "裁定",
-    "imports.file": "ファイル（JSONL または CSV）",
+    "imports.file": "ファイル（JSONL または CSV。RAGAS のレコードは Parquet も可）",
     "imports.format": "形式（--format）",
     "imports.dataset": "データセット（--dataset）",
     "imports.dataset_help": "空欄: ケースは {defaults} に入ります。ラベルと裁定は、すべてのデータセットから対象の主張を探します。",
@@ -1026,6 +1026,10 @@ JAPANESE: dict[str, str] = {
     "msg.import.warn.unknown_field_kept": "{path} の {line} 行目: フィールド「{name}」は {known} のいずれでもありません。ケースの"
                                           "メタデータとして保存します",
     "msg.import.warn.unnamed_column": "{path} の {line} 行目: {number} 列目にヘッダーの名前がありません。無視します",
+    "msg.import.warn.export_only_column": "{path} の {line} 行目: 列「{name}」は `annotator release export` が書くもの"
+                                          "（リリースのゴールドラベルで、ラベラーに見せてはいけません）です。取り込みませんでした",
+    "msg.import.warn.export_only_field": "{path} の {line} 行目: フィールド「{name}」は `annotator release export` が書くもの"
+                                         "（リリースのゴールドラベルで、ラベラーに見せてはいけません）です。取り込みませんでした",
     "msg.import.warn.changed_passages": "主張 {n} 件が、変更されたパッセージと一緒に表示されます。変更ありとして記録します"
                                         "（裁定済みのものは要再確認になります）",
     # verifying a release folder (found again in English texts by `recognize`: no format spec)
@@ -1526,7 +1530,7 @@ JAPANESE: dict[str, str] = {
     "msg.import.problem.ids_and_contexts": "'{name}' のテキスト {contexts} 件に対して ID が {ids} 件です",
     "msg.import.fix.ids_and_contexts": "'{name}' のテキスト 1 件につき ID を 1 つ、同じ順に書くか、retrieved_context_ids を省いて"
                                        "ください（ID はテキストから作られます）",
-    "msg.import.problem.no_sentence": "回答に、主張にできる文がありません",
+    "msg.import.problem.no_sentence": "回答に、主張にできる文がありません（文字も数字もなく、句読点・記号・空白だけです）",
     "msg.import.fix.no_sentence": "1 文以上の回答を書くか、主張をテキストのリストとして 'claims' に書くか、--claims whole で"
                                   "取り込んでください",
     "msg.import.problem.cell_not_json": "セルが JSON ではありません（{detail}）",

@@ -484,7 +484,7 @@ ENGLISH: dict[str, str] = {
     "imports.kind.cases": "Cases (claims and passages)",
     "imports.kind.labels": "Labels",
     "imports.kind.adjudications": "Adjudications",
-    "imports.file": "File (JSONL or CSV)",
+    "imports.file": "File (JSONL or CSV; RAGAS records also as Parquet)",
     "imports.format": "Format (--format)",
     "imports.dataset": "Dataset (--dataset)",
     "imports.dataset_help": "Empty: cases go to {defaults}; labels and adjudications find their claims in every dataset.",

@@ -31,12 +31,12 @@ from annotator.services.imports.shared import (
 )
 from annotator.services.imports.stored import LABEL_FIELDS, StoredLabel
 from annotator.services.imports.uploads import (
-    PREVIEW_ROWS, UPLOAD_KINDS, ImportCheck, UploadOptions, check_upload, import_upload,
+    PREVIEW_ROWS, UPLOAD_KINDS, UPLOAD_SUFFIXES, ImportCheck, UploadOptions, check_upload, import_upload,
 )
 
 __all__ = [
     "ADJUDICABLE", "ADJUDICATION_FIELDS", "BATCH", "CHUNK_CASES", "CHUNK_ROWS", "DEFAULT_DATASETS", "KINDS",
-    "LABEL_FIELDS", "PREVIEW_ROWS", "SHOWN_CHARACTERS", "UPLOAD_KINDS",
+    "LABEL_FIELDS", "PREVIEW_ROWS", "SHOWN_CHARACTERS", "UPLOAD_KINDS", "UPLOAD_SUFFIXES",
     "ChunkClaims", "ImportCheck", "ImportReport", "LabelItem", "NamedIds", "People", "PeopleSoFar", "RowImport", "SkippedLine",
     "StoredLabel", "Tally", "UploadOptions",
     "batches", "bulk_insert", "check_dataset_name", "check_upload", "chunks", "differences", "import_adjudications",

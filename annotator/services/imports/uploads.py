@@ -32,6 +32,11 @@ UPLOAD_KINDS: tuple[str, ...] = upload_kinds()
 """What the app's Import page imports: a case file (import_cases), labels or adjudications (the
 registry, formats.kinds)."""
 
+UPLOAD_SUFFIXES: tuple[str, ...] = ("jsonl", "csv", "parquet")
+"""The file name endings the Import page's file picker takes, whatever the kind (one list, so that a
+file picked stays picked when the kind changes): JSON lines and CSV, and Parquet, which only the
+RAGAS reader reads (any other reader refuses it saying so)."""
+
 PREVIEW_ROWS = 20
 """Claims (case files), labels or adjudications shown in a check's preview."""
 
@@ -39,7 +44,7 @@ PREVIEW_ROWS = 20
 @dataclass(frozen=True)
 class UploadOptions:
     """The options of an upload, as the command line's: kind (one of UPLOAD_KINDS); fmt (cases:
-    auto | jsonl | csv | climate-fever; adjudications: auto | jsonl | csv; labels: auto only);
+    auto | jsonl | csv | climate-fever | ragas; adjudications: auto | jsonl | csv; labels: auto only);
     dataset; update; partial; slices (case files only)."""
 
     kind: str = "cases"

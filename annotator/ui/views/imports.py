@@ -75,7 +75,7 @@ st.caption(t("imports.intro"))
 
 kind = st.radio(t("imports.kind"), imports.UPLOAD_KINDS, key="imports.kind", horizontal=True,
                 format_func=lambda name: t(f"imports.kind.{name}"))
-uploaded = st.file_uploader(t("imports.file"), type=["jsonl", "csv"], key="imports.file")
+uploaded = st.file_uploader(t("imports.file"), type=list(imports.UPLOAD_SUFFIXES), key="imports.file")
 left, right = st.columns(2)
 with left:
     st.selectbox(t("imports.format"), _FORMATS[kind], key=f"imports.format.{kind}", disabled=len(_FORMATS[kind]) == 1)
