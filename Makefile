@@ -30,8 +30,12 @@ demo: $(BIN)/.installed  ## the app on the embedded SQLite default, with demo da
 serve: $(BIN)/.installed  ## the app on DATABASE_URL, else data/annotator.db
 	$(BIN)/annotator serve --port '$(PORT)' --host '$(HOST)'
 
+# The suite in TEST_WORKERS processes (pytest-xdist), each test file whole in one of them: the files
+# share costly module fixtures (servers, browsers, databases). TEST_WORKERS=0 runs it in this process.
+TEST_WORKERS ?= 2
+
 test: $(BIN)/.installed $(BIN)/.reference  ## the whole test suite
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n '$(TEST_WORKERS)' --dist loadfile
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/baseline.py

@@ -54,3 +54,17 @@ def pilot(session: Session, n_cases: int = 3) -> tuple[Dataset, dict]:
 
     assign_cases(session, OPERATOR, first_cases(session, n_cases, dataset.id), ["alice", "bob"])
     return dataset, team
+
+
+def json_says(line: str) -> str:
+    """What Python's json module says of a line that is not valid JSON, as the import's message
+    quotes it ("Expecting ',' delimiter at column 225"): its wording is Python's, not ours, and
+    may change with the Python version, so tests take it from json itself. Raises AssertionError
+    when the line is valid JSON."""
+    import json
+
+    try:
+        json.loads(line.rstrip("\r\n"))
+    except json.JSONDecodeError as error:
+        return f"{error.msg.removesuffix(' at')} at column {error.colno}"
+    raise AssertionError(f"valid JSON: {line!r}")

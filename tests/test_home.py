@@ -8,7 +8,7 @@ import json
 from datetime import UTC, date, datetime
 
 import pytest
-from sqlmodel import update
+from sqlmodel import select, update
 
 from annotator.db import session_scope
 from annotator.errors import PermissionDeniedError, ReleaseBlockedError
@@ -422,7 +422,10 @@ def test_an_adjudicators_home_counts_the_disputes_and_links_the_adjudicate_page(
     assert [s.value for s in at.header] == ["Disputes waiting for you"]
     metrics = {m.label: m.value for m in at.metric}
     assert (metrics["Waiting"], metrics["Of them stale"]) == ("2", "0")
-    assert metrics["Oldest waiting since"] == datetime.now(UTC).date().isoformat()
+    with session_scope(engine) as session:  # a dispute waits from its second label (a run past midnight UTC moves it)
+        since = min(max(session.exec(select(Label.created_at).join(Claim).where(Claim.claim_id == claim_id)).all())
+                    for claim_id in ("case-1-c1", "case-1-c2"))
+    assert metrics["Oldest waiting since"] == since.date().isoformat()
     assert list(at.dataframe[0].value["Slice"]) == ["normal"]
     assert _links(at) == [("Open the Adjudicate page (2 waiting)", "adjudicate", ""),
                           ("Decide the oldest first: case-1-c1", "", "claim=case-1-c1")]  # "": Home, the main address

@@ -64,6 +64,7 @@ from annotator.services.imports import cases as case_imports, rows as row_import
 from annotator.services.access import OPERATOR
 from annotator.services.imports import import_cases
 from tests.conftest import TEST_DATA, Ran, annotator
+from tests.factories import json_says
 
 KNOWN = "insufficient_evidence, normal, paraphrase, permission, updated_document"
 TABLES = (Dataset, Case, Claim, Passage, ClaimPassage, User, Label)
@@ -75,6 +76,11 @@ def counts(engine) -> dict[str, int]:  # noqa: ANN001 - an Engine
 
 
 NOTHING = {model.__name__: 0 for model in TABLES}
+
+
+def _line(name: str, number: int) -> str:
+    """Line `number` (from 1) of the test data file `name`."""
+    return (TEST_DATA / name).read_text(encoding="utf-8").splitlines()[number - 1]
 
 
 def refused(engine, path: Path, **options) -> ImportRowError:  # noqa: ANN001
@@ -125,10 +131,10 @@ REFUSALS = [
      "both the same"),
     # 5 broken input
     ("import_broken_json.jsonl",
-     "line 2: not valid JSON: Expecting ',' delimiter at column 225. Write each record as one JSON object on one line, "
+     f"line 2: not valid JSON: {json_says(_line('import_broken_json.jsonl', 2))}. Write each record as one JSON object on one line, "
      'e.g. {"case_id": "c1", ...}'),
     ("import_partial_mixed.jsonl",  # without --partial
-     "line 2: not valid JSON: Expecting value at column 32. Write each record as one JSON object on one line, "
+     f"line 2: not valid JSON: {json_says(_line('import_partial_mixed.jsonl', 2))}. Write each record as one JSON object on one line, "
      'e.g. {"case_id": "c1", ...}'),
     ("import_case_no_claims.jsonl",
      "line 2, field 'claims': the case has no claims. Give the case a non-empty list of claims"),
@@ -453,7 +459,7 @@ def test_partial_import_lands_the_good_lines_and_lists_every_skipped_line_in_fil
     assert [(s.line, s.field) for s in report.skipped_lines] == [(2, None), (3, "slice"), (4, "claims[0].text")]
     assert report.summary_lines()[-4:] == [
         "Skipped 3 bad lines (--partial):",
-        f'  {path}, line 2: not valid JSON: Expecting value at column 32. Write each record as one JSON object on one '
+        f'  {path}, line 2: not valid JSON: {json_says(_line(path.name, 2))}. Write each record as one JSON object on one '
         'line, e.g. {"case_id": "c1", ...}',
         f"  {path}, line 3, field 'slice': unknown slice 'nromal' (known: {KNOWN}). Fix the name, or declare the new "
         "slice: --slices nromal",

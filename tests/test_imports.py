@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from annotator.services.imports import import_adjudications, import_cases, impor
 from annotator.services.states import claim_states
 from annotator.workflow import State
 from tests.conftest import CLIMATE_FEVER, TEST_DATA, need
+from tests.factories import json_says
 
 TABLES = (Dataset, Case, Claim, Passage, ClaimPassage, User, Label, LabelEvent, Adjudication)
 
@@ -383,15 +383,12 @@ def _first_two_votes_and_third(path: Path) -> tuple[int, int]:
 def test_climate_fever_first_two_votes_then_third_vote_adjudicates_disputed_claims(any_engine, tmp_path):
     path = need(CLIMATE_FEVER)
     n_labels, n_adjudicable = _first_two_votes_and_third(path)
-    start = time.perf_counter()
     with session_scope(any_engine) as session:
         report = import_cases(session, OPERATOR, path, first_votes=2)
-    seconds = time.perf_counter() - start
     assert (report.total("cases"), report.total("claims"), report.total("labels")) == (1535, 7675, n_labels)
     assert report.created_users == ("cf-vote-1", "cf-vote-2")
     assert report.summary_lines()[0].startswith("Read climate-fever.jsonl as UTF-8 (climate-fever) into dataset 'climate-fever': "
                                           "1,535 cases, 7,675 claims")
-    assert seconds < 20, f"import took {seconds:.1f} s"
     with session_scope(any_engine) as session:
         report = import_adjudications(session, OPERATOR, path, vote=3)
     assert report.counts["adjudications"]["new"] == n_adjudicable
@@ -653,7 +650,8 @@ ADJUDICATIONS_ONE_BAD = {
                           "adjudicated. Remove the line, or check the claim id"),
     "adjudications.jsonl": ('{"claim_id": "n1-c1", "adjudicator": "carol", "label": "support"}\n'
                             '{"claim_id": "n1-c2", "adjudicator": "carol", "label": "support",}\n',
-                            2, ": not valid JSON: Expecting property name enclosed in double quotes at column 66. "
+                            2, ": not valid JSON: "
+                            + json_says('{"claim_id": "n1-c2", "adjudicator": "carol", "label": "support",}') + ". "
                             'Write each record as one JSON object on one line, e.g. {"case_id": "c1", ...}'),
 }
 

@@ -46,12 +46,14 @@ def append_event(
     before: dict[str, Any] | None = None,
     after: dict[str, Any] | None = None,
     claim_pk: int | None = None,
+    at: datetime | None = None,
 ) -> None:
     """Append the same event as `record_event`, written at once by one INSERT instead of added
     to the session: no LabelEvent object, no unit-of-work flush at commit. For hot write paths
-    (labeling.save_label) that need no object back.
+    (labeling.save_label) that need no object back. at: the event's time (UTC), the row's own
+    time when the event records a row just written; None: now.
     """
-    row = event_row(utcnow(), entity, entity_pk, claim_pk, action, before, after, actor_pk)
+    row = event_row(at or utcnow(), entity, entity_pk, claim_pk, action, before, after, actor_pk)
     session.connection().execute(_INSERT_EVENT, row)
 
 

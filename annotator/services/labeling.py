@@ -928,13 +928,13 @@ def _create_label(session: Session, connection: Connection, user: User, claim: L
     event = {"actor_pk": user.id, "entity": "label", "claim_pk": claim.claim_pk, "action": "create",
              "after": _label_dict(values)}
     if connection.dialect.name == "postgresql":  # the label and its event in one statement
-        row = event_row(utcnow(), **event, entity_pk=None, before=None)
+        row = event_row(now, **event, entity_pk=None, before=None)
         params = {**values, **{f"event_{name}": row[name] for name in _EVENT_COLUMNS if name != "entity_pk"}}
         label_pk = connection.execute(_INSERT_NEW_LABEL_WITH_EVENT, params).scalar()
     else:
         label_pk = connection.execute(_INSERT_NEW_LABEL, values).scalar()
         if label_pk is not None:
-            append_event(session, **event, entity_pk=label_pk)
+            append_event(session, **event, entity_pk=label_pk, at=now)
     if label_pk is None:
         return None
     values["id"] = label_pk
