@@ -33,9 +33,11 @@ serve: $(BIN)/.installed  ## the app on DATABASE_URL, else data/annotator.db
 # The suite in TEST_WORKERS processes (pytest-xdist), each test file whole in one of them: the files
 # share costly module fixtures (servers, browsers, databases). TEST_WORKERS=0 runs it in this process.
 TEST_WORKERS ?= 2
+# More pytest options, e.g. make test PYTEST_ARGS='--durations=0 -k agreement'
+PYTEST_ARGS ?=
 
 test: $(BIN)/.installed $(BIN)/.reference  ## the whole test suite
-	$(BIN)/python -m pytest -n '$(TEST_WORKERS)' --dist loadfile
+	$(BIN)/python -m pytest -n '$(TEST_WORKERS)' --dist loadfile $(PYTEST_ARGS)
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/baseline.py

@@ -553,12 +553,9 @@ POSITION = re.compile(r"Claim (\d+) of (\d+) in your queue: (\S+)")
 def on_label_page(page) -> tuple[int, str]:  # noqa: ANN001
     """Go to the Label page if the login opened another one; the position and id of the claim shown
     once its keys are on the page (the last cite button is drawn after the label buttons)."""
+    go_to(page, "Label")  # at once when the login opened it, else by its link: no wait for a page that is not coming
     where = page.get_by_text(POSITION).first
-    try:
-        where.wait_for(timeout=10_000)
-    except pytest.importorskip("playwright.sync_api").TimeoutError:
-        page.get_by_role("link", name="Label", exact=True).first.click()
-        where.wait_for(timeout=20_000)
+    where.wait_for(timeout=20_000)
     page.get_by_text("Keys 1, 2, 3 save").wait_for(timeout=20_000)
     page.get_by_role("button", name=re.compile(r"^(Cite|Uncite) passage 1\b")).wait_for(timeout=20_000)
     settled(page)
