@@ -59,6 +59,7 @@ from annotator.services import (
     access,
     adjudication,
     blind,
+    claim_review,
     corrections,
     drafts,
     gold_source,
@@ -432,6 +433,18 @@ PROBES: dict[str, dict[str, Probe]] = {
     },
     "blind.claims_still_to_label": {"": lambda s, c: _pks(s, blind.claims_still_to_label(s, c.me))},
     "blind.is_still_to_label": {"X": lambda s, c: blind.is_still_to_label(s, c.me, c.k.x)},
+    "claim_review.case_review": {
+        "case-1": lambda s, c: claim_review.case_review(s, c.me, "case-1"),
+        "case-2": lambda s, c: claim_review.case_review(s, c.me, "case-2"),
+    },
+    "claim_review.review_case_ids": {"": lambda s, c: claim_review.review_case_ids(s, c.me, "pilot")},
+    "claim_review.split_claim": {"X": lambda s, c: claim_review.split_claim(s, c.me, "case-1-c1", 5, reason="probe")},
+    "claim_review.merge_claims": {"X": lambda s, c: claim_review.merge_claims(s, c.me, "case-1-c1", reason="probe")},
+    "claim_review.edit_claim": {
+        "X": lambda s, c: claim_review.edit_claim(s, c.me, "case-1-c1", "Probe text.", reason="probe"),
+        "X update": lambda s, c: claim_review.edit_claim(s, c.me, "case-1-c1", "Probe text.", reason="probe", update=True),
+    },
+    "claim_review.drop_claim": {"X": lambda s, c: claim_review.drop_claim(s, c.me, "case-1-c1", reason="probe")},
     "corrections.correct_label": {
         "X": lambda s, c: corrections.correct_label(s, c.me, c.k.x, A_NAME, "support", reason="probe",
                                                     expected_revision=1),
@@ -646,6 +659,10 @@ INTERNAL: dict[str, str] = {
     "audit.event_row": "builds an audit row from its arguments, reads nothing",
     "audit.record_event": "writes the audit trail, returns the row it was given",
     "audit.record_events": "writes the audit trail, returns nothing",
+    "claim_content.change_claim_content": "no caller: writes a claim's changed content for import_cases and "
+                                          "claim_review.edit_claim, which checked their caller; returns nothing",
+    "claim_content.labels_written_before": "no caller: counts the labels to review after a change, for import_cases "
+                                           "and claim_review.edit_claim, which checked their caller",
     "corrections.corrected_content": "pure: builds correct_label's arguments from a label the caller already holds",
     "demo.seed_demo": "the command line's `annotator demo`: seeds the demo data as the operator",
     "guidelines.read_guideline_file": "the command line's `guideline publish`: reads a file the operator names",
@@ -831,6 +848,8 @@ def test_a_labeler_is_refused_every_service_beyond_labeling(swept):
                if who == "ren" and outcome["outcome"] == "refused"}
     assert {
         "adjudication.adjudicate", "adjudication.adjudication_queue", "adjudication.view_for_adjudicator",
+        "claim_review.case_review", "claim_review.review_case_ids", "claim_review.split_claim",
+        "claim_review.merge_claims", "claim_review.edit_claim", "claim_review.drop_claim",
         "corrections.correct_label", "corrections.correction_view", "fingerprint.label_fingerprint",
         "history.claim_datasets", "history.claim_history_view", "imports.check_upload", "imports.import_adjudications",
         "imports.import_cases", "imports.import_labels", "imports.import_upload", "judges.get_judge_run",

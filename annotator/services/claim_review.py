@@ -4,7 +4,8 @@ next claim of its case, edit its text, or drop a claim that states no fact ("ご
 ください"). Each change takes a reason and is one transaction and one audit event per claim it
 touches, with the content before and after (the admin's History shows it).
 
-Rules, checked here whatever page or command calls (docs/design.md, "Claim review"):
+Rules, checked here whatever page or command calls (docs/design.md, "Rules that hold everywhere", its
+paragraph Claim review):
 - Only admins review (Permission.REVIEW_CLAIMS); the command line, as the operator, may. An admin
   who labels the case (is assigned to it, or has a label on one of its claims) may not: what is
   refused would tell them whether another labeler has labeled (the blind rule).
