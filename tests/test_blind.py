@@ -998,7 +998,7 @@ def test_a_question_about_no_caller_answers_no_role(function):
 
 # --- pages ---------------------------------------------------------------------------------------
 
-PAGE_KEYS = ("home", "label", "adjudicate", "agreement", "releases", "judges", "runs", "admin", "imports")
+PAGE_KEYS = ("home", "label", "adjudicate", "agreement", "releases", "judges", "runs", "admin", "imports", "claims")
 HISTORY_TAB = "Claim history"
 
 
@@ -1320,18 +1320,19 @@ def test_the_pages_b_lacks_show_no_page_content_only_a_notice(pages_swept):
     """Navigation per role: an address B's roles do not open shows the notice (logged in) or the
     login form (logged out), never the page; a page script run directly refuses."""
     notice = "This page is not open to {name}'s roles. Ask an admin for the role if you need it."
-    lacks = {"ren": ("adjudicate", "agreement", "releases", "judges", "runs", "admin", "imports"), "boss": ("adjudicate",)}
+    lacks = {"ren": ("adjudicate", "agreement", "releases", "judges", "runs", "admin", "imports", "claims"),
+             "boss": ("adjudicate",)}
     for who, keys in lacks.items():
         steps = pages_swept.s1[who]
         for key in keys:
             assert steps[f"url /{key}"]["titles"] == ["RAG claim annotator"]
             assert steps[f"url /{key}"]["warnings"] == [notice.format(name=who)]
             assert steps[f"page script {key}.py run directly"]["errors"] == ["You cannot open this page with your roles."]
-    for key in ("label", "agreement", "releases", "judges", "runs", "admin", "imports"):
+    for key in ("label", "agreement", "releases", "judges", "runs", "admin", "imports", "claims"):
         assert pages_swept.s1["boss"][f"url /{key}"]["titles"] == [{"label": "Label", "agreement": "Agreement",
                                                                    "releases": "Releases", "judges": "Judges",
                                                                    "runs": "Runs", "admin": "Admin",
-                                                                   "imports": "Import"}[key]]
+                                                                   "imports": "Import", "claims": "Claim review"}[key]]
     assert pages_swept.s1["ren"]["url /label"]["titles"] == ["Label"]
     for step, seen in pages_swept.s1["(logged out)"].items():
         assert seen["titles"] == ["RAG claim annotator"] and seen["keys"] == ["login.name", "login.password"], step

@@ -959,6 +959,48 @@ ENGLISH: dict[str, str] = {
     "metric.behavior_match_rate": "Behaviour match rate",
     "metric.recall_at_k": "Recall@{k}",
     "metric.reciprocal_rank": "RR",
+    # the Claim review page (views/claims.py)
+    "page.claims": "Claim review",
+    "claims.intro": "Fix how an answer was cut into claims before anyone labels them: split a claim in two, merge it "
+                    "with the next, edit its text or drop one that states no fact. Each change needs a reason and is "
+                    "kept in the claim's history; a claim with labels, a decision or a labeler's draft cannot be split, "
+                    "merged or dropped.",
+    "claims.no_datasets": "There is no data yet: import cases first (Import page).",
+    "claims.no_cases": "This dataset has no cases.",
+    "claims.dataset": "Dataset",
+    "claims.case": "Case",
+    "claims.question": "Question",
+    "claims.answer": "Answer",
+    "claims.claims": "Claims ({n})",
+    "claims.heading": "Claim {n}: {claim_id}",
+    "claims.span": "in the answer at {start}-{end}",
+    "claims.no_span": "not found in the answer",
+    "claims.labels": "{n} labels",
+    "claims.has_draft": "a labeler has unsaved input on it",
+    "claims.split": "Split",
+    "claims.merge": "Merge with next",
+    "claims.edit": "Edit",
+    "claims.drop": "Drop",
+    "claims.split_at": "Cut after character (1 to {length} less 1)",
+    "claims.split_preview": "The two claims it becomes:",
+    "claims.split_button": "Split the claim",
+    "claims.merge_help": "Joins this claim and the next one into one claim, which keeps this claim's id.",
+    "claims.merge_button": "Merge with the next claim",
+    "claims.text": "Text",
+    "claims.keep_labels": "Keep the labels (they become to review)",
+    "claims.keep_labels_help": "Changes the text as import --update does: the labels and any decision stay, each "
+                               "labeler reviews their label again.",
+    "claims.edit_button": "Save the text",
+    "claims.drop_help": "Removes this claim from the case, with its passage links.",
+    "claims.drop_button": "Drop the claim",
+    "claims.reason": "Reason (required)",
+    "claims.reason_hint": "e.g. two facts in one sentence",
+    "claims.split_done": "Split claim {claim_id} into {first} and {second}.",
+    "claims.merge_done": "Merged claim {other} into {claim_id}.",
+    "claims.edit_done": "Saved the new text of claim {claim_id}.",
+    "claims.edit_to_review": "{n} labels are now to review.",
+    "claims.edit_unchanged": "Nothing changed: claim {claim_id} already has that text.",
+    "claims.drop_done": "Dropped claim {claim_id}.",
 }
 
 ENGLISH.update(MESSAGES)  # what the core and the services say (annotator/messages.py: "msg." keys), in English
