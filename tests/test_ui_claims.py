@@ -157,3 +157,14 @@ def test_the_page_reads_in_japanese(engine):
         c.value for c in at.caption]
     at.button(key=f"claims.drop.{pk}").click().run()
     assert [e.value for e in at.error] == ["変更の理由を入力してください。理由は主張の履歴に記録されます。"]
+
+
+def test_a_dataset_with_more_cases_than_the_list_holds_takes_a_typed_case_id(engine, monkeypatch):
+    from annotator.services import claim_review
+
+    monkeypatch.setattr(claim_review, "CASE_CHOICES", 2)
+    at = open_page()
+    at.selectbox(key="claims.dataset").set_value("pilot").run()
+    at.text_input(key="claims.case_typed.pilot").input("r-2").run()
+    assert not at.exception
+    assert texts(at)[:3] == ["Q?", "An answer.", "An answer."]

@@ -422,6 +422,7 @@ JAPANESE: dict[str, str] = {
     "claims.no_cases": "このデータセットにはケースがありません。",
     "claims.dataset": "データセット",
     "claims.case": "ケース",
+    "claims.case_typed": "またはケース ID を入力（一覧は最初の {n:,} 件のケースのみ）",
     "claims.question": "質問",
     "claims.answer": "回答",
     "claims.claims": "主張（{n} 件）",

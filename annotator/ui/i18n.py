@@ -969,6 +969,7 @@ ENGLISH: dict[str, str] = {
     "claims.no_cases": "This dataset has no cases.",
     "claims.dataset": "Dataset",
     "claims.case": "Case",
+    "claims.case_typed": "Or type a case id (the list holds the first {n:,} cases)",
     "claims.question": "Question",
     "claims.answer": "Answer",
     "claims.claims": "Claims ({n})",

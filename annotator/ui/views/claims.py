@@ -145,6 +145,9 @@ except AnnotatorError as error:
     st.error(ui.error_markdown(error))
     st.stop()
 case_id = right.selectbox(t("claims.case"), case_ids, key=f"claims.case.{dataset}", format_func=ui.plain_text)
+if len(case_ids) >= claim_review.CASE_CHOICES:  # a big dataset: the list holds its first cases only
+    typed = st.text_input(t("claims.case_typed", n=claim_review.CASE_CHOICES), key=f"claims.case_typed.{dataset}")
+    case_id = typed.strip() or case_id
 _show_message()
 if case_id is None:
     st.info(t("claims.no_cases"))
