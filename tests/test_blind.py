@@ -1166,6 +1166,10 @@ def visit_every_page(who: str, user_pk: int, keys: SimpleNamespace, downloads: D
         release = open_url(log_in(who), "releases")
         release.button(key="releases.verify").click().run()
         keep("releases gold-v0 verified", release)
+        claims = open_url(log_in(who), "claims")  # case-1 (X's) is boss's to label: refused; case-2 shows W
+        keep("claims case-1 refused", claims)
+        claims.selectbox(key="claims.case.pilot").set_value("case-2").run()
+        keep("claims case-2", claims)
     run_every_page_script(who, user_pk, keep)
     return steps
 
@@ -1270,7 +1274,15 @@ NAME_CHECKED_HISTORY = ("admin history case-1-c1", "url /admin?history=X")
 def test_b_is_shown_every_step_of_the_sweep(pages_swept):
     for who in BLIND:
         assert set(pages_swept.s1[who]) == set(pages_swept.s0[who])
-    assert len(pages_swept.s1["ren"]) == 29 and len(pages_swept.s1["boss"]) == 34
+    assert len(pages_swept.s1["ren"]) == 31 and len(pages_swept.s1["boss"]) == 38
+
+
+def test_an_admin_who_labels_a_case_reviews_no_claim_of_it_and_reviews_the_others(pages_swept):
+    for world in (pages_swept.s0, pages_swept.s1):
+        assert world["boss"]["claims case-1 refused"]["errors"] == [
+            "you label case 'case-1' yourself, so another admin must review its claims"]
+        assert world["boss"]["claims case-2"]["errors"] == []
+        assert "Claim text 2.1." in world["boss"]["claims case-2"]["full"]
 
 
 @pytest.mark.parametrize("who", [*BLIND, "(logged out)"])
