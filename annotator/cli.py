@@ -32,6 +32,7 @@ release_app = typer.Typer(no_args_is_help=True, help="Frozen, hashed gold releas
 users_app = typer.Typer(no_args_is_help=True, help="Local users and their roles.")
 guideline_app = typer.Typer(no_args_is_help=True, help="The labeling guideline: published Markdown versions.")
 hold_app = typer.Typer(no_args_is_help=True, help="Holds in force: list them, lift them.")
+claims_app = typer.Typer(no_args_is_help=True, help="Claim review before labeling: list a case's claims; split, merge, edit or drop one, with a reason.")
 judge_app = typer.Typer(no_args_is_help=True, help="Automatic judges: import a run's labels, calibrate it against a gold release.")
 run_app = typer.Typer(no_args_is_help=True, help="RAG runs: import a run of the system, score it against a gold release, compare two runs and gate a change.")
 data_app = typer.Typer(no_args_is_help=True, help="Public data sets (for the tests, benchmarks and examples), fetched from where their authors publish them.")
@@ -43,6 +44,7 @@ app.add_typer(release_app, name="release")
 app.add_typer(users_app, name="users")
 app.add_typer(guideline_app, name="guideline")
 app.add_typer(hold_app, name="hold")
+app.add_typer(claims_app, name="claims")
 app.add_typer(judge_app, name="judge")
 app.add_typer(run_app, name="run")
 app.add_typer(data_app, name="data")
@@ -809,6 +811,132 @@ def hold_lift(case_id: Annotated[str, typer.Argument(help="The case whose holds 
         lifted = lift_holds(session, OPERATOR, case.id)
         shown = case.case_id
     typer.echo(f"Lifted {lifted} hold{'' if lifted == 1 else 's'} on case {shown}")
+
+
+ReasonOpt = Annotated[str, typer.Option("--reason", help="Why (required); recorded in the claim's history.")]
+
+
+def _claim_line(claim) -> str:  # noqa: ANN001 - a claim_review.ReviewedClaim
+    """One claim as `claims` commands print it: id, position, span and text (quoted, escaped)."""
+    span = f"{claim.span[0]}-{claim.span[1]}" if claim.span is not None else "-"
+    return (f"  {safe(claim.claim_id)}\tposition {claim.position}\tspan {span}\t"
+            f"{safe(json.dumps(claim.text, ensure_ascii=False))}")
+
+
+def _echo_reviewed(done, said: str) -> None:  # noqa: ANN001 - a claim_review.ClaimReviewed
+    typer.echo(f"{said} (case {safe(done.case_id)}, dataset {safe(done.dataset)}); reason {safe(json.dumps(done.reason, ensure_ascii=False))}")
+    if done.before:
+        typer.echo(" before:")
+        for claim in done.before:
+            typer.echo(_claim_line(claim))
+    if done.after:
+        typer.echo(" after:")
+        for claim in done.after:
+            typer.echo(_claim_line(claim))
+
+
+@claims_app.command("list")
+def claims_list(case_id: Annotated[str, typer.Argument(help="The case whose claims to list.")],
+                dataset: DatasetOpt = None, as_json: JsonOpt = False, db: Db = None) -> None:
+    """A case's claims in order: id, position, span in the answer (code points), label count and text; and what
+    cannot be changed on each, and why."""
+    from annotator.db import read_scope
+    from annotator.services.claim_review import case_review
+
+    with read_scope(_engine(db)) as session:
+        view = case_review(session, OPERATOR, case_id, dataset)
+    if as_json:
+        _echo_json({"dataset": view.dataset, "case_id": view.case_id, "question": view.question, "answer": view.answer,
+                    "claims": [{"claim_id": c.claim_id, "position": c.position,
+                                "span": None if c.span is None else list(c.span), "text": c.text,
+                                "passage_ids": list(c.passage_ids), "labels": c.labels, "has_draft": c.has_draft,
+                                "refused": {op: str(why) for op, why in c.refusals.items()}} for c in view.claims]})
+        return
+    typer.echo(f"Case {safe(view.case_id)} (dataset {safe(view.dataset)}): {len(view.claims)} claim{'' if len(view.claims) == 1 else 's'}")
+    typer.echo(f"  answer: {safe(json.dumps(view.answer, ensure_ascii=False))}")
+    for claim in view.claims:
+        span = f"{claim.span[0]}-{claim.span[1]}" if claim.span is not None else "-"
+        draft = ", a draft" if claim.has_draft else ""
+        typer.echo(f"  {claim.position}\t{safe(claim.claim_id)}\tspan {span}\tlabels {claim.labels}{draft}\t"
+                   f"{safe(json.dumps(claim.text, ensure_ascii=False))}")
+        for op, why in claim.refusals.items():
+            typer.echo(f"      no {op}: {safe(why)}")
+
+
+@claims_app.command("split")
+def claims_split(
+    claim_id: Annotated[str, typer.Argument(help="The claim to split.")],
+    at: Annotated[int, typer.Option("--at", help="Where to cut its text: a code-point offset, from 1 to its length less 1 (`claims list` shows the text).")],
+    reason: ReasonOpt,
+    dataset: DatasetOpt = None,
+    db: Db = None,
+) -> None:
+    """Split an unlabeled claim in two at --at: the first part keeps the id, the second is a new claim ID-2 (or -3, ...)
+    right after it, shown with the same passages."""
+    from annotator.db import session_scope
+    from annotator.services.claim_review import split_claim
+
+    with session_scope(_engine(db)) as session:
+        done = split_claim(session, OPERATOR, claim_id, at, reason=reason, dataset=dataset)
+    _echo_reviewed(done, f"Split claim {safe(done.before[0].claim_id)} at {at} into {safe(done.after[0].claim_id)} and {safe(done.after[1].claim_id)}")
+
+
+@claims_app.command("merge")
+def claims_merge(
+    claim_id: Annotated[str, typer.Argument(help="The claim to merge with the next claim of its case.")],
+    reason: ReasonOpt,
+    dataset: DatasetOpt = None,
+    db: Db = None,
+) -> None:
+    """Merge an unlabeled claim with the next one of its case: it keeps its id, the texts are joined (with the answer's
+    text between them when both spans are known, else one space) and the next claim is removed."""
+    from annotator.db import session_scope
+    from annotator.services.claim_review import merge_claims
+
+    with session_scope(_engine(db)) as session:
+        done = merge_claims(session, OPERATOR, claim_id, reason=reason, dataset=dataset)
+    _echo_reviewed(done, f"Merged claim {safe(done.before[1].claim_id)} into {safe(done.before[0].claim_id)}")
+
+
+@claims_app.command("edit")
+def claims_edit(
+    claim_id: Annotated[str, typer.Argument(help="The claim to edit.")],
+    text: Annotated[str, typer.Option("--text", help="The claim's new text (stripped; its span is where it is found in the answer).")],
+    reason: ReasonOpt,
+    update: Annotated[bool, typer.Option("--update", help="Also for a claim with labels or a decision: change it as import --update does (the labels are kept and marked to review; a decision becomes stale).")] = False,
+    dataset: DatasetOpt = None,
+    db: Db = None,
+) -> None:
+    """Replace a claim's text; refused on a claim with labels, a decision or a draft unless --update."""
+    from annotator.db import session_scope
+    from annotator.services.claim_review import edit_claim
+
+    with session_scope(_engine(db)) as session:
+        done = edit_claim(session, OPERATOR, claim_id, text, reason=reason, update=update, dataset=dataset)
+    if not done.changed:
+        typer.echo(f"Nothing changed: claim {safe(done.before[0].claim_id)} already has that text.")
+        return
+    _echo_reviewed(done, f"Edited claim {safe(done.before[0].claim_id)}")
+    if done.labels_to_review:
+        typer.echo(f"  {done.labels_to_review} label{'' if done.labels_to_review == 1 else 's'} to review: each labeler "
+                   "finds the claim back in their queue (two or more such labels make it stale until they save again or "
+                   "an adjudicator decides).")
+
+
+@claims_app.command("drop")
+def claims_drop(
+    claim_id: Annotated[str, typer.Argument(help="The claim to drop (one that states no fact).")],
+    reason: ReasonOpt,
+    dataset: DatasetOpt = None,
+    db: Db = None,
+) -> None:
+    """Remove an unlabeled claim from its case, with its passage links; the last claim of a case stays."""
+    from annotator.db import session_scope
+    from annotator.services.claim_review import drop_claim
+
+    with session_scope(_engine(db)) as session:
+        done = drop_claim(session, OPERATOR, claim_id, reason=reason, dataset=dataset)
+    _echo_reviewed(done, f"Dropped claim {safe(done.before[0].claim_id)}")
 
 
 @judge_app.command("import")

@@ -866,4 +866,58 @@ MESSAGES: dict[str, str] = {
     "msg.hold_case_final": "every claim of case '{case_id}' is already agreed or adjudicated: there is nothing left to hold",
     "msg.lift_still_to_label": "you are assigned to label this case and have not labeled all of its claims: its holds are the other labelers' judgment; label it first, or ask another admin",
     "msg.address_too_long": "the address's {param}= is {length} characters long, more than the {limit} an id may have ({shown}); nothing was opened",
+    # --- claim review (services/claim_review.py): an admin splits, merges, edits or drops the claims of a case
+    "msg.denied.review_claims": "only an admin may split, merge, edit or drop claims",
+    "msg.review.own_case": "you label case '{case_id}' yourself, so another admin must review its claims",
+    "msg.review.reason_needed": "give a reason for the change: it is recorded in the claim's history",
+    "msg.review.labeled.split": "claim '{claim_id}' has {n} label(s), which a split would take from the statement "
+                                "they judged: it can no longer be split. Change its text instead with `annotator "
+                                "claims edit {claim_id} --text TEXT --reason TEXT --update` (or \"Keep the labels\" "
+                                "on the Claim review page): its labels are kept and marked to review",
+    "msg.review.labeled.merge": "claim '{claim_id}' has {n} label(s), which a merge would lose or put on another "
+                                "statement: the two claims can no longer be merged. Change a claim's text instead "
+                                "with `annotator claims edit {claim_id} --text TEXT --reason TEXT --update` (or "
+                                "\"Keep the labels\" on the Claim review page): its labels are kept and marked to review",
+    "msg.review.labeled.drop": "claim '{claim_id}' has {n} label(s), which dropping it would delete: it can no longer "
+                               "be dropped. Leave it (its labels say what it is worth), or change its text with "
+                               "`annotator claims edit {claim_id} --text TEXT --reason TEXT --update`",
+    "msg.review.labeled.edit": "claim '{claim_id}' has {n} label(s): its text changes only as `import --update` "
+                               "changes it. Add --update (`annotator claims edit {claim_id} --text TEXT --reason TEXT "
+                               "--update`, or \"Keep the labels\" on the Claim review page): the labels are kept and "
+                               "marked to review",
+    "msg.review.decided": "claim '{claim_id}' has an adjudication, which would then judge another statement: it can "
+                          "no longer be split, merged, dropped or edited without --update (`annotator claims edit "
+                          "{claim_id} --text TEXT --reason TEXT --update` keeps the decision and makes it stale)",
+    "msg.review.judged": "judge run {runs} labeled claim '{claim_id}', and a judge run never changes: the claim can "
+                         "no longer be split, merged, dropped or edited without --update (`annotator claims edit "
+                         "{claim_id} --text TEXT --reason TEXT --update`)",
+    "msg.review.released": "claim '{claim_id}' is in gold release {releases}: it can no longer be split, merged or "
+                           "dropped; change its text with `annotator claims edit {claim_id} --text TEXT --reason TEXT "
+                           "--update` (the release's files stay as they were)",
+    "msg.review.draft": "a labeler has unsaved input on claim '{claim_id}' (a draft): ask them to save or discard "
+                        "it, then try again, so that nothing they typed is lost",
+    "msg.review.bad_offset": "offset {at} does not cut claim '{claim_id}' in two: give an offset from 1 to {last} "
+                             "(code points into its text, which is {length} long) with text on both sides of it",
+    "msg.review.inside_character": "offset {at} falls inside a character of claim '{claim_id}' as it is shown (a "
+                                   "letter and its marks, an emoji): give {before} or {after} instead",
+    "msg.review.id_too_long": "the new claim's id '{claim_id}' would be {length} characters long, more than the "
+                              "{limit} an id may have: shorten the claim id in the file and import it again instead",
+    "msg.review.no_next": "claim '{claim_id}' is the last claim of case '{case_id}': there is no next claim to merge "
+                          "it with; merge the claim before it instead",
+    "msg.review.last_claim": "claim '{claim_id}' is the only claim of case '{case_id}', and a case holds at least one "
+                             "claim: edit its text instead",
+    "msg.review.text_needed": "give the claim's new text (it may not be blank)",
+    "msg.history.claim_split": "claim split by an admin",
+    "msg.history.claim_split_off": "claim made by a split",
+    "msg.history.claim_merged": "claim merged with the next one by an admin",
+    "msg.history.claim_merged_away": "claim merged into the one before it by an admin",
+    "msg.history.claim_edited": "claim text edited by an admin",
+    "msg.history.claim_dropped": "claim dropped from the case by an admin",
+    "msg.history.field.claim_id": "claim",
+    "msg.history.field.span": "span in the answer",
+    "msg.history.field.new_claim": "new claim",
+    "msg.history.field.split_from": "split from",
+    "msg.history.field.merged_claim": "merged claim",
+    "msg.history.field.merged_into": "merged into",
+    "msg.history.field.labels_to_review": "labels to review",
 }

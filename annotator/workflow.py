@@ -150,6 +150,7 @@ class Permission(StrEnum):
     LIFT_HOLDS = "lift_holds"  # see every hold in force and lift anyone's (a labeler lifts their own)
     CALIBRATE = "calibrate"  # import judge runs, see them and their reports against gold (judge labels anchor people)
     SCORE_RUNS = "score_runs"  # import RAG runs, score and compare them against gold (reports show gold evidence)
+    REVIEW_CLAIMS = "review_claims"  # split, merge, edit and drop the claims of a case before they are labeled
 
 
 _GRANTS: dict[Permission, frozenset[str]] = {
@@ -165,6 +166,7 @@ _GRANTS: dict[Permission, frozenset[str]] = {
     Permission.LIFT_HOLDS: frozenset({"admin"}),
     Permission.CALIBRATE: frozenset({"admin"}),
     Permission.SCORE_RUNS: frozenset({"admin"}),
+    Permission.REVIEW_CLAIMS: frozenset({"admin"}),
 }
 
 

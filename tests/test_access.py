@@ -36,6 +36,7 @@ EXPECTED = {  # permission -> role sets that grant it
     Permission.CALIBRATE: {"admin"},
     Permission.SCORE_RUNS: {"admin"},
     Permission.LIFT_HOLDS: {"admin"},
+    Permission.REVIEW_CLAIMS: {"admin"},
 }
 
 

@@ -59,6 +59,7 @@ from annotator.services import (
     access,
     adjudication,
     blind,
+    claim_review,
     corrections,
     drafts,
     gold_source,
@@ -432,6 +433,18 @@ PROBES: dict[str, dict[str, Probe]] = {
     },
     "blind.claims_still_to_label": {"": lambda s, c: _pks(s, blind.claims_still_to_label(s, c.me))},
     "blind.is_still_to_label": {"X": lambda s, c: blind.is_still_to_label(s, c.me, c.k.x)},
+    "claim_review.case_review": {
+        "case-1": lambda s, c: claim_review.case_review(s, c.me, "case-1"),
+        "case-2": lambda s, c: claim_review.case_review(s, c.me, "case-2"),
+    },
+    "claim_review.review_case_ids": {"": lambda s, c: claim_review.review_case_ids(s, c.me, "pilot")},
+    "claim_review.split_claim": {"X": lambda s, c: claim_review.split_claim(s, c.me, "case-1-c1", 5, reason="probe")},
+    "claim_review.merge_claims": {"X": lambda s, c: claim_review.merge_claims(s, c.me, "case-1-c1", reason="probe")},
+    "claim_review.edit_claim": {
+        "X": lambda s, c: claim_review.edit_claim(s, c.me, "case-1-c1", "Probe text.", reason="probe"),
+        "X update": lambda s, c: claim_review.edit_claim(s, c.me, "case-1-c1", "Probe text.", reason="probe", update=True),
+    },
+    "claim_review.drop_claim": {"X": lambda s, c: claim_review.drop_claim(s, c.me, "case-1-c1", reason="probe")},
     "corrections.correct_label": {
         "X": lambda s, c: corrections.correct_label(s, c.me, c.k.x, A_NAME, "support", reason="probe",
                                                     expected_revision=1),
@@ -646,6 +659,10 @@ INTERNAL: dict[str, str] = {
     "audit.event_row": "builds an audit row from its arguments, reads nothing",
     "audit.record_event": "writes the audit trail, returns the row it was given",
     "audit.record_events": "writes the audit trail, returns nothing",
+    "claim_content.change_claim_content": "no caller: writes a claim's changed content for import_cases and "
+                                          "claim_review.edit_claim, which checked their caller; returns nothing",
+    "claim_content.labels_written_before": "no caller: counts the labels to review after a change, for import_cases "
+                                           "and claim_review.edit_claim, which checked their caller",
     "corrections.corrected_content": "pure: builds correct_label's arguments from a label the caller already holds",
     "demo.seed_demo": "the command line's `annotator demo`: seeds the demo data as the operator",
     "guidelines.read_guideline_file": "the command line's `guideline publish`: reads a file the operator names",
@@ -831,6 +848,8 @@ def test_a_labeler_is_refused_every_service_beyond_labeling(swept):
                if who == "ren" and outcome["outcome"] == "refused"}
     assert {
         "adjudication.adjudicate", "adjudication.adjudication_queue", "adjudication.view_for_adjudicator",
+        "claim_review.case_review", "claim_review.review_case_ids", "claim_review.split_claim",
+        "claim_review.merge_claims", "claim_review.edit_claim", "claim_review.drop_claim",
         "corrections.correct_label", "corrections.correction_view", "fingerprint.label_fingerprint",
         "history.claim_datasets", "history.claim_history_view", "imports.check_upload", "imports.import_adjudications",
         "imports.import_cases", "imports.import_labels", "imports.import_upload", "judges.get_judge_run",
@@ -979,7 +998,7 @@ def test_a_question_about_no_caller_answers_no_role(function):
 
 # --- pages ---------------------------------------------------------------------------------------
 
-PAGE_KEYS = ("home", "label", "adjudicate", "agreement", "releases", "judges", "runs", "admin", "imports")
+PAGE_KEYS = ("home", "label", "adjudicate", "agreement", "releases", "judges", "runs", "admin", "imports", "claims")
 HISTORY_TAB = "Claim history"
 
 
@@ -1147,6 +1166,10 @@ def visit_every_page(who: str, user_pk: int, keys: SimpleNamespace, downloads: D
         release = open_url(log_in(who), "releases")
         release.button(key="releases.verify").click().run()
         keep("releases gold-v0 verified", release)
+        claims = open_url(log_in(who), "claims")  # case-1 (X's) is boss's to label: refused; case-2 shows W
+        keep("claims case-1 refused", claims)
+        claims.selectbox(key="claims.case.pilot").set_value("case-2").run()
+        keep("claims case-2", claims)
     run_every_page_script(who, user_pk, keep)
     return steps
 
@@ -1251,7 +1274,15 @@ NAME_CHECKED_HISTORY = ("admin history case-1-c1", "url /admin?history=X")
 def test_b_is_shown_every_step_of_the_sweep(pages_swept):
     for who in BLIND:
         assert set(pages_swept.s1[who]) == set(pages_swept.s0[who])
-    assert len(pages_swept.s1["ren"]) == 29 and len(pages_swept.s1["boss"]) == 34
+    assert len(pages_swept.s1["ren"]) == 31 and len(pages_swept.s1["boss"]) == 38
+
+
+def test_an_admin_who_labels_a_case_reviews_no_claim_of_it_and_reviews_the_others(pages_swept):
+    for world in (pages_swept.s0, pages_swept.s1):
+        assert world["boss"]["claims case-1 refused"]["errors"] == [
+            "you label case 'case-1' yourself, so another admin must review its claims"]
+        assert world["boss"]["claims case-2"]["errors"] == []
+        assert "Claim text 2.1." in world["boss"]["claims case-2"]["full"]
 
 
 @pytest.mark.parametrize("who", [*BLIND, "(logged out)"])
@@ -1301,18 +1332,19 @@ def test_the_pages_b_lacks_show_no_page_content_only_a_notice(pages_swept):
     """Navigation per role: an address B's roles do not open shows the notice (logged in) or the
     login form (logged out), never the page; a page script run directly refuses."""
     notice = "This page is not open to {name}'s roles. Ask an admin for the role if you need it."
-    lacks = {"ren": ("adjudicate", "agreement", "releases", "judges", "runs", "admin", "imports"), "boss": ("adjudicate",)}
+    lacks = {"ren": ("adjudicate", "agreement", "releases", "judges", "runs", "admin", "imports", "claims"),
+             "boss": ("adjudicate",)}
     for who, keys in lacks.items():
         steps = pages_swept.s1[who]
         for key in keys:
             assert steps[f"url /{key}"]["titles"] == ["RAG claim annotator"]
             assert steps[f"url /{key}"]["warnings"] == [notice.format(name=who)]
             assert steps[f"page script {key}.py run directly"]["errors"] == ["You cannot open this page with your roles."]
-    for key in ("label", "agreement", "releases", "judges", "runs", "admin", "imports"):
+    for key in ("label", "agreement", "releases", "judges", "runs", "admin", "imports", "claims"):
         assert pages_swept.s1["boss"][f"url /{key}"]["titles"] == [{"label": "Label", "agreement": "Agreement",
                                                                    "releases": "Releases", "judges": "Judges",
                                                                    "runs": "Runs", "admin": "Admin",
-                                                                   "imports": "Import"}[key]]
+                                                                   "imports": "Import", "claims": "Claim review"}[key]]
     assert pages_swept.s1["ren"]["url /label"]["titles"] == ["Label"]
     for step, seen in pages_swept.s1["(logged out)"].items():
         assert seen["titles"] == ["RAG claim annotator"] and seen["keys"] == ["login.name", "login.password"], step

@@ -943,7 +943,7 @@ def stored_locale(work: Path, name: str) -> str | None:
     return query(work, 'SELECT locale FROM "user" WHERE name = :name', name=name)[0][0]
 
 
-ADMIN_PAGES = ("home", "adjudicate", "agreement", "releases", "judges", "runs", "admin", "imports")
+ADMIN_PAGES = ("home", "adjudicate", "agreement", "releases", "judges", "runs", "admin", "imports", "claims")
 """The pages the demo's admin (roles admin and adjudicator) opens, in the navigation's order."""
 
 

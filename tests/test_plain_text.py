@@ -227,7 +227,7 @@ def visit(name: str, claims: dict[str, int]) -> dict[str, AppTest]:
     steps = {}
     at = log_in(name)
     steps["home"] = at
-    for key in ("label", "adjudicate", "agreement", "releases", "judges", "runs", "admin", "imports"):
+    for key in ("label", "adjudicate", "agreement", "releases", "judges", "runs", "admin", "imports", "claims"):
         steps[key] = open_page(log_in(name), key)
     steps["?claim=own"] = log_in(name, {"claim": hostile("claim1.2")})
     steps["?claim=too long"] = log_in(name, {"claim": hostile("x") * 20})

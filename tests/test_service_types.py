@@ -26,7 +26,7 @@ from sqlmodel import SQLModel
 
 from annotator.db import init_db, read_scope, session_scope
 from annotator.services import (
-    adjudication, corrections, drafts, fingerprint, guidelines, history, home, imports, labeling, lookup, releases,
+    adjudication, claim_review, corrections, drafts, fingerprint, guidelines, history, home, imports, labeling, lookup, releases,
     reports, status, users,
 )
 from annotator.services.access import OPERATOR
@@ -149,6 +149,8 @@ READS: dict[str, Callable[[Any, dict[str, int]], Any]] = {
     "history.claim_datasets": lambda s, pk: history.claim_datasets(s, _me(s, "root"), "case-2-c1"),
     "history.claim_history_view": lambda s, pk: history.claim_history_view(s, _me(s, "root"), "case-2-c1"),
     "corrections.correction_view": lambda s, pk: corrections.correction_view(s, _me(s, "root"), "case-2-c1"),
+    "claim_review.review_case_ids": lambda s, pk: claim_review.review_case_ids(s, _me(s, "root"), "pilot"),
+    "claim_review.case_review": lambda s, pk: claim_review.case_review(s, _me(s, "root"), "case-2"),
     "guidelines.list_guidelines": lambda s, pk: guidelines.list_guidelines(s),
     "guidelines.current_guideline": lambda s, pk: guidelines.current_guideline(s),
     "users.list_users": lambda s, pk: users.list_users(s, _me(s, "root")),

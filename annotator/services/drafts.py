@@ -3,8 +3,10 @@ kept while they type so that a page reload or a reconnect restores it.
 
 A draft is private scratch, not a label:
 - only its owner reads it: every function here acts on the draft of the `user` who calls it, and
-  nothing else in the package reads drafts (no other labeler, adjudicator, admin page, agreement
-  figure, release or export);
+  nothing else in the package reads what a draft holds (no other labeler, adjudicator, admin page,
+  agreement figure, release or export); claim review (services/claim_review.py) reads only
+  whether a claim has a draft with input, and refuses to change that claim, so nothing typed is
+  lost;
 - it is not an audit event: LabelEvent records labels and other decisions; drafts are written on
   every change of an input and are deleted without a trace when the label is saved
   (labeling.save_label calls `forget_draft` in its transaction) or the user discards them.

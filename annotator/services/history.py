@@ -43,21 +43,33 @@ _WHAT: dict[tuple[str, str], str] = {  # (entity, action) -> its message key
     ("release", "create"): "msg.history.released",
 }
 
-_FIELDS = ("labeler", "adjudicator", "passage_id", "case_id", "value", "passage_ids", "rationale", "severity",
-           "guideline_version", "text", "question", "answer", "slice", "split", "metadata", "doc_id", "version",
-           "title", "reason", "note", "source", "revision")
+_FIELDS = ("labeler", "adjudicator", "passage_id", "case_id", "claim_id", "value", "passage_ids", "rationale",
+           "severity", "guideline_version", "text", "span", "question", "answer", "slice", "split", "metadata",
+           "doc_id", "version", "title", "new_claim", "split_from", "merged_claim", "merged_into", "labels_to_review",
+           "reason", "note", "source", "revision")
 """The stored keys shown under a name of their own (message msg.history.field.<key>), in the order
 they are shown; any other key is shown as stored, after them."""
 _TERMS = {"value": "value", "severity": "severity"}
 """Stored keys whose values are words of a vocabulary (messages.Term: the app writes them in the
 user's language): key -> the vocabulary. A hold's `reason` is one too (_row)."""
-_IDENTITY = ("labeler", "passage_id")
+_IDENTITY = ("labeler", "passage_id", "claim_id")
 """Keys that name what changed rather than how: shown plainly even when unchanged."""
-_NOTES = ("reason",)
-"""Keys that say why, of this change only (a correction's reason): shown plainly, not as old -> new."""
-_NEVER_SHOWN = frozenset({"password", "password_hash", "case_pk", "lifted", "path", "manifest_sha256", "counts"})
+_NOTES = ("reason", "new_claim", "split_from", "merged_claim", "merged_into", "labels_to_review")
+"""Keys that say why or what else, of this change only (a correction's reason, the other claim of a
+claim review): shown plainly, not as old -> new."""
+_NEVER_SHOWN = frozenset({"password", "password_hash", "case_pk", "lifted", "path", "manifest_sha256", "counts",
+                          "review"})
 """Keys left out of every summary: secrets (defensive: user events hold only `has_password`) and
-internal keys."""
+internal keys (a claim review's `review`, which names the event: _REVIEWED)."""
+_REVIEWED: dict[tuple[str, str, str], str] = {  # (entity, action, after["review"]) -> its message key
+    ("claim", "update", "split"): "msg.history.claim_split",
+    ("claim", "create", "split"): "msg.history.claim_split_off",
+    ("claim", "update", "merge"): "msg.history.claim_merged",
+    ("claim", "delete", "merge"): "msg.history.claim_merged_away",
+    ("claim", "update", "edit"): "msg.history.claim_edited",
+    ("case", "update", "drop"): "msg.history.claim_dropped",
+}
+"""The events of claim review (services/claim_review.py), each named by what the admin did."""
 
 
 @dataclass(frozen=True)
@@ -127,7 +139,9 @@ def claim_history_view(session: Session, actor: Caller, claim_id: str, dataset: 
     assignments = select(Assignment.id).where(Assignment.case_pk == case.id)
     releases = select(GoldLabel.release_pk).where(GoldLabel.claim_pk == claim.id)
     events = list(session.exec(select(LabelEvent).where(or_(
-        LabelEvent.claim_pk == claim.id,
+        # SQLite may give a removed claim's key (claim review: merge, drop) to a claim made later:
+        # the events before this claim was made are another claim's
+        and_(LabelEvent.claim_pk == claim.id, LabelEvent.at >= claim.created_at),
         and_(LabelEvent.entity == "case", LabelEvent.entity_pk == case.id),
         and_(LabelEvent.entity == "hold", LabelEvent.entity_pk.in_(holds)),
         and_(LabelEvent.entity == "assignment", LabelEvent.entity_pk.in_(assignments)),
@@ -180,6 +194,9 @@ def _row(event: LabelEvent, context: _Context) -> HistoryRow:
         what_message = msg("msg.history.label_corrected")
     if event.entity == "claim" and "passage_id" in after:
         what_message = msg("msg.history.passage_changed")
+    reviewed = _REVIEWED.get((event.entity, event.action, str(after.get("review"))))
+    if reviewed is not None:
+        what_message = msg(reviewed)
     if event.entity == "hold" and event.action == "update":
         reason, note = context.holds.get(event.entity_pk, ("?", ""))
         before, after = {}, {"reason": reason, "note": note}

@@ -31,6 +31,7 @@ PAGES = (  # (key in components.PAGE_ROLES, file, icon)
     ("runs", "views/runs.py", ":material/rule:"),
     ("admin", "views/admin.py", ":material/admin_panel_settings:"),
     ("imports", "views/imports.py", ":material/upload_file:"),
+    ("claims", "views/claims.py", ":material/content_cut:"),
 )
 
 

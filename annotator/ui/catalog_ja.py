@@ -418,6 +418,47 @@ JAPANESE: dict[str, str] = {
     "role.admin": "管理者",
     # the Import page
     "page.imports": "インポート",
+    "page.claims": "主張の見直し",
+    "claims.intro": "ラベル付けの前に、回答の主張への分け方を直します。主張を 2 つに分割する、次の主張と結合する、本文を"
+                    "編集する、事実を述べていない主張を削除する、のいずれかです。変更には理由が必要で、主張の履歴に残ります。"
+                    "ラベル・裁定・アノテーターの下書きがある主張は、分割・結合・削除できません。",
+    "claims.no_datasets": "まだデータがありません。先にケースを取り込んでください（インポートページ）。",
+    "claims.no_cases": "このデータセットにはケースがありません。",
+    "claims.dataset": "データセット",
+    "claims.case": "ケース",
+    "claims.case_typed": "またはケース ID を入力（一覧は最初の {n:,} 件のケースのみ）",
+    "claims.question": "質問",
+    "claims.answer": "回答",
+    "claims.claims": "主張（{n} 件）",
+    "claims.heading": "主張 {n}: {claim_id}",
+    "claims.span": "回答内の位置 {start}-{end}",
+    "claims.no_span": "回答内に見つかりません",
+    "claims.labels": "ラベル {n} 件",
+    "claims.has_draft": "アノテーターの保存されていない入力があります",
+    "claims.split": "分割",
+    "claims.merge": "次と結合",
+    "claims.edit": "編集",
+    "claims.drop": "削除",
+    "claims.split_at": "何文字目の後で分けるか（1 から {length} − 1 まで）",
+    "claims.split_preview": "分割後の 2 つの主張:",
+    "claims.split_button": "主張を分割",
+    "claims.merge_help": "この主張と次の主張を 1 つにまとめます。ID はこの主張のものが残ります。",
+    "claims.merge_button": "次の主張と結合",
+    "claims.text": "本文",
+    "claims.keep_labels": "ラベルを残す（見直し対象になります）",
+    "claims.keep_labels_help": "import --update と同じように本文を変えます。ラベルと裁定は残り、各アノテーターが自分のラベルを"
+                               "見直します。",
+    "claims.edit_button": "本文を保存",
+    "claims.drop_help": "この主張をパッセージとのつながりごとケースから削除します。",
+    "claims.drop_button": "主張を削除",
+    "claims.reason": "理由（必須）",
+    "claims.reason_hint": "例: 1 つの文に 2 つの事実がある",
+    "claims.split_done": "主張 {claim_id} を {first} と {second} に分割しました。",
+    "claims.merge_done": "主張 {other} を {claim_id} に結合しました。",
+    "claims.edit_done": "主張 {claim_id} の新しい本文を保存しました。",
+    "claims.edit_to_review": "{n} 件のラベルが見直し対象になりました。",
+    "claims.edit_unchanged": "変更はありません。主張 {claim_id} はすでにその本文です。",
+    "claims.drop_done": "主張 {claim_id} を削除しました。",
     "imports.intro": "ファイルをアップロードし、まずチェックしてください。チェックはファイルをインポートしてからロールバックするので、"
                      "インポートで何が起きるかを正確に示します。「インポート」を押すまで何も書き込まれません。",
     "imports.kind": "インポートするもの",
@@ -1555,4 +1596,56 @@ JAPANESE: dict[str, str] = {
                                    "作成（{prefix} と SHA-256 の 16 進 {digits} 桁。同じテキストなら何度取り込んでも同じ）",
     "msg.import.report.ragas_claims": "主張: {sentences:,} 件の回答を文に分割、{whole:,} 件は回答全体を 1 つの主張に、"
                                       "{given:,} 件はファイルの claims を使用",
+    "msg.denied.review_claims": "主張を分割・結合・編集・削除できるのは管理者だけです。",
+    "msg.review.own_case": "あなた自身がケース「{case_id}」にラベルを付けているため、その主張の見直しは別の管理者が行う必要があります。",
+    "msg.review.reason_needed": "変更の理由を入力してください。理由は主張の履歴に記録されます。",
+    "msg.review.labeled.split": "主張「{claim_id}」にはラベルが {n} 件あり、分割するとラベルが判断した文から離れてしまうため、"
+                                "もう分割できません。代わりに `annotator claims edit {claim_id} --text TEXT --reason TEXT "
+                                "--update`（または主張の見直しページの「ラベルを残す」）で本文を変更してください。ラベルは残り、"
+                                "見直し対象になります。",
+    "msg.review.labeled.merge": "主張「{claim_id}」にはラベルが {n} 件あり、結合するとラベルが失われるか別の文に付いてしまうため、"
+                                "この 2 つの主張はもう結合できません。代わりに `annotator claims edit {claim_id} --text TEXT "
+                                "--reason TEXT --update`（または主張の見直しページの「ラベルを残す」）で本文を変更してください。"
+                                "ラベルは残り、見直し対象になります。",
+    "msg.review.labeled.drop": "主張「{claim_id}」にはラベルが {n} 件あり、削除するとラベルも消えるため、もう削除できません。"
+                               "そのまま残すか（ラベルがその価値を示します）、`annotator claims edit {claim_id} --text TEXT "
+                               "--reason TEXT --update` で本文を変更してください。",
+    "msg.review.labeled.edit": "主張「{claim_id}」にはラベルが {n} 件あるため、本文は `import --update` と同じ規則でしか"
+                               "変更できません。--update を付けてください（`annotator claims edit {claim_id} --text TEXT "
+                               "--reason TEXT --update`、または主張の見直しページの「ラベルを残す」）。ラベルは残り、見直し対象になります。",
+    "msg.review.decided": "主張「{claim_id}」には裁定があり、変更すると別の文を裁定したことになるため、もう分割・結合・削除や"
+                          "--update なしの編集はできません（`annotator claims edit {claim_id} --text TEXT --reason TEXT "
+                          "--update` なら裁定は残り、見直し待ちになります）。",
+    "msg.review.judged": "判定器の実行 {runs} が主張「{claim_id}」にラベルを付けており、判定器の実行は変更されないため、"
+                         "この主張はもう分割・結合・削除や --update なしの編集はできません（`annotator claims edit "
+                         "{claim_id} --text TEXT --reason TEXT --update`）。",
+    "msg.review.released": "主張「{claim_id}」は正解リリース {releases} に含まれているため、もう分割・結合・削除はできません。"
+                           "`annotator claims edit {claim_id} --text TEXT --reason TEXT --update` で本文を変更してください"
+                           "（リリースのファイルはそのまま残ります）。",
+    "msg.review.draft": "主張「{claim_id}」に、アノテーターの保存されていない入力（下書き）があります。入力が失われないよう、"
+                        "保存するか破棄してもらってから、もう一度実行してください。",
+    "msg.review.bad_offset": "位置 {at} では主張「{claim_id}」を 2 つに分けられません。1 から {last} までの位置"
+                             "（本文の先頭からのコードポイント数。本文の長さは {length}）で、両側に文字が残るように指定してください。",
+    "msg.review.inside_character": "位置 {at} は主張「{claim_id}」の表示上の 1 文字（文字と結合記号、絵文字など）の途中です。"
+                                   "{before} または {after} を指定してください。",
+    "msg.review.id_too_long": "新しい主張の ID「{claim_id}」は {length} 文字になり、ID の上限 {limit} 文字を超えます。"
+                              "代わりにファイルの主張 ID を短くして取り込み直してください。",
+    "msg.review.no_next": "主張「{claim_id}」はケース「{case_id}」の最後の主張なので、結合する次の主張がありません。"
+                          "その前の主張を結合してください。",
+    "msg.review.last_claim": "主張「{claim_id}」はケース「{case_id}」の唯一の主張で、ケースには少なくとも 1 つの主張が必要です。"
+                             "代わりに本文を編集してください。",
+    "msg.review.text_needed": "主張の新しい本文を入力してください（空にはできません）。",
+    "msg.history.claim_split": "管理者による主張の分割",
+    "msg.history.claim_split_off": "分割で作られた主張",
+    "msg.history.claim_merged": "管理者による次の主張との結合",
+    "msg.history.claim_merged_away": "管理者による前の主張への結合",
+    "msg.history.claim_edited": "管理者による主張の本文の編集",
+    "msg.history.claim_dropped": "管理者によるケースからの主張の削除",
+    "msg.history.field.claim_id": "主張",
+    "msg.history.field.span": "回答内の位置",
+    "msg.history.field.new_claim": "新しい主張",
+    "msg.history.field.split_from": "分割元",
+    "msg.history.field.merged_claim": "結合した主張",
+    "msg.history.field.merged_into": "結合先",
+    "msg.history.field.labels_to_review": "見直し対象のラベル",
 }

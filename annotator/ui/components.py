@@ -65,6 +65,7 @@ PAGE_ROLES: dict[str, frozenset[str]] = {
     "runs": frozenset({"admin"}),  # a run report shows each case's gold evidence (Permission.SCORE_RUNS)
     "admin": frozenset({"admin"}),
     "imports": frozenset({"admin"}),
+    "claims": frozenset({"admin"}),  # claim review before labeling (Permission.REVIEW_CLAIMS)
 }
 """Which roles see which page (any one of them suffices). app.py builds the navigation from it and
 every page checks it again on its own."""

@@ -20,10 +20,11 @@ from annotator.db import refresh_statistics
 from annotator.errors import ImportFileError, ImportRowError, InvalidValueError
 from annotator.formats import CaseRecord, ClaimRecord, PassageRecord
 from annotator.messages import english, msg
-from annotator.models import Case, Claim, ClaimPassage, Dataset, Label, Passage, utcnow
+from annotator.models import Case, Claim, ClaimPassage, Dataset, Passage, utcnow
 from annotator.services.access import Caller, require
 from annotator.services.audit import record_event
 from annotator.services.blind import claims_still_to_label
+from annotator.services.claim_content import change_claim_content, labels_written_before
 from annotator.services.imports.labels import LabelItem, UNCHANGED_LABEL, stored_label_conflict, write_labels
 from annotator.services.imports.shared import (
     DEFAULT_DATASETS, ImportReport, People, PeopleSoFar, Tally, batches, bulk_insert, check_dataset_name,
@@ -389,10 +390,9 @@ class _CaseImport:
              "text": claim.text, **_span_columns(claim), "created_at": self.now, "updated_at": self.now}
             for case_id, position, claim in plan.new_claims]))
         for pk, before, case_id, position, claim in plan.changed_claims:
-            session.exec(update(Claim).where(Claim.id == pk).values(
-                case_pk=case_pks[case_id], position=position, text=claim.text, **_span_columns(claim), updated_at=self.now))
-            record_event(session, actor_pk=None, entity="claim", entity_pk=pk, claim_pk=pk, action="update",
-                         before=before, after=_claim_content(case_id, claim))
+            change_claim_content(session, pk, {"case_pk": case_pks[case_id], "position": position, "text": claim.text,
+                                               **_span_columns(claim)},
+                                 before=before, after=_claim_content(case_id, claim), now=self.now)
         bulk_insert(session, ClaimPassage, [
             {"claim_pk": claim_pks[claim.claim_id], "passage_pk": passage_pks[passage_id], "position": position}
             for _case_id, _position, claim in plan.new_claims for position, passage_id in enumerate(claim.passage_ids)])
@@ -428,11 +428,8 @@ class _CaseImport:
         hidden: the claims the importing admin still has to label (blind.claims_still_to_label),
         whose labels are left out of the count: it would move when another labeler labels one
         of them (the blind rule). None (the command line, or nothing left to label): all count."""
-        def counted(batch: list[int]) -> int:
-            query = select(func.count(Label.id)).where(Label.claim_pk.in_(batch), Label.updated_at < self.now)
-            return self.session.exec(query if hidden is None else query.where(Label.claim_pk.not_in(hidden))).one()
-
-        return sum(counted(batch) for batch in batches(sorted(self.changed_claims)))
+        return sum(labels_written_before(self.session, batch, self.now, hidden)
+                   for batch in batches(sorted(self.changed_claims)))
 
     def warnings(self) -> list[str]:
         if not self.touched:
