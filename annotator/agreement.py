@@ -375,6 +375,7 @@ def compute_agreement(
     seed: int = 0,
     by: str | Sequence[str] | None = None,
     pair_bootstrap: bool = True,
+    group_pairs: bool = True,
 ) -> AgreementReport:
     """Agreement coefficients, confidence intervals, pairs and groups of a long rating table.
 
@@ -391,6 +392,8 @@ def compute_agreement(
         report's. With many raters those are most of the cost (one resampling per pair: 1,770
         pairs for 60 raters); `pair_bootstrap_ci95` gives any pair's later from its confusion
         matrix, the very figures this report would have held. Nothing else changes.
+    group_pairs: False leaves the groups' by_pair empty (the report's own pairs stay): a view that
+        shows no group's pairs need not compute them (with 60 raters, 1,770 per group).
     Returns an AgreementReport; coefficients are fractions (0..1 for agreement, kappa-like
         ones in [-1, 1]), None with a reason when undefined (0/0).
     Raises UndefinedCategoryError for a label outside `categories` (naming it and its line);
@@ -416,7 +419,8 @@ def compute_agreement(
     columns = _columns(rows, group_by)
     ratings = _encode(columns, cats)
     report = _report(ratings, cats, n_bootstrap, seed, pair_bootstrap)
-    groups = {column: _group_reports(ratings, columns, column, cats, n_bootstrap, seed, pair_bootstrap)
+    groups = {column: _group_reports(ratings, columns, column, cats, n_bootstrap, seed,
+                                     pair_bootstrap, with_pairs=group_pairs)
               for column in group_by}
     return replace(report, groups=groups) if groups else report
 
@@ -847,8 +851,9 @@ def _reason(metric: str, s: _Sums, categories: tuple[Any, ...], n_raters: int) -
 
 
 def _report(ratings: _Ratings, categories: tuple[Any, ...], n_bootstrap: int, seed: int,
-            pair_bootstrap: bool = True) -> AgreementReport:
-    """The AgreementReport of one set of ratings (no groups); pair_bootstrap as compute_agreement's."""
+            pair_bootstrap: bool = True, with_pairs: bool = True) -> AgreementReport:
+    """The AgreementReport of one set of ratings (no groups); pair_bootstrap as compute_agreement's;
+    with_pairs False: by_pair is empty."""
     q = len(categories)
     counts, freq, pairs = _patterns(ratings, q)
     features = _features(counts, pairs, q)
@@ -864,7 +869,7 @@ def _report(ratings: _Ratings, categories: tuple[Any, ...], n_bootstrap: int, se
     two_raters = len(ratings.raters) == 2
     ci95 = {m: None if m in reasons else percentile_interval(samples.get(m)) for m in METRICS}
     ci95_missing = {m: _missing_interval_reason(m, reasons, samples) for m in METRICS if ci95[m] is None}
-    pairs = _pairs(ratings, categories, n_bootstrap if pair_bootstrap else 0, seed)
+    pairs = _pairs(ratings, categories, n_bootstrap if pair_bootstrap else 0, seed) if with_pairs else ()
     if two_raters and pairs:  # the one pair is the report: the same figures get the same intervals
         pairs = (replace(pairs[0], ci95={m: ci95[m] for m in (PAIR_METRICS if n_bootstrap else ())}),)
     return AgreementReport(
@@ -1187,7 +1192,8 @@ def pair_bootstrap_ci95(confusion: Sequence[Sequence[int]], n_bootstrap: int = 1
 
 
 def _group_reports(ratings: _Ratings, columns: dict[str, Any], by: str, categories: tuple[Any, ...],
-                   n_bootstrap: int, seed: int, pair_bootstrap: bool = True) -> dict[Any, AgreementReport]:
+                   n_bootstrap: int, seed: int, pair_bootstrap: bool = True,
+                   with_pairs: bool = True) -> dict[Any, AgreementReport]:
     """group value -> report of its items (sorted by value); ValueError if an item has two."""
     codes, names = factorize(columns[by])
     per_item = np.full(ratings.n_items, -1, dtype=np.int64)
@@ -1202,7 +1208,7 @@ def _group_reports(ratings: _Ratings, columns: dict[str, Any], by: str, categori
     order = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(len(names) + 1))
     return {name: _report(_subset(ratings, order[bounds[g]:bounds[g + 1]]), categories, n_bootstrap, seed,
-                          pair_bootstrap)
+                          pair_bootstrap, with_pairs)
             for g, name in enumerate(names)}
 
 
