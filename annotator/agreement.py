@@ -374,6 +374,8 @@ def compute_agreement(
     n_bootstrap: int = 1000,
     seed: int = 0,
     by: str | Sequence[str] | None = None,
+    pair_bootstrap: bool = True,
+    group_pairs: bool = True,
 ) -> AgreementReport:
     """Agreement coefficients, confidence intervals, pairs and groups of a long rating table.
 
@@ -385,6 +387,13 @@ def compute_agreement(
     n_bootstrap: bootstrap resamples of items for ci95 (0: no intervals); seed: numpy seed.
     by: a column of the table holding each item's group (e.g. "slice"), or several: groups[column]
         gets one report per group value, each flagged indicative below INDICATIVE_BELOW items.
+    pair_bootstrap: False leaves the by_pair entries (of the report and of its groups) without
+        bootstrap intervals (ci95 empty), except with exactly two raters, whose one pair shares the
+        report's. With many raters those are most of the cost (one resampling per pair: 1,770
+        pairs for 60 raters); `pair_bootstrap_ci95` gives any pair's later from its confusion
+        matrix, the very figures this report would have held. Nothing else changes.
+    group_pairs: False leaves the groups' by_pair empty (the report's own pairs stay): a view that
+        shows no group's pairs need not compute them (with 60 raters, 1,770 per group).
     Returns an AgreementReport; coefficients are fractions (0..1 for agreement, kappa-like
         ones in [-1, 1]), None with a reason when undefined (0/0).
     Raises UndefinedCategoryError for a label outside `categories` (naming it and its line);
@@ -409,8 +418,10 @@ def compute_agreement(
     group_by = (by,) if isinstance(by, str) else tuple(by or ())
     columns = _columns(rows, group_by)
     ratings = _encode(columns, cats)
-    report = _report(ratings, cats, n_bootstrap, seed)
-    groups = {column: _group_reports(ratings, columns, column, cats, n_bootstrap, seed) for column in group_by}
+    report = _report(ratings, cats, n_bootstrap, seed, pair_bootstrap)
+    groups = {column: _group_reports(ratings, columns, column, cats, n_bootstrap, seed,
+                                     pair_bootstrap, with_pairs=group_pairs)
+              for column in group_by}
     return replace(report, groups=groups) if groups else report
 
 
@@ -839,8 +850,10 @@ def _reason(metric: str, s: _Sums, categories: tuple[Any, ...], n_raters: int) -
 # One report
 
 
-def _report(ratings: _Ratings, categories: tuple[Any, ...], n_bootstrap: int, seed: int) -> AgreementReport:
-    """The AgreementReport of one set of ratings (no groups)."""
+def _report(ratings: _Ratings, categories: tuple[Any, ...], n_bootstrap: int, seed: int,
+            pair_bootstrap: bool = True, with_pairs: bool = True) -> AgreementReport:
+    """The AgreementReport of one set of ratings (no groups); pair_bootstrap as compute_agreement's;
+    with_pairs False: by_pair is empty."""
     q = len(categories)
     counts, freq, pairs = _patterns(ratings, q)
     features = _features(counts, pairs, q)
@@ -856,9 +869,9 @@ def _report(ratings: _Ratings, categories: tuple[Any, ...], n_bootstrap: int, se
     two_raters = len(ratings.raters) == 2
     ci95 = {m: None if m in reasons else percentile_interval(samples.get(m)) for m in METRICS}
     ci95_missing = {m: _missing_interval_reason(m, reasons, samples) for m in METRICS if ci95[m] is None}
-    pairs = _pairs(ratings, categories, n_bootstrap, seed)
+    pairs = _pairs(ratings, categories, n_bootstrap if pair_bootstrap else 0, seed) if with_pairs else ()
     if two_raters and pairs:  # the one pair is the report: the same figures get the same intervals
-        pairs = (replace(pairs[0], ci95={m: ci95[m] for m in pairs[0].ci95}),)
+        pairs = (replace(pairs[0], ci95={m: ci95[m] for m in (PAIR_METRICS if n_bootstrap else ())}),)
     return AgreementReport(
         n_items=n2, n_in_scope=ratings.n_items, n_raters=len(ratings.raters),
         categories=categories, **coefs, ci95=ci95, ci95_missing=ci95_missing,
@@ -1120,17 +1133,58 @@ def _pair_result(rater_a: Any, rater_b: Any, conf: np.ndarray, categories: tuple
                          category=repr(categories[int(np.argmax(conf.sum(axis=1)))]))
     coefs = {"cohen_kappa": Coefficient(None if reason else kappa, n, reason),
              "percent_agreement": Coefficient(float(np.trace(conf)) / n, n)}
-    intervals: dict[str, Interval | None] = {}
-    if n_bootstrap:
-        cells = conf.ravel()
-        tables = bootstrap_pattern_sums(cells, np.eye(cells.size), n_bootstrap, seed).reshape(n_bootstrap, *conf.shape)
-        samples = {"cohen_kappa": cohen_kappa_from_confusion(tables),
-                   "percent_agreement": np.trace(tables, axis1=1, axis2=2) / n}
-        intervals = {m: None if c.value is None else percentile_interval(samples[m]) for m, c in coefs.items()}
+    intervals = _pair_intervals(conf, coefs, n_bootstrap, seed) if n_bootstrap else {}
     return PairResult(
         rater_a=rater_a, rater_b=rater_b, n_items=n, **coefs,
         confusion=conf.astype(int).tolist(), ci95=intervals, **_analytic(conf, coefs),
     )
+
+
+PAIR_METRICS: tuple[str, ...] = ("cohen_kappa", "percent_agreement")
+"""The coefficients of a pair of raters (PairResult), in the order its ci95 holds them."""
+
+
+def _pair_intervals(conf: np.ndarray, coefs: dict[str, Coefficient], n_bootstrap: int,
+                    seed: int) -> dict[str, Interval | None]:
+    """metric -> the bootstrap interval of a pair's confusion matrix `conf` ((q, q) int), None for
+    an undefined coefficient: the items' cells resampled as a multinomial, as in _bootstrap."""
+    n = int(conf.sum())
+    cells = conf.ravel()
+    tables = bootstrap_pattern_sums(cells, np.eye(cells.size), n_bootstrap, seed).reshape(n_bootstrap, *conf.shape)
+    samples = {"cohen_kappa": cohen_kappa_from_confusion(tables),
+               "percent_agreement": np.trace(tables, axis1=1, axis2=2) / n}
+    return {m: None if c.value is None else percentile_interval(samples[m]) for m, c in coefs.items()}
+
+
+def pair_bootstrap_ci95(confusion: Sequence[Sequence[int]], n_bootstrap: int = 1000,
+                        seed: int = 0) -> dict[str, Interval | None]:
+    """The bootstrap intervals of one pair of raters from its confusion matrix: what
+    `compute_agreement` puts in that pair's PairResult.ci95 with the same n_bootstrap and seed,
+    to the last bit (the same function computes both), for a report made with
+    pair_bootstrap=False.
+
+    confusion: (q, q) counts, confusion[i][j] = items rater A put in category i and rater B in j
+        (a PairResult's `confusion`, or its JSON); at least one item.
+    Returns {metric: (low, high) or None} over PAIR_METRICS (None where the coefficient is
+        undefined, or more than MAX_UNDEFINED_RESAMPLES of the resamples are); {} when
+        n_bootstrap is 0. Raises AgreementInputError for an empty or non-square matrix, a
+        negative count or 0 < n_bootstrap < MIN_BOOTSTRAP.
+    Method: resampling the pair's n items with replacement gives cell counts ~ Multinomial(n,
+    confusion / n), drawn with numpy default_rng(seed) (bootstrap_pattern_sums); Cohen's kappa
+    and percent agreement of each resampled table; 95% percentile intervals (percentile_interval).
+    """
+    conf = np.asarray(confusion, dtype=np.int64)
+    if conf.ndim != 2 or conf.shape[0] != conf.shape[1] or conf.shape[0] < 2 or (conf < 0).any() or conf.sum() == 0:
+        raise AgreementInputError(f"a pair's confusion matrix must be square counts of at least one item, got {confusion!r}")
+    if n_bootstrap < 0 or 0 < n_bootstrap < MIN_BOOTSTRAP:
+        raise AgreementInputError(f"use 0 bootstrap resamples (no intervals) or at least {MIN_BOOTSTRAP}, not {n_bootstrap}")
+    if not n_bootstrap:
+        return {}
+    n = int(conf.sum())
+    kappa = float(cohen_kappa_from_confusion(conf[None].astype(float))[0])
+    coefs = {"cohen_kappa": Coefficient(None if np.isnan(kappa) else kappa, n),
+             "percent_agreement": Coefficient(float(np.trace(conf)) / n, n)}
+    return _pair_intervals(conf, coefs, n_bootstrap, seed)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1138,7 +1192,8 @@ def _pair_result(rater_a: Any, rater_b: Any, conf: np.ndarray, categories: tuple
 
 
 def _group_reports(ratings: _Ratings, columns: dict[str, Any], by: str, categories: tuple[Any, ...],
-                   n_bootstrap: int, seed: int) -> dict[Any, AgreementReport]:
+                   n_bootstrap: int, seed: int, pair_bootstrap: bool = True,
+                   with_pairs: bool = True) -> dict[Any, AgreementReport]:
     """group value -> report of its items (sorted by value); ValueError if an item has two."""
     codes, names = factorize(columns[by])
     per_item = np.full(ratings.n_items, -1, dtype=np.int64)
@@ -1152,7 +1207,8 @@ def _group_reports(ratings: _Ratings, columns: dict[str, Any], by: str, categori
     codes, names = _sorted_codes(codes, names)
     order = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(len(names) + 1))
-    return {name: _report(_subset(ratings, order[bounds[g]:bounds[g + 1]]), categories, n_bootstrap, seed)
+    return {name: _report(_subset(ratings, order[bounds[g]:bounds[g + 1]]), categories, n_bootstrap, seed,
+                          pair_bootstrap, with_pairs)
             for g, name in enumerate(names)}
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from pathlib import Path
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -22,11 +22,12 @@ from annotator.agreement import (
     covers_whole_range,
     items_needed,
     kappa_paradox,
+    pair_bootstrap_ci95,
     read_label_frame,
     read_label_table,
 )
 from annotator.formats.label_table import _csv_rows, _plain_csv_frame
-from annotator.errors import ImportFileError, ImportRowError, UndefinedCategoryError
+from annotator.errors import AgreementInputError, ImportFileError, ImportRowError, UndefinedCategoryError
 from annotator.vocabulary import CLIMATE_FEVER_LABELS, INDICATIVE_BELOW, LABELS
 
 from tests.conftest import AGREEMENT_CASES as CASES_FILE
@@ -395,6 +396,69 @@ def test_a_slice_report_equals_the_report_of_its_items_alone():
     report = compute_agreement(frame, n_bootstrap=100, by="slice")
     alone = compute_agreement(frame[frame["slice"] == "normal"].drop(columns="slice"), n_bootstrap=100)
     assert report.groups["slice"]["normal"].to_json() == alone.to_json()
+
+
+def many_raters_frame(n_raters: int = 6, n_items: int = 240, seed: int = 3) -> pd.DataFrame:
+    """Items labeled by rotating pairs of n_raters raters (a third on every fifth item), each
+    copying a hidden label with their own accuracy, in two slices."""
+    rng = np.random.default_rng(seed)
+    accuracy = rng.uniform(0.5, 0.95, n_raters)
+    rows = []
+    for i in range(n_items):
+        truth = rng.integers(0, 3)
+        a = i % n_raters
+        raters = {a, (a + 1 + (i // n_raters) % (n_raters - 1)) % n_raters}
+        if i % 5 == 4:
+            raters.add((a + 3) % n_raters if (a + 3) % n_raters not in raters else (a + 4) % n_raters)
+        for r in sorted(raters):
+            label = truth if rng.random() < accuracy[r] else rng.integers(0, 3)
+            rows.append((f"i{i}", f"r{r}", LABELS[label], "normal" if i % 3 else "paraphrase"))
+    return pd.DataFrame(rows, columns=["item_id", "rater", "label", "slice"])
+
+
+def test_pairs_left_without_bootstrap_get_the_very_same_intervals_later_from_their_confusion():
+    frame = many_raters_frame()
+    full = compute_agreement(frame, n_bootstrap=200, seed=5, by="slice")
+    lazy = compute_agreement(frame, n_bootstrap=200, seed=5, by="slice", pair_bootstrap=False)
+    assert len(full.by_pair) == 15  # every pair of the six raters shares items
+    for whole, part in [(full, lazy), *zip(full.groups["slice"].values(), lazy.groups["slice"].values())]:
+        assert [p.ci95 for p in part.by_pair] == [{}] * len(whole.by_pair)
+        assert any(p.ci95["cohen_kappa"] for p in whole.by_pair)
+        for kept, left in zip(whole.by_pair, part.by_pair, strict=True):
+            assert pair_bootstrap_ci95(left.confusion, 200, seed=5) == kept.ci95  # equal floats, not approximately
+            assert pair_bootstrap_ci95(left.to_json()["confusion"], 200, seed=5) == kept.ci95
+            assert left == replace(kept, ci95={})
+        assert replace(part, by_pair=(), groups={}) == replace(whole, by_pair=(), groups={})
+
+
+def test_a_pair_whose_kappa_is_undefined_gets_a_percent_agreement_interval_only():
+    intervals = pair_bootstrap_ci95([[12, 0, 0], [0, 0, 0], [0, 0, 0]], 1000)
+    assert intervals["cohen_kappa"] is None
+    assert intervals["percent_agreement"] == (1.0, 1.0)
+    assert pair_bootstrap_ci95([[3, 1], [0, 4]], 0) == {}
+
+
+@pytest.mark.parametrize("confusion, n_bootstrap", [([[0, 0], [0, 0]], 1000), ([[1, 2, 3]], 1000),
+                                                    ([[1, -1], [0, 2]], 1000), ([[1, 2], [3, 4]], 50)])
+def test_a_pair_bootstrap_of_no_items_a_bad_matrix_or_too_few_resamples_is_refused(confusion, n_bootstrap):
+    with pytest.raises(AgreementInputError):
+        pair_bootstrap_ci95(confusion, n_bootstrap)
+
+
+def test_two_raters_without_pair_bootstrap_keep_the_reports_intervals_on_their_one_pair():
+    a, b = random_two_raters(60, 4)
+    full = compute_agreement(two_rater_rows(a, b), n_bootstrap=300)
+    lazy = compute_agreement(two_rater_rows(a, b), n_bootstrap=300, pair_bootstrap=False)
+    assert lazy.by_pair == full.by_pair
+    assert lazy.by_pair[0].ci95 == {m: full.ci95[m] for m in ("cohen_kappa", "percent_agreement")}
+
+
+def test_groups_without_pairs_change_nothing_else():
+    frame = many_raters_frame()
+    full = compute_agreement(frame, n_bootstrap=100, by="slice")
+    slim = compute_agreement(frame, n_bootstrap=100, by="slice", group_pairs=False)
+    assert slim.by_pair == full.by_pair
+    assert slim.groups["slice"] == {g: replace(r, by_pair=()) for g, r in full.groups["slice"].items()}
 
 
 def test_an_item_in_two_slices_is_refused():

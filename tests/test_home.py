@@ -499,3 +499,30 @@ def test_an_admins_home_reruns_without_computing_agreement_again_and_shows_a_cor
     assert (percent(), len(calls)) == ("1.000", 2)  # the correction shows on the next run
     at.run()
     assert (percent(), len(calls)) == ("1.000", 2)
+
+
+def test_the_admins_home_reuses_its_agreement_figures_on_reruns_and_shows_a_new_label_at_the_next(engine, monkeypatch):
+    """The page through AppTest: reruns with the labels unchanged compute no report; a label saved
+    meanwhile (through the service, as another browser would) shows at the next rerun."""
+    from annotator.ui.i18n import t
+
+    calls = _count_agreement_reports(monkeypatch)
+    with session_scope(engine) as session:  # case-1-c1 agreed, case-1-c2 disputed
+        for claim_id, values in {"case-1-c1": ("support", "support"), "case-1-c2": ("support", "contradict")}.items():
+            for name, value in zip(("aoi", "ren"), values, strict=True):
+                save_label(session, get_user(session, name), _pk(session, claim_id), value)
+
+    def percent_agreement(at) -> str:  # noqa: ANN001
+        return {m.label: m.value for m in at.metric}[t("metric.percent_agreement")]
+
+    at = open_app("admin", home=True)
+    assert (percent_agreement(at), len(calls)) == ("0.500", 1)
+    at.run()
+    at.run()
+    assert (percent_agreement(at), len(calls)) == ("0.500", 1)  # reruns reuse the figures
+    with session_scope(engine) as session:
+        for name in ("aoi", "ren"):
+            save_label(session, get_user(session, name), _pk(session, "case-2-c1"), "insufficient")
+    at.run()
+    assert (percent_agreement(at), len(calls)) == ("0.667", 2)
+    assert not at.exception

@@ -452,6 +452,104 @@ def test_with_three_labelers_fleiss_kappa_headlines_and_a_pair_matrix_is_drawn(e
     assert t("agreement.pair_matrix_two") not in [c.value for c in at.caption]
 
 
+# --- many labelers: a page of pairs at a time --------------------------------------------------
+
+MANY = [f"lab-{k:02d}" for k in range(1, 13)]
+"""Twelve labelers: 66 pairs, more than the page draws at once (PAIRS_DRAWN)."""
+
+
+def seed_many(engine, tmp_path) -> None:  # noqa: ANN001
+    """One case of three claims per pair of MANY, labeled by that pair (labels import; seeded), so
+    that every pair shares three claims and the pairs' kappas differ."""
+    import itertools
+    import random
+
+    from annotator.services.imports import import_labels
+
+    pairs = list(itertools.combinations(MANY, 2))
+    rng = random.Random(20)
+    lines = ["claim_id,labeler,label"]
+    for k, (a, b) in enumerate(pairs, start=1):
+        for j in range(1, 4):
+            first = rng.choice(("support", "contradict", "insufficient"))
+            second = first if rng.random() < 0.6 else rng.choice(("support", "contradict", "insufficient"))
+            lines += [f"case-{k}-c{j},{a},{first}", f"case-{k}-c{j},{b},{second}"]
+    path = tmp_path / "many.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with session_scope(engine) as session:
+        make_dataset(session, n_cases=len(pairs), claims_per_case=3, slices=("normal",))
+        make_team(session)
+    with session_scope(engine) as session:
+        import_labels(session, OPERATOR, path)
+
+
+def pair_heading(pair: dict) -> str:
+    return t("agreement.pair", a=pair["rater_a"], b=pair["rater_b"], n=pair["n_items"])
+
+
+def pair_rows(at: AppTest) -> dict[tuple[str, str], list]:
+    """The pair table (the data frame with a row per pair): (labeler A, labeler B) -> its row."""
+    table = next(df.value for df in at.dataframe if t("col.labeler_a") in df.value.columns)
+    return {(row[0], row[1]): row for row in table.to_numpy().tolist()}
+
+
+def test_with_many_labelers_ten_pairs_are_drawn_lowest_kappa_first_and_the_table_lists_every_pair(engine, tmp_path):
+    seed_many(engine, tmp_path)
+    want = expected(engine)
+    assert (want["n_raters"], len(want["by_pair"])) == (12, 66)
+    at = open_page()
+    assert t("agreement.pairs_many", n=66, shown=10) in [c.value for c in at.caption]
+    worst = fmt.ordered_pairs(want["by_pair"], "kappa")
+    assert [e.label for e in at.expander] == [pair_heading(p) for p in worst[:10]]
+    kappas = [p["cohen_kappa"] for p in worst if p["cohen_kappa"] is not None]
+    assert kappas == sorted(kappas) and kappas[0] < kappas[-1]
+    rows = pair_rows(at)
+    assert len(rows) == 66 and list(rows) == [(p["rater_a"], p["rater_b"]) for p in worst]  # in the order chosen
+    drawn = worst[0]  # resampled when drawn: the interval the full report gives
+    kappa_shown = rows[drawn["rater_a"], drawn["rater_b"]][3]
+    assert kappa_shown == figure_of(drawn["cohen_kappa"], drawn["ci95"]["cohen_kappa"])
+    later = next(p for p in worst[10:] if p["cohen_kappa"] is not None)  # not drawn: not resampled
+    assert rows[later["rater_a"], later["rater_b"]][3] == t("agreement.value_not_drawn",
+                                                              value=f"{later['cohen_kappa']:.3f}")
+    assert at.expander[0].dataframe[0].value.to_numpy().tolist() == drawn["confusion"]
+
+
+def test_choosing_a_pair_draws_its_confusion_matrix_first_and_another_page_draws_the_next_ten(engine, tmp_path):
+    seed_many(engine, tmp_path)
+    want = expected(engine)
+    worst = fmt.ordered_pairs(want["by_pair"], "kappa")
+    best = worst[-1]  # far from the first page
+    at = open_page()
+    at.selectbox(key="agreement.pair_pick").set_value((best["rater_a"], best["rater_b"])).run()
+    assert not at.exception
+    assert at.expander[0].label == pair_heading(best)
+    assert at.expander[0].proto.expanded
+    assert at.expander[0].dataframe[0].value.to_numpy().tolist() == best["confusion"]
+    row = pair_rows(at)[best["rater_a"], best["rater_b"]]
+    assert row[4] == figure_of(best["percent_agreement"], best["ci95"]["percent_agreement"])
+
+    at.selectbox(key="agreement.pair_page").set_value(10).run()
+    assert [e.label for e in at.expander] == [pair_heading(p) for p in [best, *worst[10:20]]]
+    at.selectbox(key="agreement.pair_pick").set_value(None)
+    at.radio(key="agreement.pair_order").set_value("items").run()
+    by_items = fmt.ordered_pairs(want["by_pair"], "items")
+    assert [e.label for e in at.expander] == [pair_heading(p) for p in by_items[10:20]]
+    assert not at.exception
+
+
+def test_the_pairs_are_ordered_lowest_kappa_first_undefined_last_or_by_claims_or_by_name():
+    pairs = [{"rater_a": "a", "rater_b": "b", "n_items": 4, "cohen_kappa": 0.5},
+             {"rater_a": "a", "rater_b": "c", "n_items": 9, "cohen_kappa": None},
+             {"rater_a": "b", "rater_b": "c", "n_items": 2, "cohen_kappa": -0.2},
+             {"rater_a": "b", "rater_b": "d", "n_items": 9, "cohen_kappa": 0.5}]
+    names = lambda order: [p["rater_a"] + p["rater_b"] for p in fmt.ordered_pairs(pairs, order)]  # noqa: E731
+    assert names("kappa") == ["bc", "bd", "ab", "ac"]
+    assert names("items") == ["bd", "ac", "ab", "bc"]
+    assert names("name") == ["ab", "ac", "bc", "bd"]
+    with pytest.raises(ValueError, match="unknown order"):
+        fmt.ordered_pairs(pairs, "alpha")
+
+
 # --- caching ---------------------------------------------------------------------------------
 
 

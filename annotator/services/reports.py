@@ -99,11 +99,16 @@ def agreement_report(
     n_bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
     categories: tuple[str, ...] = LABELS,
+    pair_bootstrap: bool = True,
+    group_pairs: bool = True,
 ) -> AgreementReport:
     """The agreement report over the stored labels in scope (see `label_table`: without the
     labels of claims `actor` is still to label), optionally broken down `by` one or more of
     GROUP_COLUMNS. Bootstrap intervals are seeded: the same
-    labels give the same report. Raises ValueError for another `by` column."""
+    labels give the same report. pair_bootstrap=False leaves the pairs of labelers without their
+    bootstrap intervals (compute_agreement's; `agreement.pair_bootstrap_ci95` gives one pair's
+    when it is shown); group_pairs=False leaves the groups without their pairs (compute_agreement's).
+    Raises ValueError for another `by` column."""
     require(actor, Permission.SEE_AGREEMENT)
     group_by = (by,) if isinstance(by, str) else tuple(by or ())
     unknown = [column for column in group_by if column not in GROUP_COLUMNS]
@@ -111,7 +116,8 @@ def agreement_report(
         raise ValueError(f"cannot break agreement down by {unknown[0]!r}; use {', '.join(GROUP_COLUMNS)}")
     wanted = None if claim_pks is None else list(claim_pks)
     table = _label_columns(session, actor, dataset_pk, wanted)
-    report = compute_agreement(table, categories, n_bootstrap=n_bootstrap, seed=seed, by=group_by)
+    report = compute_agreement(table, categories, n_bootstrap=n_bootstrap, seed=seed, by=group_by,
+                               pair_bootstrap=pair_bootstrap, group_pairs=group_pairs)
     groups = {column: _with_claims_in_scope(session, parts, column, dataset_pk, wanted, categories)
               for column, parts in report.groups.items()}
     return replace(report, n_in_scope=_count_claims(session, dataset_pk, wanted), groups=groups)

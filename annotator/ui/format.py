@@ -306,15 +306,52 @@ def category_points(report: Report) -> list[IntervalPoint]:
             for c, part in (report.get("by_category") or {}).items()]
 
 
-def pair_table(report: Report) -> pd.DataFrame:
-    """One row per pair of labelers: the two names, claims both labeled, Cohen's kappa and
-    percent agreement with bootstrap intervals, and kappa's analytic interval."""
+def pair_table(report: Report, pairs: Sequence[Report] | None = None) -> pd.DataFrame:
+    """One row per pair of labelers (`pairs`, in their order; default the report's by_pair): the
+    two names, claims both labeled, Cohen's kappa and percent agreement with bootstrap intervals,
+    and kappa's analytic interval. A pair whose "ci95" is None was not resampled (the page
+    resamples the pairs it draws): its value reads "(interval once drawn)"."""
     columns = [t("col.labeler_a"), t("col.labeler_b"), t("col.both"), t("metric.cohen_kappa"),
                t("metric.percent_agreement"), f"{t('metric.cohen_kappa')} · {t('col.analytic')}"]
-    rows = [[plain_text(p["rater_a"]), plain_text(p["rater_b"]), p["n_items"], figure(p, "cohen_kappa"),
-             figure(p, "percent_agreement"), analytic(p, "cohen_kappa")]
-            for p in report.get("by_pair") or []]
+    rows = [[plain_text(p["rater_a"]), plain_text(p["rater_b"]), p["n_items"], _pair_figure(p, "cohen_kappa"),
+             _pair_figure(p, "percent_agreement"), analytic(p, "cohen_kappa")]
+            for p in (report.get("by_pair") or [] if pairs is None else pairs)]
     return pd.DataFrame(rows, columns=columns)
+
+
+def _pair_figure(pair: Report, metric: str) -> str:
+    """figure() of a pair, or "0.712 (interval once drawn)" for a pair not resampled (ci95 None)."""
+    if pair.get("ci95") is None and pair.get(metric) is not None:
+        return t("agreement.value_not_drawn", value=number_text(pair[metric], ".3f"))
+    return figure(pair, metric)
+
+
+PAIR_ORDERS: tuple[str, ...] = ("kappa", "items", "name")
+"""How the Agreement page can order the pairs of labelers it draws (see ordered_pairs)."""
+
+
+def ordered_pairs(pairs: Sequence[Report], order: str) -> list[Report]:
+    """The by_pair entries in one of PAIR_ORDERS: "kappa", lowest Cohen's kappa first (the pairs
+    that agree least, where the guideline or a labeler needs a look), an undefined kappa last,
+    ties by more claims both labeled; "items", most claims both labeled first, ties by lower
+    kappa; "name", as the report gives them (by the labelers' names). Ties keep the report's order.
+    Raises ValueError for another order."""
+    def kappa(pair: Report) -> tuple[bool, float]:
+        value = pair.get("cohen_kappa")
+        return value is None, 0.0 if value is None else value
+
+    if order == "kappa":
+        return sorted(pairs, key=lambda p: (*kappa(p), -p["n_items"]))
+    if order == "items":
+        return sorted(pairs, key=lambda p: (-p["n_items"], *kappa(p)))
+    if order == "name":
+        return list(pairs)
+    raise ValueError(f"unknown order of pairs {order!r}; use one of {', '.join(PAIR_ORDERS)}")
+
+
+def pair_option(pair: Report) -> str:
+    """A pair as a choice of the page's pair select: "alice and bob, 16 claims both labeled"."""
+    return t("agreement.pair_option", a=plain_text(pair["rater_a"]), b=plain_text(pair["rater_b"]), n=pair["n_items"])
 
 
 def pair_cells(report: Report) -> tuple[list[str], list[PairCell]]:

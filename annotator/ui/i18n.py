@@ -296,6 +296,22 @@ ENGLISH: dict[str, str] = {
     "agreement.confusion_help": "Rows: the first labeler's label; columns: the second's. The diagonal holds the "
                                 "agreements; off the diagonal, which categories get confused.",
     "agreement.confusion_chart": "Confusion matrix of {a} (rows) and {b} (columns)",
+    "agreement.pairs_many": "{n} pairs of labelers share claims. The table below lists them all; {shown} at a time "
+                            "are drawn here as confusion matrices, in the order chosen. Open any pair by name, or "
+                            "turn the page.",
+    "agreement.pair_order": "Order of the pairs",
+    "agreement.pair_order.kappa": "Lowest kappa first",
+    "agreement.pair_order.items": "Most claims in common first",
+    "agreement.pair_order.name": "By name",
+    "agreement.pair_page": "Pairs drawn",
+    "agreement.pair_page_option": "{first}–{last} of {n}",
+    "agreement.pair_pick": "Open a pair",
+    "agreement.pair_pick_none": "none chosen",
+    "agreement.pair_option": "{a} and {b}, {n} claims both labeled",
+    "agreement.value_not_drawn": "{value} (interval once drawn)",
+    "agreement.pairs_many_help": "A pair's bootstrap intervals ({n:,} resamples) are computed when its confusion "
+                                 "matrix is drawn above; for every pair the last column gives kappa's analytic "
+                                 "(large-sample) interval.",
     "agreement.pairs": "Labeler pairs",
     "agreement.pairs_help": "Cohen's kappa and percent agreement of each pair of labelers over the claims both labeled.",
     "agreement.pair_matrix": "Cohen's kappa per pair of labelers",
