@@ -86,6 +86,7 @@ _JSON_LINE = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
 
 FORMULA_PREFIXES: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r", "＝", "＋", "－", "＠")
 """First characters that make a spreadsheet read a cell as a formula (full-width ones too)."""
+_FORMULA_FIRST = frozenset(FORMULA_PREFIXES)  # each prefix is one character: a set lookup of cell[:1]
 
 MIN_LABEL_COLUMNS = 2
 """`gold.csv` always has at least this many label column groups (double labeling)."""
@@ -258,7 +259,7 @@ def _write_error(final: Path, error: OSError) -> ReleaseWriteError:
 def spreadsheet_safe(cell: str) -> str:
     """The cell text with a `'` in front when it starts like a formula (see FORMULA_PREFIXES);
     the rest of the text is kept as it is. Other text is returned unchanged."""
-    return "'" + cell if cell.startswith(FORMULA_PREFIXES) else cell
+    return "'" + cell if cell[:1] in _FORMULA_FIRST else cell
 
 
 # ---------------------------------------------------------------------------------- records
@@ -387,7 +388,8 @@ def csv_row(record: Mapping[str, Any], n_labels: int, case_metadata: str | None 
     adjudication = record["adjudication"]
     cells += _NO_ADJUDICATION if adjudication is None else [adjudication[key] for key in ADJUDICATION_KEYS]
     cells.append(metadata_text(record["case_metadata"]) if case_metadata is None else case_metadata)
-    return list(map(spreadsheet_safe, [cell if cell.__class__ is str else _cell_text(cell) for cell in cells]))
+    texts = [cell if cell.__class__ is str else _cell_text(cell) for cell in cells]
+    return ["'" + text if text[:1] in _FORMULA_FIRST else text for text in texts]  # spreadsheet_safe, inlined
 
 
 def _metadata_texts(records: Sequence[Mapping[str, Any]]) -> list[str]:
