@@ -162,6 +162,6 @@ st.markdown(f"**{t('claims.question')}**")
 st.text(ui.plain_text(view.question))
 st.markdown(f"**{t('claims.answer')}**")
 st.text(ui.plain_text(view.answer))
-st.subheader(t("claims.claims", n=len(view.claims)))
+st.header(t("claims.claims", n=len(view.claims)))
 for number, claim in enumerate(view.claims, start=1):
     _claim(view, number, claim)
