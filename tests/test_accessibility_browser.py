@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 from annotator.ui.components import PAGE_ROLES
 from annotator.vocabulary import LABELS
 from annotator.workflow import may_see_agreement
-from tests.conftest import DEMO, TEST_DATA
+from tests.conftest import DEMO, TEST_DATA, annotator_in
 from tests.test_e2e_browser import browser  # noqa: F401 - a fixture, used by name
 from tests.test_e2e_browser import go_to, log_in, navigation, running_app, settled, shot, tr
 
@@ -142,7 +140,7 @@ def labeled_server(tmp_path_factory):
     for args in (["demo", "--no-serve"], ["labels", "import", "labels.csv"], ["adjudications", "import", "decisions.csv"],
                  ["release", "create", "gold-a1", "--only-final", "--bootstrap", "0"],
                  ["import", str(TEST_DATA / "import_native.jsonl"), "--dataset", "nobody-labeled"]):
-        done = subprocess.run([sys.executable, "-m", "annotator", *args, *db], cwd=work, env=env, capture_output=True, text=True)
+        done = annotator_in(work, *args, *db)
         assert done.returncode == 0, f"annotator {' '.join(args)}: {done.stdout}{done.stderr}"
     with running_app(work, env, ["serve", *db]) as base:
         yield base

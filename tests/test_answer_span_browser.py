@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from contextlib import nullcontext
 
 import pytest
 
 from annotator.highlight import CLAIM_ELEMENT_ID
-from tests.conftest import BACKENDS, fresh_postgres_database
+from tests.conftest import BACKENDS, fresh_postgres_database, annotator_in
 from tests.test_e2e_browser import ARTIFACTS, DB_URL_FILE, log_in_here, main_scroll_top, running_app, settled
 from tests.test_e2e_browser import browser  # noqa: F401 - a fixture, used by name
 
@@ -57,8 +55,7 @@ def ragas_server(request, tmp_path_factory):
         (work / DB_URL_FILE).write_text(url, encoding="utf-8")
         for args in (["demo", "--no-serve"], ["import", "ragas.jsonl", "--format", "ragas", "--dataset", "ragas-long"],
                      ["assign", "--labelers", "aoi,ren", "--first", "1", "--dataset", "ragas-long"]):
-            subprocess.run([sys.executable, "-m", "annotator", *args, "--db", url], cwd=work, env=env, check=True,
-                           capture_output=True)
+            assert annotator_in(work, *args, "--db", url).returncode == 0, args
         with running_app(work, env, ["serve", "--db", url]) as base:
             yield base, work
 

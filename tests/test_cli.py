@@ -1,4 +1,6 @@
-"""The command line, run as a user runs it (a subprocess), on CLIMATE-FEVER and on bad input.
+"""The command line on CLIMATE-FEVER and on bad input: its commands in this process through the
+console entry point (`run`), and as a user runs it, a subprocess, where the process itself is
+what is tested (`run_plain`: pipes, exit statuses past a closed reader, the environment).
 
 CLIMATE-FEVER: Diggelmann, Boyd-Graber, Bulian, Ciaramita, Leippold (2020), arXiv:2012.00614.
 """
@@ -6,7 +8,6 @@ CLIMATE-FEVER: Diggelmann, Boyd-Graber, Bulian, Ciaramita, Leippold (2020), arXi
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -15,16 +16,15 @@ from pathlib import Path
 import pytest
 
 from annotator.services.demo import DEMO_FILE, DEMO_PILOT
-from tests.conftest import CLIMATE_FEVER, DEMO, need
+from tests.conftest import CLIMATE_FEVER, DEMO, annotator_in, need
 
 VOTE = {"SUPPORTS": "support", "REFUTES": "contradict", "NOT_ENOUGH_INFO": "insufficient"}
 
 
 def run(*args: str, db: str, cwd: Path, ok: bool = True) -> subprocess.CompletedProcess:
-    """Run `python -m annotator ARGS --db DB` and check its exit status."""
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    done = subprocess.run([sys.executable, "-m", "annotator", *args, "--db", db], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
+    """`annotator ARGS --db DB` in the folder `cwd`, in this process (conftest.annotator_in), and
+    check its exit status; run_plain runs a real `python -m annotator` where a test needs one."""
+    done = annotator_in(cwd, *args, "--db", db)
     if ok:
         assert done.returncode == 0, done.stderr
     return done

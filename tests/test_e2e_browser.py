@@ -27,7 +27,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.pool import NullPool
 
 from annotator.ui.i18n import t, use_language
-from tests.conftest import BACKENDS, REPO, fresh_postgres_database
+from tests.conftest import BACKENDS, REPO, fresh_postgres_database, annotator_in
 
 ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
@@ -448,7 +448,7 @@ def release_server(tmp_path_factory):
     (work / "labels.csv").write_text("claim_id,labeler,label\ndemo-01-c1,aoi,support\ndemo-01-c1,ren,support\n", encoding="utf-8")
     for args in (["demo", "--no-serve"], ["labels", "import", "labels.csv"],
                  ["release", "create", "gold-r1", "--only-final", "--bootstrap", "0"]):
-        subprocess.run([sys.executable, "-m", "annotator", *args, *db], cwd=work, env=env, check=True, capture_output=True)
+        assert annotator_in(work, *args, *db).returncode == 0, args  # set-up in this process: no interpreter start each
     with running_app(work, env, ["serve", *db]) as base:
         yield base, work / "data" / "releases" / "gold-r1"
 
@@ -679,8 +679,7 @@ def screen_server(request, tmp_path_factory):
     with (nullcontext(f"sqlite:///{work / 'demo.db'}") if request.param == "sqlite" else fresh_postgres_database()) as url:
         (work / DB_URL_FILE).write_text(url, encoding="utf-8")
         for args in (["demo", "--no-serve"], ["labels", "import", "labels.csv"]):
-            subprocess.run([sys.executable, "-m", "annotator", *args, "--db", url], cwd=work, env=env, check=True,
-                           capture_output=True)
+            assert annotator_in(work, *args, "--db", url).returncode == 0, args
         with running_app(work, env, ["serve", "--db", url]) as base:
             yield base, work
 

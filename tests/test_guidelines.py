@@ -5,9 +5,7 @@ the demo's guideline, and the side panel and the admin's Guideline tab in the ap
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
-import sys
 import unicodedata
 from pathlib import Path
 
@@ -31,7 +29,7 @@ from annotator.services.imports import import_labels
 from annotator.services.labeling import assigned_claims, save_label, save_label_as
 from annotator.services.users import add_user, get_user
 from tests.factories import PASSWORD, pilot
-from tests.conftest import label_button
+from tests.conftest import annotator_in, label_button
 
 REPO = Path(__file__).resolve().parents[1]
 APP = REPO / "annotator" / "ui" / "app.py"
@@ -270,9 +268,8 @@ def test_the_demo_publishes_its_japanese_guideline_as_v1_once(tmp_path):
 
 
 def cli(*args: str, db: str, cwd: Path, ok: bool = True) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    done = subprocess.run([sys.executable, "-m", "annotator", *args, "--db", db], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120)
+    """`annotator ARGS --db DB` in the folder `cwd`, in this process (conftest.annotator_in)."""
+    done = annotator_in(cwd, *args, "--db", db)
     if ok:
         assert done.returncode == 0, done.stderr
     return done
