@@ -655,8 +655,9 @@ MESSAGES: dict[str, str] = {
                           "(`annotator release verify --release NAME` or the next `release create` finishes or removes "
                           "it)",
     "msg.verify.not_a_folder": "{folder}: not a release folder (missing or not a directory)",
-    "msg.verify.manifest_changed": "{name} was changed after the release was created: its SHA-256 is {actual}, the "
-                                   "release recorded {expected}",
+    "msg.verify.manifest_changed": "{name} does not have the expected SHA-256: it is {actual}, expected {expected} "
+                                   "(the file was changed after the release was created, or the SHA-256 given is "
+                                   "another release's)",
     "msg.verify.no_recorded_sha256": "manifest.json: the database records no SHA-256 for release '{release}', so the "
                                      "manifest itself cannot be checked",
     "msg.verify.not_plain_name": "{name}: listed in manifest.json but not a plain data file name",

@@ -435,7 +435,8 @@ def test_an_edited_manifest_is_caught_only_against_the_recorded_manifest_hash(tm
     result = verify_release(folder, expected_manifest_sha256=recorded)
     assert not result.ok
     assert result.problems == (
-        f"manifest.json was changed after the release was created: its SHA-256 is {now}, the release recorded {recorded}",
+        f"manifest.json does not have the expected SHA-256: it is {now}, expected {recorded} (the file was changed "
+        "after the release was created, or the SHA-256 given is another release's)",
     )
     assert result.manifest_sha256 == now and sorted(result.files) == ["cases.jsonl", "gold.csv", "gold.jsonl", "gold.parquet"]
     with pytest.raises(ReleaseVerifyError) as failed:
@@ -449,7 +450,7 @@ def test_the_recorded_hash_check_comes_with_the_other_problems(tmp_path):
     (folder / "manifest.json").write_text("{not json", encoding="utf-8")
     result = verify_release(folder, recorded)
     assert [problem.split(" ")[0] for problem in result.problems] == ["manifest.json", "manifest.json:"]
-    assert result.problems[0].startswith("manifest.json was changed after the release was created")
+    assert result.problems[0].startswith("manifest.json does not have the expected SHA-256")
     assert result.problems[1].startswith("manifest.json: unreadable")
     (folder / "manifest.json").unlink()
     result = verify_release(folder, recorded)

@@ -553,8 +553,8 @@ def test_verify_stored_release_checks_the_manifest_against_the_recorded_hash(any
     edited = sha256_file(manifest_path)
     assert check_release(created.path).ok  # the folder alone cannot tell
     problem = (
-        f"manifest.json was changed after the release was created: its SHA-256 is {edited}, "
-        f"the release recorded {created.manifest_sha256}"
+        f"manifest.json does not have the expected SHA-256: it is {edited}, expected {created.manifest_sha256} "
+        "(the file was changed after the release was created, or the SHA-256 given is another release's)"
     )
     with Session(any_engine) as session:
         result = verify_stored_release(session, OPERATOR, "v1")

@@ -1091,8 +1091,8 @@ JAPANESE: dict[str, str] = {
     "msg.verify.staging": "{folder}: 完了しなかった `release create` の一時フォルダーで、リリースではありません"
                           "（`annotator release verify --release NAME` か次の `release create` が、仕上げるか削除します）",
     "msg.verify.not_a_folder": "{folder}: リリースのフォルダーではありません（存在しないか、ディレクトリではありません）",
-    "msg.verify.manifest_changed": "{name} はリリースの作成後に変更されました: SHA-256 は {actual} ですが、リリース時の記録は "
-                                   "{expected} です",
+    "msg.verify.manifest_changed": "{name} の SHA-256 が期待した値と違います: {actual} ですが、期待した値は {expected} です"
+                                   "（リリースの作成後にファイルが変更されたか、指定した SHA-256 が別のリリースのものです）",
     "msg.verify.no_recorded_sha256": "manifest.json: データベースにリリース「{release}」の SHA-256 の記録がないため、マニフェスト"
                                      "そのものは確認できません",
     "msg.verify.not_plain_name": "{name}: manifest.json に載っていますが、単純なデータファイル名ではありません",
