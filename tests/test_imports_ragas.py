@@ -241,6 +241,9 @@ def test_the_command_line_with_partial_imports_the_good_records_and_lists_the_ba
     assert "Skipped 2 bad lines (--partial):" in ran.out
     assert f"{path}, line 2, field 'response': the answer holds no sentence to make a claim of" in ran.out
     assert f"{path}, line 3, field 'user_input': the record has no question" in ran.out
+    # where the ids and claims came from: the stored record only (line 2 had its id made, then no sentence)
+    assert "Case ids: 0 from the file's case_id or id, 1 made from the question" in ran.out
+    assert "Claims: 1 answers cut into sentences, 0 kept whole" in ran.out
 
 
 def test_the_import_page_checks_a_ragas_upload_with_a_preview_and_stores_nothing(engine, tmp_path):

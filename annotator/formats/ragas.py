@@ -189,7 +189,8 @@ def _not_imported(rows: Iterator[Row], warnings: list[str], noun: str) -> Iterat
 def read_records(path: Path, skips: Skips | None, position: Position, warnings: list[str],
                  notes: Counter[str], extra: str = EXTRA_CASE_FIELDS) -> tuple[str, Iterator[RagasRecord]]:
     """The encoding and the checked records of a RAGAS file, in file order (see the module's
-    docstring); `notes` counts the case ids given ("ids_given") and made ("ids_made"); an unknown
+    docstring); `notes` gets, per line read, where its case id came from ("ids_given", "ids_made":
+    counted by `_counted` once the record has passed every check); an unknown
     field is warned about in `warnings`, saying what happens to it (`extra`: kept as case metadata,
     or "ignored" by a run).
     Raises ImportFileError (an unreadable Parquet file) at once, and ImportRowError while the
@@ -198,7 +199,7 @@ def read_records(path: Path, skips: Skips | None, position: Position, warnings: 
 
     def checked(row: Row) -> RagasRecord:
         record = _record(row)
-        notes["ids_made" if record.case_id_made else "ids_given"] += 1
+        notes[(record.row.line, "ids_made" if record.case_id_made else "ids_given")] += 1
         return record
 
     return encoding, skipping(rows, checked, skips)
@@ -485,8 +486,8 @@ def read_ragas(path: Path, skips: Skips | None = None, *, claims: str = "sentenc
     cases = skipping(records, lambda record: _case(record, claims, language, notes), skips)
     source_notes: list[Message] = []
     unique = unique_cases(str(path), cases, "claims[{}]", "retrieved_context_ids[{}]", skips)
-    return Source(str(path), "ragas", encoding, _then_notes(unique, notes, source_notes), warnings, position,
-                  source_notes)
+    return Source(str(path), "ragas", encoding, _then_notes(_counted(unique, notes), notes, source_notes), warnings,
+                  position, source_notes)
 
 
 def _case(record: RagasRecord, mode: str, language: str | None, notes: Counter[str]) -> CaseRecord:
@@ -512,7 +513,7 @@ def _case(record: RagasRecord, mode: str, language: str | None, notes: Counter[s
                                names={"text": place, "span": place, "case_id": record.names["case_id"],
                                       "passage_ids": record.names["contexts"]})
                    for n, (text, span, place) in enumerate(zip(texts, spans, places, strict=True), start=1))
-    notes[kind] += 1
+    notes[(row.line, kind)] += 1
     return CaseRecord(case_id=record.case_id, question=record.question, answer=record.answer, slice=record.slice,
                       split=record.split, metadata=record.metadata, passages=record.passages, claims=claims, line=row.line)
 
@@ -547,6 +548,17 @@ def _found_spans(answer: str, claims: tuple[str, ...]) -> list[tuple[int, int] |
         spans.append((start, start + len(text)))
         after = max(after, start + len(text))
     return spans
+
+
+def _counted(records: Iterator[Any], notes: Counter) -> Iterator[Any]:
+    """The records, each one's kinds (noted by line, (line, kind), while it was read) counted in
+    `notes` by kind as it comes out: a record skipped under --partial after its id or its claims
+    were made is not counted."""
+    for record in records:
+        for kind in ("ids_given", "ids_made", *(f"claims_{mode}" for mode in ("sentences", "whole", "given"))):
+            if notes.pop((record.line, kind), 0):
+                notes[kind] += 1
+        yield record
 
 
 def _then_notes(records: Iterator[Any], counts: Counter[str], notes: list[Message]) -> Iterator[Any]:
@@ -590,5 +602,6 @@ def read_ragas_run(path: Path, skips: Skips | None = None) -> Source[RunCaseReco
     checked: Iterator[RunCaseRecord] = skipping(runs, one_per_case.check, skips)
     source_notes: list[Message] = []
     return Source(str(path), "ragas", encoding,
-                  _then_notes(not_empty(str(path), checked, skips, "msg.import.file.no_run_cases"), notes, source_notes),
+                  _then_notes(not_empty(str(path), _counted(checked, notes), skips, "msg.import.file.no_run_cases"),
+                              notes, source_notes),
                   warnings, position, source_notes)
