@@ -257,3 +257,14 @@ def test_the_import_page_checks_a_ragas_upload_with_a_preview_and_stores_nothing
                                                        "東京です。", "人口は約1400万人です。"]
     assert str(check.report.notes()[1]) == "Claims: 2 answers cut into sentences, 0 kept whole, 0 given in the file (claims)"
     assert set(counts(engine).values()) == {0}
+
+
+@pytest.mark.parametrize("partial", [False, True])
+def test_a_csv_without_an_answer_column_is_refused_at_its_header_and_stores_nothing(engine, tmp_path, partial):
+    path = tmp_path / "eval.csv"
+    path.write_text('user_input,retrieved_contexts\nWhere?,"[""Paris.""]"\nWhen?,"[""Now.""]"\n', encoding="utf-8")
+    with pytest.raises(ImportRowError) as refused:
+        imported(engine, path, fmt="ragas", partial=partial)
+    assert (refused.value.path, refused.value.line, refused.value.field) == (str(path), 1, None)
+    assert str(refused.value).startswith(f"{path}, line 1: missing column(s) response/answer. ")
+    assert counts(engine) == dict.fromkeys(counts(engine), 0)

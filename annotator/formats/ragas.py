@@ -156,7 +156,8 @@ def _rows(path: Path, skips: Skips | None, position: Position, warnings: list[st
     if kind == "csv":
         rows = csv_rows(path, RAGAS_KEYS, (), extra=extra, also_known=_ALSO_KNOWN, position=position)
         warnings += rows.warnings
-        return rows.encoding, skipping(_not_imported(rows.records, warnings, "column"), _csv_values, skips)
+        records = _header_checked(_not_imported(rows.records, warnings, "column"), str(path))
+        return rows.encoding, skipping(records, _csv_values, skips)
     encoding, rows = json_lines(path, skips, position)
     return encoding, _warned(rows, warnings, extra)
 
@@ -416,15 +417,29 @@ def _parquet_batches(path: Path, parquet: Any, columns: list[str], position: Pos
         position.bytes_read = position.size * line // total
 
 
+def _check_columns(path: str, names: Any, line: int | None) -> None:
+    """Raises ImportRowError (the file, `line`: 1 for a CSV header, None for a Parquet schema)
+    unless the column `names` hold a question and an answer column (either spelling)."""
+    missing = ["/".join(spellings) for spellings in (RAGAS_SPELLINGS["question"], RAGAS_SPELLINGS["answer"])
+               if not any(name in names for name in spellings)]
+    if missing:
+        raise ImportRowError(path, line, None, msg("msg.import.problem.missing_columns", columns=", ".join(missing)),
+                             msg("msg.import.fix.ragas_columns"))
+
+
+def _header_checked(rows: Iterator[Row], path: str) -> Iterator[Row]:
+    """The CSV rows; the first one's columns (the header's) checked by `_check_columns` first."""
+    for number, row in enumerate(rows):
+        if number == 0:
+            _check_columns(path, row.values, 1)
+        yield row
+
+
 def _check_schema(path: str, schema: Any) -> None:
     """Raises ImportRowError (the file, the column as its field) unless the schema has a question
     and an answer column (either spelling) and every RAGAS column has its type (_COLUMN_KINDS; a
     column of nulls only passes)."""
-    missing = ["/".join(spellings) for spellings in (RAGAS_SPELLINGS["question"], RAGAS_SPELLINGS["answer"])
-               if not any(name in schema.names for name in spellings)]
-    if missing:
-        raise ImportRowError(path, None, None, msg("msg.import.problem.missing_columns", columns=", ".join(missing)),
-                             msg("msg.import.fix.ragas_columns"))
+    _check_columns(path, schema.names, None)
     for field in schema:
         kind = _COLUMN_KINDS.get(field.name)
         if kind is not None and not _type_fits(field.type, kind):
