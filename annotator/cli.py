@@ -836,13 +836,25 @@ def _echo_reviewed(done, said: str) -> None:  # noqa: ANN001 - a claim_review.Cl
 
 
 @claims_app.command("list")
-def claims_list(case_id: Annotated[str, typer.Argument(help="The case whose claims to list.")],
+def claims_list(case_id: Annotated[str | None, typer.Argument(
+                    help="The case whose claims to list; without it, the case ids of --dataset.")] = None,
                 dataset: DatasetOpt = None, as_json: JsonOpt = False, db: Db = None) -> None:
     """A case's claims in order: id, position, span in the answer (code points), label count and text; and what
-    cannot be changed on each, and why."""
+    cannot be changed on each, and why. Without a case id: the case ids of --dataset, one a line."""
     from annotator.db import read_scope
-    from annotator.services.claim_review import case_review
+    from annotator.services.claim_review import case_review, review_case_ids
 
+    if case_id is None:
+        if dataset is None:
+            raise typer.BadParameter("give a case id, or --dataset NAME to list the dataset's case ids", param_hint="CASE_ID")
+        with read_scope(_engine(db)) as session:
+            ids = review_case_ids(session, OPERATOR, dataset, limit=None)
+        if as_json:
+            _echo_json({"dataset": dataset, "case_ids": ids})
+            return
+        for found in ids:
+            typer.echo(safe(found))
+        return
     with read_scope(_engine(db)) as session:
         view = case_review(session, OPERATOR, case_id, dataset)
     if as_json:

@@ -110,3 +110,16 @@ def test_edit_update_keeps_the_labels_and_marks_them_to_review(tmp_path, any_db_
     assert _rows(url)[1] == stored
     status = json.loads(annotator("status", "--json", "--db", url).out)
     assert status["claims_by_state"]["stale"] == 1
+
+
+def test_claims_list_without_a_case_lists_the_datasets_case_ids_and_needs_the_dataset(tmp_path, sqlite_url):
+    url = _imported(tmp_path, sqlite_url)
+    second = tmp_path / "more.jsonl"
+    second.write_text(json.dumps({**RECORD, "id": "r-2"}, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert annotator("import", str(second), "--format", "ragas", "--db", url).code == 0
+    listed = annotator("claims", "list", "--dataset", "default", "--db", url)
+    assert (listed.code, listed.out) == (0, "r-1\nr-2\n")
+    assert json.loads(annotator("claims", "list", "--dataset", "default", "--json", "--db", url).out) == {
+        "dataset": "default", "case_ids": ["r-1", "r-2"]}
+    usage = annotator("claims", "list", "--db", url)
+    assert usage.code == 2 and "give a case id, or --dataset NAME" in usage.err

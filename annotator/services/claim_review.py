@@ -149,8 +149,9 @@ CASE_CHOICES = 2_000
 """The most case ids the Claim review page offers to choose from; past them, the page takes a typed id."""
 
 
-def review_case_ids(session: Session, actor: Caller, dataset: str, limit: int = CASE_CHOICES) -> list[str]:
-    """The case ids of `dataset` in their order, at most `limit` (the Claim review page's choice).
+def review_case_ids(session: Session, actor: Caller, dataset: str, limit: int | None = CASE_CHOICES) -> list[str]:
+    """The case ids of `dataset` in their order, at most `limit` (the Claim review page's choice;
+    None: all, as `annotator claims list --dataset NAME` prints them).
     Raises PermissionDeniedError unless `actor` is an admin, NotFoundError for an unknown dataset."""
     require(actor, Permission.REVIEW_CLAIMS)
     found = get_dataset(session, dataset)
