@@ -464,6 +464,7 @@ MESSAGES: dict[str, str] = {
     "msg.import.problem.not_utf8_nor_cp932": "byte {byte} (0x{hex}) is neither UTF-8 nor CP932{where}",
     "msg.import.problem.encodings_fail": " (UTF-8 fails at byte {utf8}, CP932 at byte {cp932})",
     "msg.import.problem.no_header": "the file has no header row",
+    "msg.import.problem.json_as_csv": "the header starts with '{{': the file holds JSON lines, not CSV",
     "msg.import.problem.other_separator": "the header is one column '{header}': the file is separated by {separator}, "
                                           "not commas",
     "msg.import.separator.semicolons": "semicolons",
@@ -543,6 +544,8 @@ MESSAGES: dict[str, str] = {
                                  "surrogate is half of a character, which no text may hold",
     "msg.import.fix.csv_encoding": "Save the file as UTF-8 (Excel: 'CSV UTF-8') or as CP932 and import again",
     "msg.import.fix.header": "Put the column names on line 1: {columns}, ...",
+    "msg.import.fix.json_as_csv": "Import it as JSON lines: leave --format out, or give --format jsonl (ragas for "
+                                  "RAGAS records)",
     "msg.import.fix.commas": "Save it as comma-separated CSV (Excel: 'CSV UTF-8 (Comma delimited)') and import again",
     "msg.import.fix.add_columns": "Add them to the header row (required: {required})",
     "msg.import.fix.keep_one_each": "Keep one of each",

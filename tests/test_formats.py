@@ -816,3 +816,13 @@ def test_loads_unique_keeps_an_object_without_repeats_as_json_loads_does():
     with pytest.raises(formats.DuplicateKeyError) as caught:
         formats.loads_unique('[{"x": 1}, {"y": 1, "y": 1}]')
     assert caught.value.key == "y"
+
+
+@pytest.mark.parametrize("fmt", ["csv", "ragas"])
+def test_json_lines_read_as_csv_are_named_as_json_lines_at_line_1(tmp_path, fmt):
+    path = tmp_path / ("cases.csv" if fmt == "csv" else "eval.csv")
+    path.write_text('{"case_id": "c1", "question": "Q?", "answer": "A."}\n', encoding="utf-8")
+    error = error_of(lambda: read_all(path, fmt))
+    assert (error.path, error.line, error.field) == (str(path), 1, None)
+    assert str(error) == (f"{path}, line 1: the header starts with '{{': the file holds JSON lines, not CSV. "
+                          "Import it as JSON lines: leave --format out, or give --format jsonl (ragas for RAGAS records)")

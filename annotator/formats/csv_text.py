@@ -261,6 +261,8 @@ def _check_header(path: str, header: list[str], required: tuple[str, ...]) -> No
     if not any(header):
         raise ImportRowError(path, 1, None, msg("msg.import.problem.no_header"),
                              msg("msg.import.fix.header", columns=", ".join(required)))
+    if header[0].startswith("{"):  # a JSON object's first key: JSON lines read as CSV
+        raise ImportRowError(path, 1, None, msg("msg.import.problem.json_as_csv"), msg("msg.import.fix.json_as_csv"))
     missing = [name for name in required if name not in header]
     separator = _other_separator(header, required)
     if separator is not None:
