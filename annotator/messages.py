@@ -156,6 +156,7 @@ MESSAGES: dict[str, str] = {
     "msg.claim_link_many": "the address names {n} claims (claim=...): open one claim at a time",
     "msg.claim_not_waiting": "claim '{claim_id}' is not waiting for your decision",
     "msg.claim_not_in_queue_nor_waiting": "claim '{claim_id}' is neither in your queue nor waiting for your decision",
+    "msg.claim_in_several_datasets": "claim '{claim_id}' is in more than one of your datasets ({datasets}); open it from your queue, or add &dataset=NAME to the address (claim=...&dataset=...)",
     # --- saving a label
     "msg.on_hold": "this case is on hold; it cannot be labeled until the hold is lifted",
     "msg.label_removed": "your label on this claim was removed meanwhile; your input is kept, save again",

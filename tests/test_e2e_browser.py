@@ -21,6 +21,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -824,10 +825,11 @@ def test_the_claims_link_copied_from_its_popover_opens_that_claim_in_a_new_tab(s
         settled(page)
         press_on(page, "j")  # not the first claim of the queue: the new tab would open that one anyway
         shown = shown_claim_pk(page)
-        ((claim_id,),) = query(work, "SELECT claim_id FROM claim WHERE id = :pk", pk=int(shown))
+        ((claim_id, dataset),) = query(work, "SELECT claim.claim_id, dataset.name FROM claim JOIN dataset "
+                                             "ON dataset.id = claim.dataset_id WHERE claim.id = :pk", pk=int(shown))
         page.locator("[data-testid=stPopover] button").filter(has_text=tr(language, "claim.link")).click()
         link = page.locator("[data-testid=stPopoverBody] [data-testid=stCode] code").inner_text().strip()
-        assert link == f"{base}/?claim={claim_id}"
+        assert link == f"{base}/?claim={quote(claim_id)}&dataset={quote(dataset)}"
         tab = context.new_page()
         tab.goto(link)
         tab.locator("[data-annotator-claim-screen]").wait_for(state="attached", timeout=20_000)

@@ -316,7 +316,7 @@ def test_a_claim_link_leads_a_labeler_to_their_own_claim_and_refuses_every_other
         pilot(session, n_cases=1)
         alice = get_user(session, "alice")
         assert home.open_claim_link(session, alice, "case-1-c2") == home.ClaimLink("label", _pk(session, "case-1-c2"),
-                                                                                   "case-1-c2")
+                                                                                   "case-1-c2", "pilot")
         add_user(session, OPERATOR, "eve", ["labeler"], PASSWORD)
         for claim_id in ("case-1-c2", "no-such-claim"):  # someone else's claim, a claim that does not exist
             with pytest.raises(PermissionDeniedError) as refused:
@@ -329,7 +329,7 @@ def test_a_claim_link_leads_an_adjudicator_to_a_waiting_dispute_only(any_engine)
         _disputes(session)
         carol = get_user(session, "carol")
         assert home.open_claim_link(session, carol, "case-2-c1") == home.ClaimLink(
-            "adjudicate", _pk(session, "case-2-c1"), "case-2-c1")
+            "adjudicate", _pk(session, "case-2-c1"), "case-2-c1", "pilot")
         for claim_id in ("case-1-c2", "case-3-c1", "no-such-claim"):  # agreed, unlabeled, unknown
             with pytest.raises(PermissionDeniedError) as refused:
                 home.open_claim_link(session, carol, claim_id)
@@ -380,13 +380,13 @@ def test_a_labelers_home_shows_the_queue_and_links_the_next_claim_on_the_label_p
     assert [s.value for s in at.header] == ["Your queue"]  # no other role's section
     assert at.get("progress")[0].proto.text == "0 of 3 claims labeled"
     assert {m.label: m.value for m in at.metric} == {"To label": "3", "To review": "0", "On hold": "0", "Done": "0"}
-    assert _links(at) == [("Label the next claim: case-1-c1", "label", "claim=case-1-c1")]
+    assert _links(at) == [("Label the next claim: case-1-c1", "label", "claim=case-1-c1&dataset=pilot")]
     assert list(at.dataframe[0].value["Slice"]) == ["normal", "paraphrase"]
     labeling = open_app("aoi")  # on to the Label page, as the link does
     label_button(labeling, "support").click().run()
     at.run()
     assert at.get("progress")[0].proto.text == "1 of 3 claims labeled"
-    assert _links(at) == [("Label the next claim: case-1-c2", "label", "claim=case-1-c2")]
+    assert _links(at) == [("Label the next claim: case-1-c2", "label", "claim=case-1-c2&dataset=pilot")]
 
 
 def test_a_claim_link_to_the_main_address_opens_the_labelers_claim_on_the_label_page(engine):
@@ -428,7 +428,7 @@ def test_an_adjudicators_home_counts_the_disputes_and_links_the_adjudicate_page(
     assert metrics["Oldest waiting since"] == since.date().isoformat()
     assert list(at.dataframe[0].value["Slice"]) == ["normal"]
     assert _links(at) == [("Open the Adjudicate page (2 waiting)", "adjudicate", ""),
-                          ("Decide the oldest first: case-1-c1", "", "claim=case-1-c1")]  # "": Home, the main address
+                          ("Decide the oldest first: case-1-c1", "", "claim=case-1-c1&dataset=pilot")]  # "": Home, the main address
     dump = page_dump(at)
     assert "aoi" not in dump and "ren says" not in dump
 

@@ -552,11 +552,11 @@ def test_the_adjudicator_sees_the_passages_numbered_and_which_label_cites_which(
 def test_the_claim_shown_has_a_link_to_copy_that_opens_it(engine):
     at = open_app("aoi")
     codes = [c.value for c in at.code]
-    assert codes == ["/?claim=case-1-c1"]  # AppTest has no address: the link from the app's root
+    assert codes == ["/?claim=case-1-c1&dataset=pilot"]  # AppTest has no address: the link from the app's root
     at = open_app("aoi", query={"claim": "case-1-c2"})
-    assert shown_claim(at) == "case-1-c2" and [c.value for c in at.code] == ["/?claim=case-1-c2"]
+    assert shown_claim(at) == "case-1-c2" and [c.value for c in at.code] == ["/?claim=case-1-c2&dataset=pilot"]
     _label_both(engine)
-    assert [c.value for c in open_app("mika").code] == ["/?claim=case-1-c2"]
+    assert [c.value for c in open_app("mika").code] == ["/?claim=case-1-c2&dataset=pilot"]
 
 
 def test_a_claims_address_keeps_the_apps_root_and_encodes_the_id():

@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 from annotator.errors import InvalidValueError, NotDisputedError, NotFoundError, PermissionDeniedError, StaleWriteError
 from annotator.messages import Term, english
 from annotator.text import check_free_text
-from annotator.models import Adjudication, Assignment, Case, Claim, Label, User, utcnow
+from annotator.models import Adjudication, Assignment, Case, Claim, Dataset, Label, User, utcnow
 from annotator.services.access import Caller, is_operator, need_caller, require
 from annotator.services.audit import record_event
 from annotator.services.labeling import (
@@ -75,6 +75,7 @@ class AdjudicationView:
     document_versions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # labeling.versions_in_dataset
     span_start: int | None = None  # the claim's span in the answer, as labeling.ClaimView has it
     span_end: int | None = None
+    dataset: str = ""  # the name of the claim's dataset (claim ids are unique per dataset only)
 
 
 def adjudication_queue(session: Session, user: Caller, dataset_pk: int | None = None) -> list[QueueItem]:
@@ -154,7 +155,7 @@ def view_for_adjudicator(session: Session, user: User, claim_pk: int) -> Adjudic
         metadata=dict(case.meta or {}), passages=passages,
         labels=blind_labels(session, claim_pk), state=state.value, decision=decision,
         content_changed_at=claim.updated_at, document_versions=versions_in_dataset(session, claim.dataset_id, passages),
-        span_start=claim.span_start, span_end=claim.span_end,
+        span_start=claim.span_start, span_end=claim.span_end, dataset=session.get(Dataset, claim.dataset_id).name,
     )
 
 

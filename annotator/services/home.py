@@ -33,7 +33,7 @@ from annotator.services.access import Caller, caller_roles, require
 from annotator.services.adjudication import adjudication_queue
 from annotator.services.blind import claims_still_to_label
 from annotator.services.fingerprint import label_fingerprint
-from annotator.services.labeling import find_assigned_claim, next_claim_for
+from annotator.services.labeling import assigned_claim_matches, next_claim_for, several_datasets_error
 from annotator.services.reports import agreement_report
 from annotator.services.states import claim_facts, count_by_state, hold_in_force_sql
 from annotator.workflow import FINAL_STATES, Permission, State, label_to_review
@@ -84,12 +84,14 @@ class SliceQueue:
 @dataclass(frozen=True)
 class LabelerOverview:
     """A labeler's queue: counts (QueueCounts), by dataset and slice in queue order, and the claim
-    the Label page opens next (next_claim_for; None when nothing is left to label or review)."""
+    the Label page opens next (next_claim_for; None when nothing is left to label or review), with
+    its dataset's name (a link to it names the dataset: claim ids are unique per dataset only)."""
 
     counts: QueueCounts
     by_slice: tuple[SliceQueue, ...]
     next_claim_pk: int | None
     next_claim_id: str | None
+    next_claim_dataset: str | None = None
 
 
 def labeler_overview(session: Session, user: Caller) -> LabelerOverview:
@@ -125,8 +127,10 @@ def labeler_overview(session: Session, user: Caller) -> LabelerOverview:
         total = total.plus(group)
         groups[dataset, slice_] = groups.get((dataset, slice_), QueueCounts()).plus(group)
     next_pk = next_claim_for(session, user)
-    next_id = None if next_pk is None else session.exec(select(Claim.claim_id).where(Claim.id == next_pk)).one()
-    return LabelerOverview(total, tuple(SliceQueue(d, s, c) for (d, s), c in groups.items()), next_pk, next_id)
+    next_id, next_dataset = (None, None) if next_pk is None else session.exec(
+        select(Claim.claim_id, Dataset.name).join(Dataset, Dataset.id == Claim.dataset_id).where(Claim.id == next_pk)).one()
+    return LabelerOverview(total, tuple(SliceQueue(d, s, c) for (d, s), c in groups.items()), next_pk, next_id,
+                           next_dataset)
 
 
 # --- the adjudicator ---------------------------------------------------------------------------
@@ -146,7 +150,8 @@ class SliceDisputes:
 @dataclass(frozen=True)
 class AdjudicatorOverview:
     """The disputes waiting for the caller (adjudication_queue): how many (disputed and stale),
-    since when the oldest waits (a day, UTC), which claim that is, and the same by slice."""
+    since when the oldest waits (a day, UTC), which claim that is (its id and its dataset's name),
+    and the same by slice."""
 
     waiting: int
     disputed: int
@@ -154,6 +159,7 @@ class AdjudicatorOverview:
     oldest_since: date | None
     oldest_claim_id: str | None
     by_slice: tuple[SliceDisputes, ...]
+    oldest_claim_dataset: str | None = None
 
 
 def adjudicator_overview(session: Session, user: Caller) -> AdjudicatorOverview:
@@ -181,6 +187,7 @@ def adjudicator_overview(session: Session, user: Caller) -> AdjudicatorOverview:
         stale=stale(queue),
         oldest_since=None if oldest is None else since[oldest.claim_pk].date(),
         oldest_claim_id=None if oldest is None else oldest.claim_id,
+        oldest_claim_dataset=None if oldest is None else session.get(Dataset, oldest.dataset_id).name,
         by_slice=tuple(SliceDisputes(slice_, len(items), stale(items), min(since[i.claim_pk] for i in items).date())
                        for slice_, items in sorted(by_slice.items())),
     )
@@ -362,33 +369,44 @@ def _leaking(session: Session, claim_pks: set[int]) -> set[int]:
 
 @dataclass(frozen=True)
 class ClaimLink:
-    """Where a `?claim=<claim_id>` link opens the claim for the caller: page "label" (a claim of
-    their queue) or "adjudicate" (a dispute waiting for their decision)."""
+    """Where a `?claim=<claim_id>&dataset=<name>` link opens the claim for the caller: page
+    "label" (a claim of their queue) or "adjudicate" (a dispute waiting for their decision), and
+    the claim's dataset (its name)."""
 
     page: str
     claim_pk: int
     claim_id: str
+    dataset: str = ""
 
 
-def open_claim_link(session: Session, user: Caller, claim_id: str) -> ClaimLink:
-    """Where the link `?claim=<claim_id>` leads `user`: the Label page when the claim is in their
-    queue (labeling.find_assigned_claim), else the Adjudicate page when it waits for their
-    decision (adjudication.adjudication_queue: disputed or stale, and not theirs to label).
+def open_claim_link(session: Session, user: Caller, claim_id: str, dataset: str | None = None) -> ClaimLink:
+    """Where the link `?claim=<claim_id>&dataset=<dataset>` leads `user`: the Label page when the
+    claim is in their queue (labeling.assigned_claim_matches), else the Adjudicate page when it
+    waits for their decision (adjudication.adjudication_queue: disputed or stale, and not theirs to
+    label). `dataset` (a dataset's name) None: an older link without it, which opens the claim
+    when its id is in one dataset only within the caller's reach (their queue and the disputes
+    waiting for them).
 
-    Raises PermissionDeniedError otherwise, with one message per set of roles, whether the claim
-    does not exist, is someone else's or is not disputed: the refusal says nothing about claims
-    outside the caller's queues.
+    Raises AmbiguousIdError when `dataset` is None and the id is in several datasets within that
+    reach (the message names those datasets only, and says to open the claim from the queue or to
+    add `&dataset=`): none is picked. Raises PermissionDeniedError otherwise, with one message per
+    set of roles, whether the claim does not exist, is someone else's or is not disputed: the
+    refusal says nothing about claims outside the caller's queues.
     """
     roles = caller_roles(user)
+    found: list[ClaimLink] = []
     if "labeler" in roles:
-        try:
-            return ClaimLink("label", find_assigned_claim(session, user, claim_id), claim_id)
-        except PermissionDeniedError:
-            pass
+        found += [ClaimLink("label", pk, claim_id, name) for pk, name in assigned_claim_matches(session, user, claim_id, dataset)]
     if "adjudicator" in roles:
-        waiting = next((item for item in adjudication_queue(session, user) if item.claim_id == claim_id), None)
-        if waiting is not None:
-            return ClaimLink("adjudicate", waiting.claim_pk, claim_id)
+        waiting = [item for item in adjudication_queue(session, user) if item.claim_id == claim_id]
+        names = dict(session.exec(select(Dataset.id, Dataset.name)
+                                  .where(Dataset.id.in_(sorted({item.dataset_id for item in waiting})))).all()) if waiting else {}
+        found += [ClaimLink("adjudicate", item.claim_pk, claim_id, names[item.dataset_id]) for item in waiting
+                  if dataset is None or names[item.dataset_id] == dataset]
+    if len({link.dataset for link in found}) > 1:
+        raise several_datasets_error(claim_id, [link.dataset for link in found])
+    if found:
+        return found[0]  # the claim of the user's queue before the dispute (one dataset: never both)
     if {"labeler", "adjudicator"} <= roles:
         raise PermissionDeniedError.of("msg.claim_not_in_queue_nor_waiting", claim_id=shortened(claim_id))
     if "adjudicator" in roles:

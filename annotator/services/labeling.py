@@ -34,6 +34,7 @@ from annotator.services.access import Caller, need_caller, require
 from annotator.services.numbers import plain_row
 from annotator.workflow import Permission
 from annotator.errors import (
+    AmbiguousIdError,
     CaseFinalError,
     ContentChangedError,
     GuidelineChangedError,
@@ -116,6 +117,7 @@ class ClaimView:
     # (highlight.claim_in_answer checks it against the answer and the claim first).
     span_start: int | None = None
     span_end: int | None = None
+    dataset: str = ""  # the name of the claim's dataset (claim ids are unique per dataset only)
 
 
 BULK_ASSIGNMENTS = 100
@@ -296,16 +298,42 @@ def queue_place(session: Session, user: User, claim_pk: int) -> QueuePlace | Non
     return QueuePlace(before + 1, previous_pk, next_pk)
 
 
-def find_assigned_claim(session: Session, user: User, claim_id: str) -> int:
-    """The primary key of the claim with the user's id `claim_id` among the claims assigned to
-    `user` (a deep link `?claim=...`). Raises PermissionDeniedError when no such claim is in
-    their queue, saying nothing about claims outside it."""
+def assigned_claim_matches(session: Session, user: User, claim_id: str, dataset: str | None = None) -> list[tuple[int, str]]:
+    """(claim primary key, dataset name) of each claim with the user's id `claim_id` among the
+    claims assigned to `user`, in queue order: at most one per dataset (claim ids are unique per
+    dataset only). `dataset` (a dataset's name) keeps only the claim of that dataset. Reads the
+    caller's own assignments only: nothing about claims outside their queue."""
     need_caller(user)
-    query = _assigned_claims(user.id).where(Claim.claim_id == claim_id).limit(1)
-    found = session.exec(query).first()
-    if found is None:
+    query = (select(Claim.id, Dataset.name).select_from(Assignment)
+             .join(Claim, Claim.case_pk == Assignment.case_pk)
+             .join(Dataset, Dataset.id == Claim.dataset_id)
+             .where(Assignment.labeler_pk == user.id, Claim.claim_id == claim_id)
+             .order_by(*QUEUE_ORDER))
+    if dataset is not None:
+        query = query.where(Dataset.name == dataset)
+    return [(pk, name) for pk, name in session.exec(query)]
+
+
+def several_datasets_error(claim_id: str, datasets: Sequence[str]) -> AmbiguousIdError:
+    """The refusal of a claim link whose id `claim_id` is in several of the caller's datasets
+    (`datasets`, names within the caller's reach only): which claim was meant is unknown, so none
+    is opened (msg.claim_in_several_datasets: open it from the queue, or add `&dataset=`)."""
+    names = ", ".join(shortened(name) for name in sorted(set(datasets)))
+    return AmbiguousIdError.of("msg.claim_in_several_datasets", claim_id=shortened(claim_id), datasets=names)
+
+
+def find_assigned_claim(session: Session, user: User, claim_id: str, dataset: str | None = None) -> int:
+    """The primary key of the claim with the user's id `claim_id` among the claims assigned to
+    `user` (a deep link `?claim=...&dataset=...`), in the dataset named `dataset` when given.
+    Raises PermissionDeniedError when no such claim is in their queue, saying nothing about
+    claims outside it; AmbiguousIdError when `dataset` is None and their queue has a claim with
+    that id in more than one dataset (naming those datasets of their queue only)."""
+    found = assigned_claim_matches(session, user, claim_id, dataset)
+    if not found:
         raise PermissionDeniedError.of("msg.claim_not_in_queue", claim_id=shortened(claim_id))
-    return found
+    if len(found) > 1:
+        raise several_datasets_error(claim_id, [name for _, name in found])
+    return found[0][0]
 
 
 def _to_review_sql(user_pk: int):  # noqa: ANN202 - a column expression
@@ -460,7 +488,7 @@ def _claim_for_labeler_statement():  # noqa: ANN202 - a Select
 def claim_for_labeler(session: Session, user: User, claim_pk: int) -> ClaimView:
     """The claim as `user` sees it when labeling: case, claim, passages and their own label only.
 
-    Two statements (the claim with the user's standing, then its passages), a third only when
+    Two statements (the claim with the user's standing, then its passages) and its dataset's name, one more only when
     their label is to review (what changed, from the audit trail).
     Raises NotFoundError for an unknown claim and PermissionDeniedError when the claim's case
     is not assigned to `user` (a deep link to someone else's claim shows nothing).
@@ -495,6 +523,7 @@ def claim_for_labeler(session: Session, user: User, claim_pk: int) -> ClaimView:
         draft_at=row.draft_at,
         document_versions=versions_in_dataset(session, row.dataset_id, passages),
         span_start=row.span_start, span_end=row.span_end,
+        dataset=session.get(Dataset, row.dataset_id).name,
     )
 
 

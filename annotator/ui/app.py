@@ -118,6 +118,7 @@ if me is None:
     ui.keep_claim_link()  # a deep link opened in a new tab: kept for after the login
     if st.query_params.get("history"):  # a link to a claim's history: keep it for after the login
         st.session_state["auth.pending_history"] = st.query_params["history"]
+        st.session_state["auth.pending_history_dataset"] = st.query_params.get("dataset")
     if sso is None:
         entry = login_page
     else:

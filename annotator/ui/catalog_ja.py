@@ -48,6 +48,7 @@ JAPANESE: dict[str, str] = {
     "page.admin": "管理",
     # shared
     "case.meta": "ケース {case_id} · スライス {slice} · 分割 {split}",
+    "case.dataset": "データセット {dataset}",
     "case.question": "質問",
     "case.question_line": "**質問**: {question}",
     "case.answer_lead": "生成された回答:",
@@ -639,6 +640,7 @@ JAPANESE: dict[str, str] = {
     "msg.claim_link_many": "アドレスが {n} 件の主張を指しています（claim=...）。主張は 1 件ずつ開いてください。",
     "msg.claim_not_waiting": "主張「{claim_id}」はあなたの裁定を待っていません。",
     "msg.claim_not_in_queue_nor_waiting": "主張「{claim_id}」は、あなたのキューになく、あなたの裁定も待っていません。",
+    "msg.claim_in_several_datasets": "主張「{claim_id}」はあなたの複数のデータセット（{datasets}）にあります。キューから開くか、アドレスに &dataset=データセット名 を加えてください（claim=...&dataset=...）。",
     # saving a label
     "msg.on_hold": "このケースは保留中です。保留が解除されるまでラベルを付けられません。",
     "msg.label_removed": "この主張のあなたのラベルは、その間に削除されました。入力内容は残っています。もう一度保存してください。",

@@ -45,6 +45,8 @@ PENDING_CLAIM = "auth.pending_claim"
 """The claim ids of a `?claim=` deep link that arrived before login (a new tab of a browser with no
 login cookie starts logged out)."""
 CLAIM_PARAM = "claim"
+DATASET_PARAM = "dataset"  # `?claim=<id>&dataset=<name>`: claim ids are unique per dataset only
+PENDING_DATASET = "auth.pending_claim_dataset"  # the `&dataset=` of a link kept through the login
 _FLASH = "ui.flash"
 _MOVED_AT = "ui.moved_at"
 _RUN_USER = "ui.run_user"
@@ -231,6 +233,7 @@ def keep_claim_link() -> None:
     """Before the login: keep the claim ids of a `?claim=` link for after it (PENDING_CLAIM)."""
     if st.query_params.get(CLAIM_PARAM):
         st.session_state[PENDING_CLAIM] = st.query_params.get_all(CLAIM_PARAM)
+        st.session_state[PENDING_DATASET] = st.query_params.get_all(DATASET_PARAM)
 
 
 ADDRESS_VALUE_LIMIT = 200
@@ -248,40 +251,50 @@ def address_value(param: str, value: str | None) -> str | None:
     return value
 
 
-def take_claim_link() -> str | None:
-    """The claim id of a `?claim=` link in the address, or of one kept through the login; None
-    when there is none. The link is taken away whatever it leads to (the address no longer names
-    a claim, and a rerun opens nothing again). Raises InvalidValueError when it names more than
-    one claim (`?claim=a&claim=b`): which one was meant is unknown, so none is opened; or when
-    the value is longer than an id may be (address_value)."""
+def take_claim_link() -> tuple[str, str | None] | None:
+    """(claim id, dataset name or None) of a `?claim=<id>&dataset=<name>` link in the address, or
+    of one kept through the login; None when there is none. A link without `&dataset=` (an older
+    one) gives None for the dataset: the service opens the claim when its id is unambiguous. The
+    link is taken away whatever it leads to (the address no longer names a claim, and a rerun
+    opens nothing again). Raises InvalidValueError when it names more than one claim
+    (`?claim=a&claim=b`) or dataset: which one was meant is unknown, so none is opened; or when a
+    value is longer than an id may be (address_value)."""
     linked = [claim_id for claim_id in st.query_params.get_all(CLAIM_PARAM) if claim_id]
+    linked_datasets = [name for name in st.query_params.get_all(DATASET_PARAM) if name]
     pending = st.session_state.pop(PENDING_CLAIM, None) or []
-    if CLAIM_PARAM in st.query_params:
-        del st.query_params[CLAIM_PARAM]
+    pending_datasets = st.session_state.pop(PENDING_DATASET, None) or []
+    for param in (CLAIM_PARAM, DATASET_PARAM):
+        if param in st.query_params:
+            del st.query_params[param]
     claim_ids = list(dict.fromkeys(linked or pending))
-    if len(claim_ids) > 1:
-        raise InvalidValueError.of("msg.claim_link_many", n=len(claim_ids))
-    return address_value(CLAIM_PARAM, claim_ids[0]) if claim_ids else None
+    datasets = list(dict.fromkeys(linked_datasets if linked else pending_datasets))
+    if len(claim_ids) > 1 or len(datasets) > 1:
+        raise InvalidValueError.of("msg.claim_link_many", n=max(len(claim_ids), len(datasets)))
+    if not claim_ids:
+        return None
+    return address_value(CLAIM_PARAM, claim_ids[0]), address_value(DATASET_PARAM, datasets[0]) if datasets else None
 
 
-def claim_address(page_url: str | None, claim_id: str) -> str:
-    """The address that opens the claim `claim_id` (a `?claim=` link, README "Label"): the app's
-    address (`page_url`, the address of the page shown, as st.context.url gives it, without its
-    last path part: the page's own) with `?claim=` and the id percent-encoded. `page_url` None or
-    empty (the page run outside a browser): the address from the app's root, "/?claim=...".
+def claim_address(page_url: str | None, claim_id: str, dataset: str | None = None) -> str:
+    """The address that opens the claim `claim_id` of the dataset named `dataset` (a
+    `?claim=...&dataset=...` link, README "Label"): the app's address (`page_url`, the address of
+    the page shown, as st.context.url gives it, without its last path part: the page's own) with
+    `?claim=` and the id, then `&dataset=` and the name (left out when `dataset` is None or
+    empty), percent-encoded. `page_url` None or empty (the page run outside a browser): the
+    address from the app's root, "/?claim=...&dataset=...".
     """
     parts = urlsplit(page_url or "")
     root = parts.path.rsplit("/", 1)[0] + "/"
-    query = urlencode({CLAIM_PARAM: claim_id}, quote_via=quote)
+    query = urlencode({CLAIM_PARAM: claim_id, **({DATASET_PARAM: dataset} if dataset else {})}, quote_via=quote)
     return urlunsplit((parts.scheme, parts.netloc, root, query, "")) if parts.netloc else f"{root}?{query}"
 
 
-def claim_link_button(claim_id: str) -> None:
-    """A small "Link" popover holding the claim's address (claim_address) in a box with a copy
-    button: the address bar names the page only, never the claim shown."""
+def claim_link_button(claim_id: str, dataset: str | None = None) -> None:
+    """A small "Link" popover holding the claim's address (claim_address, with its dataset) in a
+    box with a copy button: the address bar names the page only, never the claim shown."""
     with st.popover(t("claim.link"), icon=":material/link:"):
         st.caption(t("claim.link_help"))
-        st.code(claim_address(st.context.url, claim_id), language=None, wrap_lines=True)
+        st.code(claim_address(st.context.url, claim_id, dataset), language=None, wrap_lines=True)
 
 
 # --- double clicks -----------------------------------------------------------------------------
@@ -402,8 +415,9 @@ LONG_ANSWER_LINES = 6
 
 def case_header(case_id: str, slice_: str, split: str, question: str, answer: str, *, metadata: Mapping,
                 claim_text: str, key: str, span: tuple[int | None, int | None] = (None, None),
-                claim_key: object = "") -> None:
-    """The case on top of a claim, compact (ui/layout.py): one line with the case id, slice, split
+                claim_key: object = "", dataset: str | None = None) -> None:
+    """The case on top of a claim, compact (ui/layout.py): one line with the dataset's name (when
+    `dataset` is given: the page gives it when the project has more than one dataset), the case id, slice, split
     and the case's RAG fields (case_fields.detail_parts), then a box that opens and closes, headed
     by the question, holding the generated answer. The claim is outlined in place in the answer
     when its stored `span` (span_start, span_end, as the claim's view carries them) holds its text
@@ -414,7 +428,8 @@ def case_header(case_id: str, slice_: str, split: str, question: str, answer: st
     page's script (ui/layout.py) scrolls to the claim's place once per claim (`claim_key`, the
     claim's primary key). The box starts open; `key` keeps its state for the browser session, so
     a user who closed it finds it closed on the next claim."""
-    st.caption(" · ".join([md("case.meta", case_id=case_id, slice=slice_, split=split),
+    st.caption(" · ".join([*([md("case.dataset", dataset=dataset)] if dataset else []),
+                           md("case.meta", case_id=case_id, slice=slice_, split=split),
                            *case_fields.detail_parts(dict(metadata or {}))]))
     with st.expander(md("case.question_line", question=question), expanded=True, key=key, on_change="rerun"):
         placed = claim_in_answer(answer, *span, claim_text)

@@ -76,6 +76,7 @@ ENGLISH: dict[str, str] = {
     "page.admin": "Admin",
     # shared
     "case.meta": "Case {case_id} · slice {slice} · split {split}",
+    "case.dataset": "Dataset {dataset}",
     "case.question": "Question",
     "case.question_line": "**Question**: {question}",
     "case.answer_lead": "Generated answer:",

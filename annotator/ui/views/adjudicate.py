@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from annotator.errors import AnnotatorError
-from annotator.services import adjudication
+from annotator.services import adjudication, lookup
 from annotator.ui import case_fields, keyguard, layout
 from annotator.ui import components as ui
 from annotator.ui.guideline import guideline_panel
@@ -124,6 +124,7 @@ with ui.db() as session:
     if st.session_state.get(PICK) not in by_pk:
         st.session_state[PICK] = queue[0].claim_pk if queue else None
     view = None
+    several_datasets = len(lookup.list_datasets(session)) > 1  # the case line then names the claim's dataset
     if queue:
         try:
             view = adjudication.view_for_adjudicator(session, me, st.session_state[PICK])
@@ -148,7 +149,7 @@ with tools_col.container(horizontal=True):  # the queue, and the claim's link be
     with st.popover(t("adjudicate.queue", n=len(queue)), icon=":material/list:", width="stretch"):
         _queue_table(queue)
     if view is not None:
-        ui.claim_link_button(view.claim_id)
+        ui.claim_link_button(view.claim_id, view.dataset)
 if view is None:
     st.stop()
 
@@ -156,7 +157,7 @@ keyguard.guard(view.claim_pk, DECISION_BUTTONS)  # before the claim: the browser
 layout.claim_screen(view.claim_pk, _rationale_key(view.claim_pk))  # one screen per claim, opened at its top; R: rationale
 ui.case_header(view.case_id, view.slice, view.split, view.question, view.answer, metadata=view.metadata,
                claim_text=view.text, key="adjudicate.case_open", span=(view.span_start, view.span_end),
-               claim_key=view.claim_pk)
+               claim_key=view.claim_pk, dataset=view.dataset if several_datasets else None)
 claim_col, evidence_col = st.columns([2, 3])
 with claim_col:
     st.header(ui.md("label.claim", claim_id=view.claim_id))

@@ -157,12 +157,20 @@ def _session_settings_form(settings: login_sessions.SessionSettings) -> None:
         st.form_submit_button(t("admin.sessions_button"), key="admin.sessions_button", on_click=_save_session_settings)
 
 
-HISTORY_PARAM = "history"  # /admin?history=<claim_id> opens the Claim history tab on that claim
+HISTORY_PARAM = "history"  # /admin?history=<claim_id>&dataset=<name> opens the Claim history tab on that claim
 HISTORY_CLAIM = "admin.history_claim"
+HISTORY_DATASET = "admin.history_linked_dataset"  # the &dataset= of the link followed, if any
 PENDING_HISTORY = "auth.pending_history"  # a ?history= link that arrived before login, if app.py keeps one
+PENDING_HISTORY_DATASET = "auth.pending_history_dataset"  # its &dataset=
+
+
 def _history_to_url() -> None:
-    """Keep `?history=` in step with the claim id typed, so the address can be shared."""
+    """Keep `?history=` in step with the claim id typed, so the address can be shared (a new id:
+    the dataset of the link followed before no longer applies)."""
     claim_id = (st.session_state.get(HISTORY_CLAIM) or "").strip()
+    st.session_state.pop(HISTORY_DATASET, None)
+    if ui.DATASET_PARAM in st.query_params:
+        del st.query_params[ui.DATASET_PARAM]
     if claim_id:
         st.query_params[HISTORY_PARAM] = claim_id
     elif HISTORY_PARAM in st.query_params:
@@ -195,8 +203,12 @@ def _claim_history() -> None:
         return
     dataset = datasets[0]
     if len(datasets) > 1:
+        pick = f"admin.history_dataset.{claim_id}"
+        if st.session_state.get(HISTORY_DATASET) in datasets and pick not in st.session_state:
+            st.session_state[pick] = st.session_state[HISTORY_DATASET]  # the link's &dataset=
         dataset = st.selectbox(ui.md("admin.history_dataset", claim_id=claim_id), datasets, format_func=ui.plain_text,
-                               key=f"admin.history_dataset.{claim_id}")
+                               key=pick)
+        st.query_params[ui.DATASET_PARAM] = dataset  # the address names this claim's history, dataset included
     try:
         with ui.db() as session:
             me = ui.session_user(session)
@@ -405,16 +417,25 @@ def _guideline_section(versions: list[guidelines.GuidelineView]) -> None:
 
 
 me = ui.require_page("admin")
-_linked = st.session_state.pop(PENDING_HISTORY, None) or st.query_params.get(HISTORY_PARAM)
+_pending = st.session_state.pop(PENDING_HISTORY, None)
+_pending_dataset = st.session_state.pop(PENDING_HISTORY_DATASET, None)
+_linked = _pending or st.query_params.get(HISTORY_PARAM)
+_linked_dataset = _pending_dataset if _pending else st.query_params.get(ui.DATASET_PARAM)
 try:
     _linked = ui.address_value(HISTORY_PARAM, _linked)
-except AnnotatorError as _refused:  # too long for a claim id: refused, the tab opens empty
+    _linked_dataset = ui.address_value(ui.DATASET_PARAM, _linked_dataset)
+except AnnotatorError as _refused:  # too long for a claim id or a dataset's name: refused, the tab opens empty
     ui.flash_error(_refused)
-    _linked = None
-    if HISTORY_PARAM in st.query_params:
-        del st.query_params[HISTORY_PARAM]
-if _linked:  # a link to a claim's history: open the tab on it
+    _linked = _linked_dataset = None
+    for _param in (HISTORY_PARAM, ui.DATASET_PARAM):
+        if _param in st.query_params:
+            del st.query_params[_param]
+if _linked and _linked != st.session_state.get(HISTORY_CLAIM):  # a link to a claim's history: open the tab on it
     st.session_state[HISTORY_CLAIM] = _linked
+    st.session_state[HISTORY_DATASET] = _linked_dataset
+    st.session_state.pop(f"admin.history_dataset.{_linked}", None)  # the link's dataset, not one picked before
+elif _linked and _linked_dataset:
+    st.session_state[HISTORY_DATASET] = _linked_dataset
 if "admin.history_linked" not in st.session_state:  # decided once per session: the tab must not jump later
     st.session_state["admin.history_linked"] = bool(_linked)
 with ui.db() as session:

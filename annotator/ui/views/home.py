@@ -4,7 +4,7 @@ next claim; an adjudicator the disputes waiting for them; an admin the claims by
 agreement at a glance and what blocks the next release. The figures come from services/home.py,
 which keeps the blind rule.
 
-A claim link `?claim=<claim_id>` that lands here (the app's main address, or kept through the
+A claim link `?claim=<claim_id>&dataset=<name>` that lands here (the app's main address, or kept through the
 login) is followed: to the Label page for a claim of the user's queue, to the Adjudicate page for
 a dispute waiting for their decision; any other claim id is refused with one message, on this page.
 """
@@ -47,22 +47,28 @@ def _link(me, page: str, label: str, query_params: dict | None = None) -> None: 
         st.caption(label)
 
 
+def _claim_params(claim_id: str, dataset: str | None) -> dict:
+    """The query of a link to a claim: its id and its dataset's name (claim ids are unique per
+    dataset only), as ui.take_claim_link reads them back."""
+    return {ui.CLAIM_PARAM: claim_id, **({ui.DATASET_PARAM: dataset} if dataset else {})}
+
+
 def _claim_link(me) -> str | None:  # noqa: ANN001 - User
     """Follow a `?claim=` link (or one kept through the login) to the page that opens the claim;
     returns the refusal's message when it leads nowhere for `me`, None when there was no link."""
     try:
-        claim_id = ui.take_claim_link()
-        if not claim_id:
+        linked = ui.take_claim_link()
+        if not linked:
             return None
         with ui.read_db() as session:
-            link = home.open_claim_link(session, me, claim_id)
+            link = home.open_claim_link(session, me, *linked)
     except AnnotatorError as error:
         return ui.error_markdown(error)
     try:
         if link.page == "adjudicate":
             st.session_state[ADJUDICATE_PICK] = link.claim_pk
             st.switch_page(PAGE_FILES["adjudicate"])
-        st.switch_page(PAGE_FILES["label"], query_params={"claim": link.claim_id})
+        st.switch_page(PAGE_FILES["label"], query_params=_claim_params(link.claim_id, link.dataset))
     except StreamlitPageNotFoundError:
         return None  # the page script alone: nowhere to go
 
@@ -75,7 +81,7 @@ def labeler_section(me, overview: home.LabelerOverview) -> None:  # noqa: ANN001
     for column, group in zip(st.columns(4), ("to_label", "to_review", "on_hold", "done"), strict=True):
         column.metric(t(f"home.queue.{group}"), getattr(counts, group), help=t(f"home.queue_help.{group}", days=HOLD_EXPIRES_AFTER_DAYS))
     if overview.next_claim_id is not None:
-        _link(me, "label", ui.md("home.next_claim", claim_id=overview.next_claim_id), {"claim": overview.next_claim_id})
+        _link(me, "label", ui.md("home.next_claim", claim_id=overview.next_claim_id), _claim_params(overview.next_claim_id, overview.next_claim_dataset))
     elif counts.assigned:
         st.success(t("label.queue_done"))
     else:
@@ -100,7 +106,7 @@ def adjudicator_section(me, overview: home.AdjudicatorOverview) -> None:  # noqa
         {t("col.slice"): ui.plain_text(row.slice), t("home.disputes_waiting"): row.waiting, t("home.disputes_stale"): row.stale,
          t("home.oldest_since"): date_text(row.oldest_since)} for row in overview.by_slice]), hide_index=True)
     _link(me, "adjudicate", t("home.open_disputes", n=overview.waiting))
-    _link(me, "home", ui.md("home.open_oldest", claim_id=overview.oldest_claim_id), {"claim": overview.oldest_claim_id})
+    _link(me, "home", ui.md("home.open_oldest", claim_id=overview.oldest_claim_id), _claim_params(overview.oldest_claim_id, overview.oldest_claim_dataset))
 
 
 def _state_names() -> list[str]:

@@ -32,7 +32,7 @@ from annotator.vocabulary import INDICATIVE_BELOW
 N_BOOTSTRAP = 1000  # case-level bootstrap resamples of every figure (the command line's default)
 DISAGREEMENTS_LINKED = 100  # the disagreements listed with a link each; the downloaded report holds them all
 ADMIN_PAGE = "views/admin.py"
-HISTORY_PARAM = "history"  # views/admin.py's ?history=<claim_id>: opens the Claim history tab on that claim
+HISTORY_PARAM = "history"  # views/admin.py's ?history=<claim_id>&dataset=<name>: opens the Claim history tab on that claim
 _HOLDOUT = "judges.holdout_report"  # ((run, release, manifest sha256), the holdout report) of the last press
 
 
@@ -145,7 +145,8 @@ def _history_link(row: dict) -> None:
     navigation (the page script alone) there is no page to link to: the row is shown as text."""
     label = jf.disagreement_label(row)
     try:
-        st.page_link(ADMIN_PAGE, label=label, icon=":material/history:", query_params={HISTORY_PARAM: row["claim_id"]})
+        st.page_link(ADMIN_PAGE, label=label, icon=":material/history:", query_params={HISTORY_PARAM: row["claim_id"],
+                                                                                        **({"dataset": row["dataset"]} if row.get("dataset") else {})})
     except StreamlitPageNotFoundError:
         st.caption(label)
 

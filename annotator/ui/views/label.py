@@ -40,7 +40,7 @@ import streamlit as st
 
 from annotator.errors import (AnnotatorError, ContentChangedError, DiskFullError, GuidelineChangedError, OnHoldError,
                               StaleWriteError)
-from annotator.services import drafts, labeling
+from annotator.services import drafts, labeling, lookup
 from annotator.services.guidelines import current_guideline
 from annotator.ui import case_fields, keyguard, layout
 from annotator.ui import components as ui
@@ -363,10 +363,11 @@ def _label_form(view: labeling.ClaimView, own: labeling.OwnLabel | None, passage
 
 
 def _open_deep_link(session, me) -> None:  # noqa: ANN001 - Session, User
-    """`?claim=<claim_id>` opens one of the user's own assigned claims; the service refuses others."""
-    claim_id = ui.take_claim_link()
-    if claim_id:
-        st.session_state[CURRENT] = labeling.find_assigned_claim(session, me, claim_id)
+    """`?claim=<claim_id>&dataset=<name>` opens one of the user's own assigned claims (without
+    `&dataset=`: when the id is in one dataset of their queue only); the service refuses others."""
+    link = ui.take_claim_link()
+    if link:
+        st.session_state[CURRENT] = labeling.find_assigned_claim(session, me, *link)
 
 
 me = ui.require_page("label")
@@ -388,6 +389,7 @@ with ui.read_db() as session:  # reads only: a render never takes SQLite's write
     view = None if current is None else labeling.claim_for_labeler(session, me, current)
     draft = None if view is None or view.draft_at is None else drafts.get_draft(session, me, view.claim_pk)
     guideline = current_guideline(session)
+    several_datasets = len(lookup.list_datasets(session)) > 1  # the case line then names the claim's dataset
 
 title_col, progress_col = st.columns([1, 2], vertical_alignment="bottom")
 title_col.title(t("page.label"))
@@ -409,13 +411,13 @@ previous_col.button(t("label.previous"), key="label.previous", icon=":material/a
                     on_click=_go, args=(place.previous_pk,), disabled=place.previous_pk is None)
 with where_col.container(horizontal=True, vertical_alignment="center"):  # one line: where, and the claim's link
     st.caption(ui.md("label.position", n=place.position, total=total, claim_id=view.claim_id), width="content")
-    ui.claim_link_button(view.claim_id)
+    ui.claim_link_button(view.claim_id, view.dataset)
 next_col.button(t("label.next"), key="label.next", icon=":material/arrow_forward:", shortcut=NEXT_KEY,
                 on_click=_go, args=(place.next_pk,), disabled=place.next_pk is None)
 
 ui.case_header(view.case_id, view.slice, view.split, view.question, view.answer, metadata=view.metadata,
                claim_text=view.text, key="label.case_open", span=(view.span_start, view.span_end),
-               claim_key=view.claim_pk)
+               claim_key=view.claim_pk, dataset=view.dataset if several_datasets else None)
 
 own = view.own_label
 read_only = view.on_hold or not view.can_revise
