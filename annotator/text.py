@@ -10,8 +10,6 @@ from __future__ import annotations
 import re
 import unicodedata
 
-import disarm
-
 from annotator.errors import InvalidValueError
 from annotator.messages import field_name
 
@@ -46,6 +44,41 @@ _DEFAULT_IGNORABLE = re.compile(
 """Default_Ignorable_Code_Point (Unicode's DerivedCoreProperties.txt): characters a font draws
 as nothing, such as variation selectors, the combining grapheme joiner and the Hangul fillers,
 beside the format characters of _INVISIBLE_CATEGORIES."""
+
+
+_NO_MARK = frozenset({"Cc", "Cf"})
+"""Characters that put no mark on the page: controls (Cc) and format characters (Cf: the
+zero-width space U+200B, the marks U+200C-U+200F, the word joiner and invisible operators
+U+2060-U+2064, the byte order mark U+FEFF, the bidirectional controls U+202A-U+202E and
+U+2066-U+2069, ...)."""
+
+
+def is_blank(value: str) -> bool:
+    """Whether `value` holds no visible character: it is empty, or every character is white
+    space (str.isspace) or of the Unicode general category Cc or Cf (`_NO_MARK`). The one rule
+    for "blank" wherever a text is required (an import's question, answer, claims and contexts, a
+    claim's new text, a reason, a rationale, a guideline): "\u200b" is refused like " ".
+    A text that is not blank is stored as it was, invisible characters included."""
+    return all(character.isspace() or unicodedata.category(character) in _NO_MARK for character in value)
+
+
+_JOINERS = frozenset("\u200c\u200d")
+"""ZERO WIDTH NON-JOINER and ZERO WIDTH JOINER: format characters that shape Persian, Hindi and
+emoji ZWJ sequences and change no letter's order, so they are shown as they are."""
+
+
+def shown_as_code_point(character: str) -> bool:
+    """Whether `character` is shown as its code point wherever a value from a user or a file is
+    shown (the app's "[U+200B]", annotator/ui/plain.py; the command line's "\\u200b",
+    annotator/terminal.py): the format characters (Cf: zero-width space, word joiner, byte order
+    mark, the bidirectional controls U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069, tag
+    characters, ...), the controls (Cc: ESC, tab, line feed and the other C0 and C1 controls)
+    and the line and paragraph separators (Zl, Zp), except the joiners (`_JOINERS`). Where a
+    line break or a tab is a text's own layout, the caller keeps it."""
+    return character not in _JOINERS and unicodedata.category(character) in _SHOWN_CATEGORIES
+
+
+_SHOWN_CATEGORIES = frozenset({"Cf", "Cc", "Zl", "Zp"})
 
 
 def check_free_text(field: str, value: str, most: int = MAX_TEXT_CHARS) -> str:
@@ -129,5 +162,7 @@ def name_skeletons(name: str) -> tuple[str, str]:
 
 
 def _skeleton(text: str) -> str:
+    import disarm  # imported when a name is first compared: the command line's start does without it
+
     skeleton = unicodedata.normalize("NFKC", disarm.skeleton_key(text, digit_policy="tr39")).casefold()
     return skeleton or text.casefold()

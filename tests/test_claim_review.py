@@ -192,6 +192,19 @@ def test_a_split_leaving_a_blank_part_or_inside_a_character_is_refused(db):
     assert str(blank.value) == ("offset 11 does not cut claim 'r-2-c1' in two: give an offset from 1 to 12 (code "
                                 "points into its text, which is 13 long) with text on both sides of it")
     assert state(db) == before
+    with session_scope(db) as s:  # invisible characters after the cut: a blank part all the same
+        claim = s.exec(select(Claim).where(Claim.claim_id == "r-2-c1")).one()
+        claim.text = "An answer.\u200b\u2060"
+        s.add(claim)
+    before = state(db)
+    with pytest.raises(InvalidValueError) as blank, session_scope(db) as s:
+        review.split_claim(s, OPERATOR, "r-2-c1", 10, reason="r")
+    assert blank.value.key == "msg.review.bad_offset"
+    for text in (" ", "\u200b", "\u200b\u200f \ufeff"):
+        with pytest.raises(InvalidValueError) as blank, session_scope(db) as s:
+            review.edit_claim(s, OPERATOR, "r-2-c1", text, reason="r")
+        assert blank.value.key == "msg.review.text_needed"
+    assert state(db) == before
 
 
 def test_the_split_of_text_in_two_non_blank_parts_at_a_space_works(db):
@@ -329,7 +342,7 @@ def test_every_change_needs_a_reason_and_a_known_claim_and_refuses_a_labeler_and
         return review.drop_claim(s, who, claim_id, reason=reason, dataset=dataset)
 
     before = state(db)
-    for reason in ("", "   \n"):
+    for reason in ("", "   \n", "\u200b", "\ufeff \u202e\u2069"):  # invisible characters only are blank too
         with pytest.raises(InvalidValueError) as blank, session_scope(db) as s:
             call(s, OPERATOR, reason=reason)
         assert blank.value.key == "msg.review.reason_needed"

@@ -88,8 +88,12 @@ def test_a_refused_change_exits_1_naming_what_to_do_and_changes_nothing(tmp_path
         ran = annotator("claims", *args, "--reason", "r", "--db", url)
         assert (ran.code, ran.out) == (1, ""), args
         assert ran.err.startswith("Error: ") and said in ran.err, (args, ran.err)
-    blank = annotator("claims", "drop", "r-1-c3", "--reason", "  ", "--db", url)
-    assert (blank.code, blank.err) == (1, "Error: give a reason for the change: it is recorded in the claim's history\n")
+    for reason in ("  ", "\u200b", "\ufeff\u2060 \u202e"):  # invisible characters only: blank too
+        blank = annotator("claims", "drop", "r-1-c3", "--reason", reason, "--db", url)
+        assert (blank.code, blank.err) == (1, "Error: give a reason for the change: it is recorded in the claim's history\n")
+    for text in (" ", "\u200b", "\u200b\u200f\n"):
+        blank = annotator("claims", "edit", "r-1-c3", "--text", text, "--reason", "x", "--db", url)
+        assert (blank.code, blank.err) == (1, "Error: give the claim's new text (it may not be blank)\n"), text
     assert _rows(url) == before
     assert annotator("claims", "split", "r-1-c2", "--at", "three", "--reason", "r", "--db", url).code == 2
     assert annotator("claims", "split", "r-1-c2", "--reason", "r", "--db", url).code == 2  # --at is required
@@ -123,3 +127,20 @@ def test_claims_list_without_a_case_lists_the_datasets_case_ids_and_needs_the_da
         "dataset": "default", "case_ids": ["r-1", "r-2"]}
     usage = annotator("claims", "list", "--db", url)
     assert usage.code == 2 and "give a case id, or --dataset NAME" in usage.err
+
+
+def test_an_id_and_a_text_with_an_invisible_character_print_it_escaped(tmp_path, any_db_url):
+    path = tmp_path / "answers.jsonl"
+    record = {**RECORD, "id": "b-\u200b1", "response": "有給は\u200b20日です。申請は3日前です。"}
+    path.write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert annotator("import", str(path), "--format", "ragas", "--db", any_db_url).code == 0
+    listed = annotator("claims", "list", "b-\u200b1", "--db", any_db_url)
+    assert listed.code == 0, listed.err
+    assert "\u200b" not in listed.out
+    assert listed.out.splitlines()[0] == "Case b-\\u200b1 (dataset default): 2 claims"
+    assert listed.out.splitlines()[2] == '  0\tb-\\u200b1-c1\tspan 0-10\tlabels 0\t"有給は\\u200b20日です。"'
+    as_json = annotator("claims", "list", "b-\u200b1", "--json", "--db", any_db_url)
+    assert "\u200b" not in as_json.out and "b-\\u200b1" in as_json.out
+    assert json.loads(as_json.out)["case_id"] == "b-\u200b1"  # the same value, escaped
+    dropped = annotator("claims", "drop", "b-\u200b1-c2", "--reason", "x\u200by", "--db", any_db_url)
+    assert dropped.code == 0 and "\u200b" not in dropped.out and 'reason "x\\u200by"' in dropped.out

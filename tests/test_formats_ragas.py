@@ -231,6 +231,18 @@ def where(error: ImportRowError) -> tuple:
     ({"retrieved_contexts": ["ok", 3]}, "retrieved_contexts[1]", "expected a string, got a number. Write it in double quotes"),
     ({"retrieved_contexts": ["ok", " "]}, "retrieved_contexts[1]",
      "missing or empty value. Remove the empty text from the list, or write the text"),
+    ({"retrieved_contexts": ["ok", "\u200b"]}, "retrieved_contexts[1]",  # only invisible characters: blank too
+     "missing or empty value. Remove the empty text from the list, or write the text"),
+    ({"retrieved_contexts": ["\ufeff\u2060 \u202e\u2066"]}, "retrieved_contexts[0]",
+     "missing or empty value. Remove the empty text from the list, or write the text"),
+    ({"response": "\u200b"}, "response",
+     "the record has no answer ('response' or 'answer'). Give every record the system's answer as 'response' (or "
+     "'answer'): it is what is cut into claims to check"),
+    ({"user_input": "\u200e\u200f"}, "user_input",
+     "the record has no question ('user_input' or 'question'). Give every record the question put to the system as "
+     "'user_input' (or 'question')"),
+    ({"claims": ["ok", "\u200b"]}, "claims[1]", "missing or empty value. Remove the empty claim from the list, or write its text"),
+    ({"claims": ["ok", " "]}, "claims[1]", "missing or empty value. Remove the empty claim from the list, or write its text"),
     ({"retrieved_contexts": []}, "retrieved_contexts",
      "the record has no retrieved contexts, so its claims would have no passage to be checked against. Give every "
      "record the texts the system retrieved, best first, as 'retrieved_contexts': a list of texts"),

@@ -145,6 +145,8 @@ def test_native_claims_store_no_span_and_audit_as_before(any_engine):
 @pytest.mark.parametrize("change, field", [
     ({"user_input": None}, "user_input"), ({"response": None}, "response"), ({"retrieved_contexts": [1]}, "retrieved_contexts[0]"),
     ({"retrieved_context_ids": ["a"]}, "retrieved_context_ids"), ({"claims": []}, "claims"),
+    ({"claims": ["\u200b"]}, "claims[0]"), ({"retrieved_contexts": ["\u200b"]}, "retrieved_contexts[0]"),
+    ({"response": "\u200b"}, "response"),
 ])
 def test_a_bad_record_late_in_the_file_stores_nothing_and_partial_stores_the_rest(any_engine, tmp_path, change, field):
     path = write_jsonl(tmp_path / "r.jsonl", TOKYO, {**PARIS, **change})
@@ -229,6 +231,13 @@ def test_the_command_line_refuses_a_bad_record_naming_file_line_and_field_and_a_
                        "Write 'retrieved_contexts' as a JSON list [...]\n")
     ran = annotator("import", str(path), "--claims", "words", "--db", sqlite_url)
     assert ran.code == 2 and "'words': choose one of sentences, whole" in ran.err
+    for change, field, message in (
+            ({"claims": ["\u200b"]}, "claims[0]", "missing or empty value. Remove the empty claim from the list, or write its text"),
+            ({"retrieved_contexts": ["\u200b"]}, "retrieved_contexts[0]",
+             "missing or empty value. Remove the empty text from the list, or write the text")):
+        path = write_jsonl(tmp_path / "blank.jsonl", PARIS, {**TOKYO, **change})
+        ran = annotator("import", str(path), "--format", "ragas", "--db", sqlite_url)
+        assert (ran.code, ran.out, ran.err) == (1, "", f"Error: {path}, line 2, field '{field}': {message}\n")
 
 
 def test_the_command_line_with_partial_imports_the_good_records_and_lists_the_bad_ones(sqlite_url, tmp_path):

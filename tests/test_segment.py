@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from annotator import segment
 from annotator.errors import InvalidValueError
 from annotator.segment import Segment, detect_language, fold_width, piece_ends, sentences, sentences_cut_by
+from annotator.text import is_blank
 
 
 def texts(answer: str, **kwargs) -> list[str]:
@@ -171,6 +172,20 @@ def test_another_language_is_refused_naming_the_choices(language):
 def test_an_answer_without_a_letter_or_digit_has_no_sentence(answer):
     assert sentences(answer) == []
     assert sentences(answer, language="ja") == [] and sentences(answer, language="en") == []
+
+
+@pytest.mark.parametrize("answer", ["\u200b", "\u200b\n\ufeff\u2060", "- \u200b\n・\u202e\u2066", "\u200b。\u200f！"])
+def test_an_answer_of_only_invisible_characters_has_no_sentence_as_it_is_blank(answer):
+    assert is_blank(answer.replace("-", "").replace("・", "").replace("。", "").replace("！", ""))
+    assert sentences(answer) == [] and sentences(answer, language="ja") == [] and sentences(answer, language="en") == []
+
+
+@pytest.mark.parametrize("language", ["ja", "en"])
+def test_a_line_of_only_invisible_characters_between_sentences_makes_no_sentence(language):
+    answer = "First fact.\n\u200b\u200f\n- \ufeff\nSecond fact."
+    assert [s.text for s in sentences(answer, language=language)] == ["First fact.", "Second fact."]
+    for found in sentences("A fact. \u200b Another fact.", language=language):
+        assert not is_blank(found.text)
 
 
 # --- lines and bullets ------------------------------------------------------------------------------

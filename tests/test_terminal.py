@@ -21,6 +21,9 @@ SHOWN = "eve\\x1b[2J\\x1b]0;pwned\\x07\\x9b31m\\u202egnp.exe\\x0d"
     ("tab\tand\nline", "tab\\x09and\\x0aline"),
     ("\x7f\x80\u061c\u200e\u200f\u2028\u2029\u202a\u2066\u2069", "\\x7f\\x80\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a\\u2066\\u2069"),
     ("aoi 葵 ①㈱ é", "aoi 葵 ①㈱ é"),
+    ("b-\u200b1", "b-\\u200b1"),
+    ("\u200b\u2060\u2064\ufeff\u00ad\U000e0001", "\\u200b\\u2060\\u2064\\ufeff\\xad\\U000e0001"),
+    ("👩\u200d👩\u200d👧 می\u200cخواهم 🇯🇵 👍🏽 ❤\ufe0f", "👩\u200d👩\u200d👧 می\u200cخواهم 🇯🇵 👍🏽 ❤\ufe0f"),  # joiners kept
     (42, "42"),
 ])
 def test_terminal_safe_shows_every_control_character_escaped_and_keeps_all_other_text(value, shown):
@@ -37,6 +40,24 @@ def test_json_safe_escapes_c1_and_bidi_controls_and_gives_the_same_json_value():
     assert json.loads(dumped) == value
     assert terminal_safe(dumped) == dumped  # nothing left a terminal would act on
     assert "葵" in dumped and "\\u202e" in dumped and "\\u009b" in dumped
+
+
+def test_json_safe_escapes_invisible_characters_as_the_terminal_does_and_keeps_joiners_and_line_breaks():
+    value = {"id": "b-\u200b1", "t": ["\ufeff\u2060", "x\U000e0001", "👩\u200d👧"]}
+    dumped = json_safe(json.dumps(value, ensure_ascii=False, indent=2))
+    assert json.loads(dumped) == value
+    assert "b-\\u200b1" in dumped and "\\ufeff\\u2060" in dumped and "x\\udb40\\udc01" in dumped
+    assert "👩\u200d👧" in dumped and dumped.count("\n") == 7
+    assert terminal_safe(dumped, keep="\n") == dumped
+
+
+def test_the_terminal_escapes_what_the_app_shows_as_a_code_point():
+    from annotator.ui.plain import visible
+    sample = "".join(map(chr, [*range(0x00, 0x250), *range(0x2000, 0x2070), 0xFEFF, *range(0xFFF0, 0xFFFE),
+                               0x1F469, 0xE0001, 0xE0067, 0x110BD]))
+    for character in sample:
+        shown_app, shown_terminal = visible(character) != character, terminal_safe(character) != character
+        assert shown_app == shown_terminal or character in "\n\t", hex(ord(character))
 
 
 

@@ -11,7 +11,7 @@ from annotator.services.access import OPERATOR
 from annotator.services.drafts import save_draft
 from annotator.services.labeling import assigned_claims, put_on_hold, save_label
 from annotator.services.users import add_user, authenticate, get_user
-from annotator.text import check_free_text, clean_name
+from annotator.text import check_free_text, clean_name, is_blank, shown_as_code_point
 from sqlmodel import func, select
 from tests.factories import pilot
 
@@ -25,6 +25,26 @@ def test_text_no_database_can_store_is_refused_naming_the_field_and_position(tex
 def test_ordinary_text_passes_as_typed():
     text = "①髙 ｶﾀｶﾅ\ttab\nline \u202e kept"  # free text keeps what the user typed
     assert check_free_text("note", text) == text
+
+
+@pytest.mark.parametrize("text", ["", " \t\n\u3000", "\u200b", "\u200c\u200d\u200e\u200f", "\u2060\u2061\u2064",
+                                  "\ufeff", "\u202a\u202e", "\u2066\u2069", " \u200b\n\u202e ", "\x1b\x85"])
+def test_a_text_of_only_white_space_format_and_control_characters_is_blank(text):
+    assert is_blank(text)
+
+
+@pytest.mark.parametrize("text", ["a", "\u200bx", "。", "-", "👍", "\u3164", "\u200b\u00e9\u200b", "\u0301"])
+def test_a_text_with_one_visible_character_is_not_blank(text):
+    assert not is_blank(text)  # U+3164 (HANGUL FILLER) is a letter (Lo): not blank; a combining mark neither
+
+
+@pytest.mark.parametrize("character, shown", [
+    ("\u200b", True), ("\u2060", True), ("\ufeff", True), ("\u202e", True), ("\u2066", True), ("\u061c", True),
+    ("\x1b", True), ("\x9b", True), ("\n", True), ("\u2028", True), ("\U000e0001", True),
+    ("\u200c", False), ("\u200d", False), ("a", False), ("葵", False), (" ", False), ("\u3000", False), ("\ufe0f", False),
+])
+def test_the_characters_shown_as_code_points_are_format_control_and_separator_characters_but_the_joiners(character, shown):
+    assert shown_as_code_point(character) is shown
 
 
 def test_a_nul_in_a_rationale_draft_or_note_is_refused_and_nothing_is_written_on_either_database(any_engine):

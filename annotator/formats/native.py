@@ -16,6 +16,7 @@ from annotator.formats.reading import (
 )
 from annotator.formats.records import CaseRecord, ClaimRecord, PassageRecord, Position, Source
 from annotator.messages import Message, msg
+from annotator.text import is_blank
 from annotator.vocabulary import SPLITS
 
 
@@ -100,7 +101,7 @@ def _required_text(row: Row, key: str, noun: str) -> str:
     if key in _ID_KEYS:
         row.check_id_length(key, value)
     _write, meaning, may_be_empty = NATIVE_REQUIRED[key]
-    if not value.strip() and not may_be_empty:
+    if is_blank(value) and not may_be_empty:
         raise row.error(key, msg("msg.import.problem.empty"),
                         msg("msg.import.fix.write_noun_key", noun=_noun(noun), name=key, meaning=meaning))
     return value

@@ -51,6 +51,7 @@ from annotator.formats.reading import (
 from annotator.formats.records import CaseRecord, ClaimRecord, PassageRecord, Position, RunCaseRecord, Source
 from annotator.messages import Message, english, msg
 from annotator.segment import sentences
+from annotator.text import is_blank
 from annotator.vocabulary import CLAIM_MODES, RAGAS_EXPORT_KEYS, SPLITS  # noqa: F401 - CLAIM_MODES re-exported
 
 RAGAS_SPELLINGS: dict[str, tuple[str, ...]] = {
@@ -251,7 +252,7 @@ def _required_text(row: Row, field_name: str, names: dict[str, str], problem: st
     the record has none, or a blank one, or another type than a string."""
     name = _spelling(row, field_name)
     first = RAGAS_SPELLINGS[field_name][0]
-    if name is None or (isinstance(row.values[name], str) and not row.values[name].strip()):
+    if name is None or (isinstance(row.values[name], str) and is_blank(row.values[name])):
         raise row.error(name or first, msg(problem), msg(fix))
     names[field_name] = name
     return row.text(name, required=True)
@@ -270,7 +271,7 @@ def _texts(row: Row, name: str, empty_fix: str) -> list[str]:
         if not isinstance(item, str):
             raise row.error(place, msg("msg.import.problem.expected_string", type=json_type(item)),
                             msg("msg.import.fix.double_quotes"))
-        if not item.strip():
+        if is_blank(item):
             raise row.error(place, msg("msg.import.problem.missing_value"), msg(empty_fix))
         row.check_length(place, item)
         texts.append(nfc(item))
@@ -353,7 +354,7 @@ def _csv_values(row: Row) -> Row:
     JSON in their cells. Raises ImportRowError naming the cell for JSON that does not read."""
     values: dict[str, Any] = {}
     for name, cell in row.values.items():
-        if not name or not cell.strip():
+        if not name or is_blank(cell):
             continue
         if name in RAGAS_TEXT_LISTS or name == "metadata" or name in _RAG_ID_LIST_NAMES:
             try:

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from annotator.errors import AnnotatorError, ImportFileError, ImportRowError
 from annotator.messages import Message, english, msg
-from annotator.text import MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TEXT_CHARS, invisible_character
+from annotator.text import MAX_ID_CHARS, MAX_NAME_CHARS, MAX_TEXT_CHARS, invisible_character, is_blank
 
 T = TypeVar("T")
 S = TypeVar("S")
@@ -53,9 +53,9 @@ class Row:
 
     def text(self, key: str, *, required: bool = False) -> str:
         value = self.values.get(key)
-        if type(value) is str and value and len(value) <= MAX_TEXT_CHARS and (not required or not value.isspace()):
+        if type(value) is str and value and len(value) <= MAX_TEXT_CHARS and (not required or not is_blank(value)):
             return unicodedata.normalize("NFC", value)  # the common case, checked quickly
-        if value is None or value == "" or (required and isinstance(value, str) and not value.strip()):
+        if value is None or value == "" or (required and isinstance(value, str) and is_blank(value)):
             if required:
                 raise self.error(key, msg("msg.import.problem.missing_value"), msg("msg.import.fix.non_empty", name=key))
             return ""

@@ -10,7 +10,7 @@ from sqlmodel import Session, select
 
 from annotator.errors import InvalidValueError, NotDisputedError, NotFoundError, PermissionDeniedError, StaleWriteError
 from annotator.messages import Term, english
-from annotator.text import check_free_text
+from annotator.text import check_free_text, is_blank
 from annotator.models import Adjudication, Assignment, Case, Claim, Dataset, Label, User, utcnow
 from annotator.services.access import Caller, is_operator, need_caller, require
 from annotator.services.audit import record_event
@@ -204,7 +204,7 @@ def adjudicate(
     current_revision = None if decision is None else decision.revision
     if expected_revision != current_revision:
         raise StaleWriteError.of("msg.decided_meanwhile")
-    if not rationale.strip():
+    if is_blank(rationale):
         raise InvalidValueError.of("msg.adjudication_rationale_needed")
     if decision is None:
         decision = Adjudication(claim_pk=claim_pk, adjudicator_pk=user.id, value=value, rationale=rationale.strip(),

@@ -56,7 +56,7 @@ from annotator.services.claim_content import change_claim_content, labels_writte
 from annotator.services.imports.stored import shown_passages
 from annotator.services.labeling import lock_claim
 from annotator.services.lookup import find_case, find_claim, get_dataset
-from annotator.text import MAX_ID_CHARS, check_free_text
+from annotator.text import MAX_ID_CHARS, check_free_text, is_blank
 from annotator.workflow import Permission
 
 OPERATIONS = ("split", "merge", "edit", "drop")
@@ -307,7 +307,7 @@ def edit_claim(session: Session, actor: Caller, claim_id: str, text: str, *, rea
         _refuse(_refused("edit", claim, case, _work_of(session, [claim.id]), claims, None))
     why = _reason(reason)
     new_text = unicodedata.normalize("NFC", check_free_text("text", text or "")).strip()
-    if not new_text:
+    if is_blank(new_text):
         raise InvalidValueError.of("msg.review.text_needed")
     passages = _passage_ids(session, [claim.id]).get(claim.id, [])
     before = _snapshot(claim.claim_id, claim.position, claim.text, _span(claim), passages)
@@ -420,7 +420,7 @@ def _refuse(said: Message | None) -> None:
 
 def _reason(reason: str) -> str:
     why = unicodedata.normalize("NFC", check_free_text("reason", reason or "")).strip()
-    if not why:
+    if is_blank(why):
         raise InvalidValueError.of("msg.review.reason_needed")
     return why
 
@@ -428,8 +428,8 @@ def _reason(reason: str) -> str:
 def _check_offset(claim_id: str, text: str, at: int) -> None:
     """Raise InvalidValueError unless `at` cuts `text` into two parts with text once stripped,
     at a grapheme cluster's boundary."""
-    if not isinstance(at, int) or isinstance(at, bool) or not 0 < at < len(text) or not text[:at].strip() \
-            or not text[at:].strip():
+    if not isinstance(at, int) or isinstance(at, bool) or not 0 < at < len(text) or is_blank(text[:at]) \
+            or is_blank(text[at:]):
         raise InvalidValueError.of("msg.review.bad_offset", at=at, claim_id=claim_id, last=max(len(text) - 1, 1),
                                    length=len(text))
     bounds = [0] + [match.end() for match in _GRAPHEME.finditer(text)]
@@ -447,7 +447,7 @@ def _work_of(session: Session, claim_pks: list[int]) -> dict[int, _Work]:
     for claim_pk, value, passage_ids, rationale, severity in session.exec(
             select(Draft.claim_pk, Draft.value, Draft.passage_ids, Draft.rationale, Draft.severity)
             .where(Draft.claim_pk.in_(claim_pks))):
-        if value is not None or passage_ids or (rationale or "").strip() or severity is not None:  # an empty draft holds no work
+        if value is not None or passage_ids or not is_blank(rationale or "") or severity is not None:  # an empty draft holds no work
             drafts[claim_pk] = drafts.get(claim_pk, 0) + 1
     decided = set(session.exec(select(Adjudication.claim_pk).where(Adjudication.claim_pk.in_(claim_pks))))
     runs: dict[int, list[str]] = {}

@@ -34,7 +34,7 @@ from sqlmodel import Session, select
 
 from annotator.errors import InvalidValueError, NotFoundError, PermissionDeniedError, StaleWriteError
 from annotator.messages import Message, english, msg
-from annotator.text import check_free_text
+from annotator.text import check_free_text, is_blank
 from annotator.models import Dataset, Label, User, utcnow
 from annotator.services import labeling
 from annotator.services.access import Caller, is_operator, require
@@ -229,7 +229,7 @@ def correct_label(
     cited = [str(pid) for pid in passage_ids]
     labeling.check_label_input(session, claim_pk, value, cited, severity)
     why = _text("reason", reason or "")
-    if not why:
+    if is_blank(why):
         raise InvalidValueError.of("msg.correct.reason_needed")
     wanted = {"value": value, "passage_ids": cited, "rationale": _text("rationale", rationale or ""), "severity": severity}
     before = _shown(label, name)

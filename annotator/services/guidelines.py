@@ -34,7 +34,7 @@ from annotator.messages import msg, shortened
 from annotator.models import Guideline, User, utcnow
 from annotator.services.access import Caller, caller_roles, is_operator
 from annotator.services.audit import record_event
-from annotator.text import MAX_ID_CHARS, check_free_text, clean_name
+from annotator.text import MAX_ID_CHARS, check_free_text, clean_name, is_blank
 
 MAX_VERSION_LENGTH = 64
 """The longest version name accepted, in characters."""
@@ -78,7 +78,7 @@ def publish_guideline(session: Session, admin: Caller, version: str, markdown: s
         raise PermissionDeniedError.of("msg.guideline.admin_only")
     name = _check_version(version)
     text = _normalized(check_free_text("guideline", markdown, most=MAX_GUIDELINE_CHARS))
-    if not text.strip():
+    if is_blank(text):
         raise InvalidValueError.of("msg.guideline.empty")
     taken = session.exec(select(Guideline.version).where(func.lower(Guideline.version) == name.lower())).first()
     if taken is not None:  # v2 and V2 would be two groups of one version in the agreement report

@@ -27,24 +27,22 @@ No Streamlit here: strings in, strings out.
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from annotator.messages import Joined, Message
+from annotator.text import shown_as_code_point
 from annotator.ui.i18n import t
 
-KEEP = frozenset("\n\t\u200c\u200d")
+KEEP = frozenset("\n\t")
 """Characters of the invisible classes shown as they are: line breaks and tabs (a text's own
-layout), ZERO WIDTH NON-JOINER and ZERO WIDTH JOINER (they shape Persian, Hindi and emoji
-sequences; they change no letter's order)."""
+layout). ZERO WIDTH NON-JOINER and ZERO WIDTH JOINER are never shown as code points
+(text.shown_as_code_point: they shape Persian, Hindi and emoji sequences)."""
 
 
 def _invisible(char: str) -> bool:
-    """Whether `char` is shown as its code point: Unicode's format characters (category Cf: the
-    bidirectional controls U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069, the zero-width
-    space U+200B, the word joiner U+2060, the byte order mark U+FEFF, tag characters, ...), control
-    characters (Cc: ESC and the other terminal controls), the line and paragraph separators
-    (U+2028, U+2029), except KEEP."""
-    return char not in KEEP and (unicodedata.category(char) in ("Cf", "Cc", "Zl", "Zp"))
+    """Whether `char` is shown as its code point: text.shown_as_code_point (format characters,
+    controls, line and paragraph separators; the one set the command line escapes too), except
+    KEEP."""
+    return char not in KEEP and shown_as_code_point(char)
 
 
 _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff\U00010800-\U00010fff\U0001e800-\U0001efff]")
