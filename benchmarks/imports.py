@@ -22,6 +22,7 @@ import json
 import pstats
 import random
 import resource
+import sqlite3
 import sys
 import tempfile
 import time
@@ -35,6 +36,60 @@ from annotator.db import init_db, session_scope  # noqa: E402
 from annotator.formats import CSV_CASE_COLUMNS  # noqa: E402
 from annotator.services.access import OPERATOR  # noqa: E402
 from annotator.services.imports import import_cases  # noqa: E402
+
+
+def write_small_cases(path: Path, n_cases: int) -> None:
+    """A native JSONL file of n_cases cases, one passage and one claim each (`--shape 1x1`)."""
+    with path.open("w", encoding="utf-8") as out:
+        for c in range(n_cases):
+            case = {
+                "case_id": f"case-{c}", "question": f"質問 {c}: 経費精算の締め切りは?", "answer": f"回答 {c}.",
+                "slice": random.choice(("normal", "paraphrase", "insufficient_evidence")), "split": "dev", "metadata": {},
+                "passages": [{"passage_id": f"p-{c}", "doc_id": f"doc-{c % 500}", "version": "v1",
+                              "title": "経費規程", "text": f"本文 {c}: 申請は翌月5日までに行う。"}],
+                "claims": [{"claim_id": f"c-{c}", "text": f"主張 {c}"}],
+            }
+            out.write(json.dumps(case, ensure_ascii=False) + "\n")
+
+
+def floor_seconds(jsonl: Path, folder: Path) -> float:
+    """The floor: the same native JSONL file parsed with `json.loads`, line by line, and bulk
+    inserted (`executemany`, one transaction) into three raw sqlite3 tables (cases, passages,
+    claims; no checks, no ORM). Returns the seconds it took."""
+    database = folder / "floor.db"
+    database.unlink(missing_ok=True)
+    connection = sqlite3.connect(database)
+    connection.executescript(
+        "CREATE TABLE cases (id INTEGER PRIMARY KEY, case_id TEXT UNIQUE, question TEXT, answer TEXT, slice TEXT,"
+        " split TEXT, meta TEXT);"
+        "CREATE TABLE passages (id INTEGER PRIMARY KEY, passage_id TEXT UNIQUE, doc_id TEXT, version TEXT, title TEXT,"
+        " text TEXT);"
+        "CREATE TABLE claims (id INTEGER PRIMARY KEY, claim_id TEXT UNIQUE, case_id TEXT, text TEXT);")
+    start = time.perf_counter()
+    cases, passages, claims = [], [], []
+
+    def write() -> None:
+        connection.executemany("INSERT INTO cases (case_id, question, answer, slice, split, meta) VALUES (?, ?, ?, ?, ?, ?)",
+                               cases)
+        connection.executemany("INSERT OR IGNORE INTO passages (passage_id, doc_id, version, title, text) "
+                               "VALUES (?, ?, ?, ?, ?)", passages)
+        connection.executemany("INSERT INTO claims (claim_id, case_id, text) VALUES (?, ?, ?)", claims)
+        cases.clear(), passages.clear(), claims.clear()
+
+    with connection, jsonl.open(encoding="utf-8") as lines:  # one transaction, written 2,000 cases at a time
+        for line in lines:
+            case = json.loads(line)
+            cases.append((case["case_id"], case["question"], case["answer"], case["slice"], case["split"],
+                          json.dumps(case["metadata"])))
+            passages.extend((p["passage_id"], p["doc_id"], p["version"], p["title"], p["text"]) for p in case["passages"])
+            claims.extend((c["claim_id"], case["case_id"], c["text"]) for c in case["claims"])
+            if len(cases) >= 2_000:
+                write()
+        write()
+    seconds = time.perf_counter() - start
+    connection.close()
+    database.unlink()
+    return seconds
 
 
 def peak_rss_mb() -> float:
@@ -67,11 +122,19 @@ def main() -> None:
     parser.add_argument("--format", choices=("jsonl", "csv"), default="jsonl", help="the file imported (default: jsonl)")
     parser.add_argument("--db", default=None, help="database URL (default: a new SQLite file in a temp folder)")
     parser.add_argument("--profile", action="store_true", help="print a cProfile summary of the import")
+    parser.add_argument("--shape", choices=("4x2", "1x1"), default="4x2",
+                        help="claims x passages per case (default 4x2; 1x1: --claims cases of one claim and one passage)")
+    parser.add_argument("--floor", action="store_true",
+                        help="also time the floor (json.loads + executemany into three raw sqlite3 tables; JSONL only)")
     args = parser.parse_args()
     random.seed(0)
     work = Path(tempfile.mkdtemp(prefix="annotator-imports-"))
     cases = work / "cases.jsonl"
-    write_cases(cases, args.claims)
+    if args.shape == "1x1":
+        write_small_cases(cases, args.claims)
+    else:
+        write_cases(cases, args.claims)
+    floor = floor_seconds(cases, work) if args.floor and args.format == "jsonl" else None
     if args.format == "csv":
         write_flat_csv(cases, work / "cases.csv")
         cases.unlink()
@@ -93,6 +156,8 @@ def main() -> None:
           f"({report.total('claims'):,} claims, {report.total('passages'):,} passages)")
     print(f"CPU time: {cpu:.2f} s, {args.claims / cpu:,.0f} claims per CPU second (the figure to compare on a busy machine)")
     print(f"peak RSS: {peak_rss_mb():,.0f} MB (before the import: {before:,.0f} MB)")
+    if floor is not None:
+        print(f"floor (json.loads + sqlite3 executemany): {floor:.2f} s; ours / floor = {seconds / floor:.1f}x")
     if profiler:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
     print(f"work folder: {work}")
