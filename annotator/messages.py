@@ -465,7 +465,7 @@ MESSAGES: dict[str, str] = {
     "msg.import.problem.not_utf8_nor_cp932": "byte {byte} (0x{hex}) is neither UTF-8 nor CP932{where}",
     "msg.import.problem.encodings_fail": " (UTF-8 fails at byte {utf8}, CP932 at byte {cp932})",
     "msg.import.problem.no_header": "the file has no header row",
-    "msg.import.problem.json_as_csv": "the header starts with '{{': the file holds JSON lines, not CSV",
+    "msg.import.problem.json_as_csv": "the file holds JSON lines, not CSV: its first line is a JSON object",
     "msg.import.problem.other_separator": "the header is one column '{header}': the file is separated by {separator}, "
                                           "not commas",
     "msg.import.separator.semicolons": "semicolons",

@@ -824,5 +824,49 @@ def test_json_lines_read_as_csv_are_named_as_json_lines_at_line_1(tmp_path, fmt)
     path.write_text('{"case_id": "c1", "question": "Q?", "answer": "A."}\n', encoding="utf-8")
     error = error_of(lambda: read_all(path, fmt))
     assert (error.path, error.line, error.field) == (str(path), 1, None)
-    assert str(error) == (f"{path}, line 1: the header starts with '{{': the file holds JSON lines, not CSV. "
+    assert str(error) == (f"{path}, line 1: the file holds JSON lines, not CSV: its first line is a JSON object. "
                           "Import it as JSON lines: leave --format out, or give --format jsonl (ragas for RAGAS records)")
+
+
+_WELL_FORMED = {"case_id": "c1", "question": "Cafe\u0301?", "answer": "", "slice": "normal", "split": "dev",
+                "metadata": {"note": "e\u0301", "deep": [{"k\u0301": 1}]},
+                "passages": [{"passage_id": "p1", "doc_id": "", "version": " ", "title": "t", "text": "Text\u0301"},
+                             {"passage_id": "p2", "doc_id": "d", "version": "v1", "title": "", "text": "two"}],
+                "claims": [{"claim_id": "k1", "text": "one"}, {"claim_id": "k2", "text": "x", "passage_ids": ["p2"]},
+                           {"claim_id": "k3", "text": "y", "passage_ids": None}]}
+
+
+@pytest.mark.parametrize("change", [
+    {}, {"answer": "  "}, {"metadata": None}, {"passages": None, "claims": [{"claim_id": "k", "text": "t", "passage_ids": []}]},
+    {"case_id": 7}, {"case_id": " c1"}, {"question": " "}, {"slice": "s" * 201}, {"split": "holdout"}, {"split": 1},
+    {"passages": [{"passage_id": "p1", "doc_id": "d", "version": 2, "title": "t", "text": "x"}]},
+    {"passages": [{"passage_id": "p1", "doc_id": "d", "version": "v", "title": "t", "text": "x"}] * 2},
+    {"passages": [{"passage_id": "p1", "doc_id": "d", "version": "v", "title": "t", "text": " "}]},
+    {"passages": [{"passage_id": "p1", "doc_id": "d", "version": "v", "title": "t", "text": "x", "extra": 1}]},
+    {"claims": [{"claim_id": "k", "text": "t", "passage_ids": ["p1", "p1"]}]}, {"claims": []}, {"claims": ["k"]},
+    {"claims": [{"claim_id": "k", "text": "t", "passage_ids": ["p9"]}]}, {"requiredEvidenceIds": ["p1"]}, {"extra": "kept"},
+    {"question": "\u200b"}, {"claims": [{"claim_id": "k", "text": "\u200b\ufeff"}]},  # blank: only invisible characters
+    {"passages": [{"passage_id": "p1", "doc_id": "d", "version": "v", "title": "t", "text": "\u2060"}]},
+], ids=lambda change: ",".join(change) or "well-formed")
+def test_the_native_fast_path_reads_a_record_as_the_checks_do_and_leaves_any_other_to_them(change):
+    """A record the fast path takes reads exactly as the checks read it; one it declines is read
+    or refused by the checks (the same warnings, the same refusal)."""
+    from annotator.formats import native
+    from annotator.formats.reading import Row, UnknownKeys
+
+    row = Row("f.jsonl", 3, {**_WELL_FORMED, **change})
+
+    def checked(use_fast_path: bool) -> tuple[object, list[str]]:
+        warnings: list[str] = []
+        original = native._well_formed_case
+        native._well_formed_case = original if use_fast_path else (lambda row: None)
+        try:
+            return native._native_case(row, UnknownKeys(warnings)), warnings
+        except ImportRowError as error:
+            return str(error), warnings
+        finally:
+            native._well_formed_case = original
+
+    assert checked(True) == checked(False)
+    declined = native._well_formed_case(row) is None
+    assert declined == (change not in ({}, {"answer": "  "}, {"metadata": None}, {"split": "holdout"}))

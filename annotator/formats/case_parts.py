@@ -133,4 +133,6 @@ def _unique_case(case: CaseRecord, seen: tuple[Seen, Seen, Seen], added: tuple[l
                                   claim.line, claim_field.format(i)):
             added[1].append(claim.claim_id)
             claims.append(claim)
+    if len(claims) == len(case.claims) and all(passage.first for passage in passages):
+        return case  # nothing dropped or marked: the same record (no copy)
     return replace(case, passages=tuple(passages), claims=tuple(claims))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+from unicodedata import normalize
 
 from annotator.formats.case_parts import RAG_SPELLINGS, distinct_passages, rag_fields, unique_cases
 from annotator.formats.jsonl import json_lines
@@ -16,7 +17,7 @@ from annotator.formats.reading import (
 )
 from annotator.formats.records import CaseRecord, ClaimRecord, PassageRecord, Position, Source
 from annotator.messages import Message, msg
-from annotator.text import is_blank
+from annotator.text import MAX_ID_CHARS, MAX_TEXT_CHARS, is_blank
 from annotator.vocabulary import SPLITS
 
 
@@ -49,7 +50,12 @@ def read_native(path: Path, skips: Skips | None = None) -> Source[CaseRecord]:
 
 def _native_case(row: Row, unknown: UnknownKeys) -> CaseRecord:
     """One native case. Every key of the format must be there (`NATIVE_REQUIRED`); question,
-    slice and split must not be empty; fields the format does not know go into the metadata."""
+    slice and split must not be empty; fields the format does not know go into the metadata.
+    A record `_well_formed_case` takes is read there; any other goes through the checks below,
+    which say what is wrong."""
+    quick = _well_formed_case(row)
+    if quick is not None:
+        return quick
     unknown.check(row, NATIVE_CASE_KEYS, EXTRA_CASE_FIELDS, also_known=RAG_SPELLINGS)
     case_id = row.ident("case_id")
     question, answer, slice_ = (_required_text(row, key, "case") for key in ("question", "answer", "slice"))
@@ -185,3 +191,85 @@ def _first_duplicate(values: Iterable[str]) -> str | None:
             return value
         seen.add(value)
     return None
+
+
+# ---- the fast path: a record whose every field is well formed, read without the checks' work
+
+_CASE_KEYS, _PASSAGE_KEYS, _CLAIM_KEYS = frozenset(NATIVE_CASE_KEYS), frozenset(NATIVE_PASSAGE_KEYS), frozenset(NATIVE_CLAIM_KEYS)
+
+
+def _well_formed_case(row: Row) -> CaseRecord | None:
+    """The case of `row` exactly as the checks of `_native_case` read it, when its record holds
+    only the format's own keys and each value is one the checks take as it is (plain strings,
+    a metadata object, lists of passage and claim objects, distinct passage ids); None for any
+    other record (an unknown or RAG field, a number as an id or version, an empty or blank
+    value where one is needed, a text or id too long, ...), left to the checks, which refuse it
+    or read it with the same result. Never raises and warns of nothing."""
+    values = row.values
+    if not _CASE_KEYS.issuperset(values):
+        return None
+    case_id, question = _plain_id(values.get("case_id")), _plain_text(values.get("question"))
+    answer, slice_ = _plain_text(values.get("answer"), may_be_empty=True), _plain_text(values.get("slice"))
+    split, metadata = values.get("split"), values.get("metadata")
+    passages_raw, claims_raw = values.get("passages"), values.get("claims")
+    if (case_id is None or question is None or answer is None or slice_ is None or len(slice_) > MAX_ID_CHARS
+            or type(split) is not str or split not in SPLITS or not (metadata is None or type(metadata) is dict)
+            or not (passages_raw is None or type(passages_raw) is list) or type(claims_raw) is not list or not claims_raw):
+        return None
+    line = row.line
+    passages = []
+    for i, raw in enumerate(passages_raw or ()):
+        if type(raw) is not dict or not _PASSAGE_KEYS.issuperset(raw):
+            return None
+        passage_id, doc_id = _plain_id(raw.get("passage_id")), _plain_text(raw.get("doc_id"), may_be_empty=True)
+        version, title = _plain_text(raw.get("version"), may_be_empty=True), _plain_text(raw.get("title"), may_be_empty=True)
+        text = _plain_text(raw.get("text"), required=True)
+        if (passage_id is None or doc_id is None or len(doc_id) > MAX_ID_CHARS or version is None or title is None
+                or text is None):
+            return None
+        passages.append(PassageRecord(passage_id, doc_id, version, title, text, line, f"passages[{i}]."))
+    known = [passage.passage_id for passage in passages]
+    if len(set(known)) != len(known):
+        return None
+    claims = []
+    for i, raw in enumerate(claims_raw):
+        if type(raw) is not dict or not _CLAIM_KEYS.issuperset(raw):
+            return None
+        claim_id, text, given = _plain_id(raw.get("claim_id")), _plain_text(raw.get("text"), required=True), raw.get("passage_ids")
+        if claim_id is None or text is None:
+            return None
+        if given is None:
+            if not known:
+                return None
+            ids = tuple(known)
+        else:
+            if type(given) is not list or not given:
+                return None
+            ids = tuple(_plain_id(value) for value in given)
+            if len(set(ids)) != len(ids) or not all(passage_id in known for passage_id in ids):  # None is in no case known
+                return None
+        claims.append(ClaimRecord(claim_id, text, ids, line, prefix=f"claims[{i}].", names=NATIVE_CLAIM_NAMES))
+    return CaseRecord(case_id=case_id, question=question, answer=answer, slice=slice_, split=split,
+                      metadata={} if metadata is None else nfc_json(metadata), passages=tuple(passages),
+                      claims=tuple(claims), line=line)
+
+
+def _plain_id(value: Any) -> str | None:
+    """An id as `Row.check_ident` reads it, when it is a string it takes as it is; else None."""
+    if type(value) is not str or not value or value != value.strip():
+        return None
+    value = normalize("NFC", value)
+    return value if len(value) <= MAX_ID_CHARS else None
+
+
+def _plain_text(value: Any, *, may_be_empty: bool = False, required: bool = False) -> str | None:
+    """A text as `_required_text` (`required`: `Row.text(required=True)`) reads it, when it is a
+    string it takes as it is; else None. may_be_empty: "" and blanks are taken (NATIVE_REQUIRED)."""
+    if type(value) is not str or len(value) > MAX_TEXT_CHARS:
+        return None
+    if not value:
+        return "" if may_be_empty else None
+    if required:
+        return None if is_blank(value) else normalize("NFC", value)
+    value = normalize("NFC", value)
+    return value if may_be_empty or not is_blank(value) else None

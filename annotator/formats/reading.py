@@ -235,7 +235,10 @@ _REPEAT_FIXES: dict[str, str] = {"label of claim": "msg.import.fix.repeat_label"
 def _digests(content: Any) -> list[int]:
     """64-bit digests of a content: one per value of a dict (in its key order), else one."""
     if isinstance(content, dict):
-        return [_digest(value) for value in content.values()]
+        try:
+            return [hash(value) & _DIGEST_MASK for value in content.values()]  # all hashable: the common case
+        except TypeError:
+            return [_digest(value) for value in content.values()]
     return [_digest(content)]
 
 

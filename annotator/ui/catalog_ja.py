@@ -924,7 +924,7 @@ JAPANESE: dict[str, str] = {
     "msg.import.problem.not_utf8_nor_cp932": "{byte:d} バイト目（0x{hex}）が UTF-8 でも CP932 でもありません{where}",
     "msg.import.problem.encodings_fail": "（UTF-8 は {utf8:d} バイト目、CP932 は {cp932:d} バイト目で失敗）",
     "msg.import.problem.no_header": "ファイルにヘッダー行がありません",
-    "msg.import.problem.json_as_csv": "ヘッダーが「{{」で始まっています。ファイルは CSV ではなく JSON Lines です",
+    "msg.import.problem.json_as_csv": "ファイルは CSV ではなく JSON Lines です: 1 行目が JSON オブジェクトです",
     "msg.import.problem.other_separator": "ヘッダーが「{header}」の 1 列だけです。ファイルはカンマではなく{separator}で区切られています",
     "msg.import.separator.semicolons": "セミコロン",
     "msg.import.separator.tabs": "タブ",

@@ -243,17 +243,18 @@ class _CaseImport:
                 continue
             seen_here.add(pid)
             found = stored.passages.get(pid)
-            outcome = self._compare("passage", pid, passage.content(), found, passage.line, passage.field_of, None)
+            outcome = self._compare("passage", pid, passage.content() if found else None, found, passage.line,
+                                    passage.field_of, None)
             if outcome == "unchanged" and not passage.first:
                 outcome = ""  # the file gave it before: counted there
             passages.append((outcome, found, passage))
         found_case = stored.cases.get(case.case_id)
-        case_outcome = self._compare("case", case.case_id, case.content(), found_case, case.line, lambda key: key,
-                                     found_case.written_at if found_case else None)
+        case_outcome = self._compare("case", case.case_id, case.content() if found_case else None, found_case, case.line,
+                                     _same_name, found_case.written_at if found_case else None)
         claims = []
         for position, claim in enumerate(case.claims):
             found = stored.claims.get(claim.claim_id)
-            content = _claim_content(case.case_id, claim)
+            content = _claim_content(case.case_id, claim) if found else None
             claims.append((self._compare("claim", claim.claim_id, content, found, claim.line, claim.field_of,
                                          found.written_at if found else None), found, position, claim))
         votes = self._votes(case, stored)
@@ -282,9 +283,9 @@ class _CaseImport:
                      for item in votes]
         return outcomes
 
-    def _compare(self, noun: str, key: str, content: dict[str, Any], found: _Found | None, line: int,
+    def _compare(self, noun: str, key: str, content: dict[str, Any] | None, found: _Found | None, line: int,
                  field_of: Callable[[str], str], since: datetime | None) -> str:
-        """"new", "unchanged" or "updated". Raises ImportRowError naming the file's line and field
+        """"new", "unchanged" or "updated" (content: the file's, None when nothing is `found`). Raises ImportRowError naming the file's line and field
         path, the dataset, when the stored version was last written (`since`: first imported or
         replaced by an `--update`), and both values, unless `update`."""
         if found is None:
@@ -435,6 +436,11 @@ class _CaseImport:
         if not self.touched:
             return []
         return [english("msg.import.warn.changed_passages", n=f"{self.touched:,}")]
+
+
+def _same_name(key: str) -> str:
+    """A case's field path in the file: its key."""
+    return key
 
 
 def _create_dataset(session: Session, name: str, fmt: str, now: datetime) -> int:

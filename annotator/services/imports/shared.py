@@ -8,9 +8,11 @@ imports of cases, labels and adjudications stand on it; so may a new kind of imp
 from __future__ import annotations
 
 import functools
+import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -421,7 +423,10 @@ def bulk_insert(session: Session, model: Any, rows: list[dict[str, Any]]) -> Non
         if process is not None:
             first = values[0]
             if all(value is first for value in values):  # the import's one timestamp: convert it once
-                values = [process(first)] * len(values)
+                converted = process(first)
+                if isinstance(converted, datetime) and dialect.driver == "pysqlite":
+                    converted = sqlite3.adapt(converted)  # the text the driver binds it as, made once, not per row
+                values = [converted] * len(values)
             else:
                 values = [process(value) for value in values]
         columns.append(values)
