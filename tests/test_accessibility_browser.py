@@ -180,6 +180,7 @@ def test_every_page_a_role_opens_has_no_accessibility_violation_and_is_screensho
                 page.locator("[data-testid=stMain] mark").first.wait_for(timeout=20_000)
             wait_for_charts(page)
             shot(page, f"page-{name}-{key}")
+            wait_for_charts(page)  # the shot resizes the window, and Vega draws its charts anew for the new size
             problems += unexpected_violations(page, f"{name} on {title}", key)
             found, counted = colour_only(page, f"{name} on {title}")
             problems += found

@@ -214,8 +214,8 @@ def test_the_corrected_support_rate_stands_beside_the_judge_only_and_gold_only_r
 def test_each_disagreement_links_to_its_claims_history(engine):
     at = open_page()
     assert page_links(at) == [
-        ("c2 · case q1 · slice normal · dev: gold support, judge contradict", "history=c2"),
-        ("c3 · case q2 · slice paraphrase · dev: gold contradict, judge support", "history=c3"),
+        ("c2 · case q1 · slice normal · dev: gold support, judge contradict", "history=c2&dataset=pilot"),
+        ("c3 · case q2 · slice paraphrase · dev: gold contradict, judge support", "history=c3&dataset=pilot"),
     ]
     assert [h.value for h in at.header if h.value.startswith("Disagreements")] == ["Disagreements (2)"]
 
