@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
