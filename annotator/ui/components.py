@@ -461,3 +461,16 @@ def optional(value: str | None) -> str:
     """A value for display as plain text (plain_text), a dash when empty."""
     return plain_text(value) if value else "-"
 
+
+
+def show_message(key: str) -> None:
+    """Show, once, the message a callback left in st.session_state[key] as (kind, Markdown text),
+    kind "success", "info" or "error"; nothing when there is none. Callbacks run before the page
+    is drawn, so they leave their outcome here for the page to show where it belongs."""
+    kind, text = st.session_state.pop(key, (None, None))
+    if kind == "success":
+        st.success(text)
+    elif kind == "info":
+        st.info(text)
+    elif kind == "error":
+        st.error(text)

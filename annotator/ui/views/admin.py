@@ -295,27 +295,17 @@ def _correct(claim_pk: int, claim_id: str, labeler: str) -> None:
     _forget_inputs(claim_pk, labeler)  # the next run starts the inputs from the corrected label
 
 
-def _show_message() -> None:
-    kind, text = st.session_state.pop(CORRECT_MESSAGE, (None, None))
-    if kind == "success":
-        st.success(text)
-    elif kind == "info":
-        st.info(text)
-    elif kind == "error":
-        st.error(text)
-
-
 def _correct_section(view: corrections.CorrectionView) -> None:
     """Below the history: choose a labeler's label, see it, and correct it with a reason."""
     st.header(t("admin.correct"))
     st.caption(t("admin.correct_help"))
     if view.refused is not None:
         st.info(t("admin.correct_own"))
-        _show_message()
+        ui.show_message(CORRECT_MESSAGE)
         return
     if not view.labels:
         st.caption(t("admin.correct_none"))
-        _show_message()
+        ui.show_message(CORRECT_MESSAGE)
         return
     by_name = {label.labeler: label for label in view.labels}
     labeler = st.selectbox(t("admin.correct_labeler"), list(by_name), format_func=ui.plain_text, key=f"admin.correct.{view.claim_pk}.labeler")
@@ -343,7 +333,7 @@ def _correct_section(view: corrections.CorrectionView) -> None:
                   on_click=_correct, args=(view.claim_pk, view.claim_id, labeler))
     restart.button(t("admin.correct_restart"), key=f"admin.correct.{view.claim_pk}.restart",
                    on_click=_forget_inputs, args=(view.claim_pk, labeler))
-    _show_message()
+    ui.show_message(CORRECT_MESSAGE)
 
 
 # --- the labeling guideline ------------------------------------------------------------------------

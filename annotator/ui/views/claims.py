@@ -62,16 +62,6 @@ def _change(claim_pk: int, claim_id: str, dataset: str, operation: str) -> None:
         _done(ui.md("claims.drop_done", claim_id=claim_id))
 
 
-def _show_message() -> None:
-    kind, text = st.session_state.pop(MESSAGE, (None, None))
-    if kind == "success":
-        st.success(text)
-    elif kind == "info":
-        st.info(text)
-    elif kind == "error":
-        st.error(text)
-
-
 def _refused(claim: claim_review.ReviewClaimRow, operation: str) -> bool:
     """Say why `operation` is refused on the claim (the service's words); whether it is."""
     why = claim.refusals.get(operation)
@@ -82,6 +72,17 @@ def _refused(claim: claim_review.ReviewClaimRow, operation: str) -> bool:
 
 def _reason(claim_pk: int, operation: str) -> None:
     st.text_input(t("claims.reason"), key=_key(claim_pk, f"{operation}_reason"), placeholder=t("claims.reason_hint"))
+
+
+def _confirmed(view: claim_review.CaseReview, claim: claim_review.ReviewClaimRow, operation: str) -> None:
+    """A change that takes nothing but a reason ("merge", "drop"): what it does, the reason box and
+    its button; or why it is refused."""
+    if _refused(claim, operation):
+        return
+    st.caption(t(f"claims.{operation}_help"))
+    _reason(claim.claim_pk, operation)
+    st.button(t(f"claims.{operation}_button"), key=_key(claim.claim_pk, operation), on_click=_change,
+              args=(claim.claim_pk, claim.claim_id, view.dataset, operation))
 
 
 def _claim(view: claim_review.CaseReview, number: int, claim: claim_review.ReviewClaimRow) -> None:
@@ -105,11 +106,7 @@ def _claim(view: claim_review.CaseReview, number: int, claim: claim_review.Revie
                 st.button(t("claims.split_button"), key=_key(claim.claim_pk, "split"), on_click=_change,
                           args=(claim.claim_pk, claim.claim_id, view.dataset, "split"))
         with merge:
-            if not _refused(claim, "merge"):
-                st.caption(t("claims.merge_help"))
-                _reason(claim.claim_pk, "merge")
-                st.button(t("claims.merge_button"), key=_key(claim.claim_pk, "merge"), on_click=_change,
-                          args=(claim.claim_pk, claim.claim_id, view.dataset, "merge"))
+            _confirmed(view, claim, "merge")
         with edit:
             held = _refused(claim, "edit")
             st.session_state.setdefault(_key(claim.claim_pk, "text"), claim.text)
@@ -120,11 +117,7 @@ def _claim(view: claim_review.CaseReview, number: int, claim: claim_review.Revie
             st.button(t("claims.edit_button"), key=_key(claim.claim_pk, "edit"), on_click=_change,
                       args=(claim.claim_pk, claim.claim_id, view.dataset, "edit"))
         with drop:
-            if not _refused(claim, "drop"):
-                st.caption(t("claims.drop_help"))
-                _reason(claim.claim_pk, "drop")
-                st.button(t("claims.drop_button"), key=_key(claim.claim_pk, "drop"), on_click=_change,
-                          args=(claim.claim_pk, claim.claim_id, view.dataset, "drop"))
+            _confirmed(view, claim, "drop")
 
 
 ui.require_page("claims")
@@ -148,7 +141,7 @@ case_id = right.selectbox(t("claims.case"), case_ids, key=f"claims.case.{dataset
 if len(case_ids) >= claim_review.CASE_CHOICES:  # a big dataset: the list holds its first cases only
     typed = st.text_input(t("claims.case_typed", n=claim_review.CASE_CHOICES), key=f"claims.case_typed.{dataset}")
     case_id = typed.strip() or case_id
-_show_message()
+ui.show_message(MESSAGE)
 if case_id is None:
     st.info(t("claims.no_cases"))
     st.stop()
